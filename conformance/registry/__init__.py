@@ -1,0 +1,229 @@
+"""The requirement registry: one YAML file per family, loaded into :class:`Requirement`.
+
+The registry is the single source of truth for requirement ids. The blank template, the report
+skeleton, marker validation and "requirement with no check" detection all read it. Bad data fails
+loudly with :class:`RegistryError`, naming the file and the entry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.paths import REGISTRY_DATA_DIR
+
+FAMILIES = ("a2acli", "agentd", "a2a")
+KINDS = ("gating", "conditional")
+LEVELS = ("must", "should", "may")
+
+_FAMILY_PREFIX = {"a2acli": "A2ACLI", "agentd": "AGENTD", "a2a": "A2A"}
+_FILE_KEYS = {"family", "title", "source", "spec_version", "spec_revision", "areas", "requirements",
+              "breakdowns"}
+_ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condition", "parts",
+               "observable", "heading"}
+
+
+class RegistryError(ValueError):
+    """Registry data is malformed; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    family: str
+    area: str
+    spec: str
+    summary: str
+    tier: int | None = None
+    level: str | None = None
+    kind: str = "gating"
+    condition: str | None = None
+    parts: tuple[str, ...] = ()
+    observable: bool = True
+    heading: str | None = None
+
+    @property
+    def group(self) -> str:
+        """The rollup group: ``tier_N`` for tiered families, ``level_<must|should|may>`` otherwise."""
+        return f"tier_{self.tier}" if self.tier is not None else f"level_{self.level}"
+
+    @property
+    def conditional(self) -> bool:
+        return self.kind == "conditional"
+
+
+@dataclass(frozen=True)
+class FamilyInfo:
+    name: str
+    title: str
+    source: str
+    spec_version: str | None
+    spec_revision: str | None
+    areas: dict[str, str]
+    path: Path
+    breakdowns: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Registry:
+    families: dict[str, FamilyInfo]
+    requirements: dict[str, Requirement]
+
+    def __iter__(self) -> Iterator[Requirement]:
+        return iter(self.requirements.values())
+
+    def __len__(self) -> int:
+        return len(self.requirements)
+
+    def __contains__(self, rid: object) -> bool:
+        return rid in self.requirements
+
+    def __getitem__(self, rid: str) -> Requirement:
+        return self.requirements[rid]
+
+    def select(self, family: str | None = None, tier: int | None = None,
+               ids: Iterable[str] | None = None) -> list[Requirement]:
+        """Requirements filtered by family, by tier (``tier`` means "this tier and below") and ids."""
+        wanted = set(ids) if ids is not None else None
+        out = []
+        for r in self:
+            if family is not None and r.family != family:
+                continue
+            if tier is not None and (r.tier is None or r.tier > tier):
+                continue
+            if wanted is not None and r.id not in wanted:
+                continue
+            out.append(r)
+        return out
+
+    def groups(self, family: str) -> list[str]:
+        seen: dict[str, None] = {}
+        for r in self.select(family=family):
+            seen.setdefault(r.group, None)
+        return sorted(seen, key=_group_order)
+
+
+def _group_order(group: str) -> tuple[int, str]:
+    kind, _, val = group.partition("_")
+    if kind == "tier":
+        return (0, val.zfill(3))
+    return (1, str(LEVELS.index(val)) if val in LEVELS else val)
+
+
+def _err(path: Path, where: str, msg: str) -> RegistryError:
+    return RegistryError(f"{path}: {where}: {msg}")
+
+
+def _parse_entry(path: Path, family: str, areas: dict[str, str], idx: int, raw: Any) -> Requirement:
+    where = f"requirements[{idx}]"
+    if not isinstance(raw, dict):
+        raise _err(path, where, f"expected a mapping, got {type(raw).__name__}")
+    rid = raw.get("id")
+    if isinstance(rid, str):
+        where = f"{where} ({rid})"
+    unknown = set(raw) - _ENTRY_KEYS
+    if unknown:
+        raise _err(path, where, f"unknown field(s) {sorted(unknown)}")
+    for key in ("id", "area", "spec", "summary"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise _err(path, where, f"field {key!r} is required and must be a non-empty string")
+    prefix = _FAMILY_PREFIX[family]
+    area = raw["area"]
+    if area not in areas:
+        raise _err(path, where, f"area {area!r} is not defined by family {family!r}")
+    m = re.fullmatch(rf"{prefix}_([A-Z][A-Z_]*?)_(\d{{3}})", rid)
+    if not m:
+        raise _err(path, where, f"id {rid!r} does not match {prefix}_<AREA>_<NNN>")
+    if m.group(1) != area:
+        raise _err(path, where, f"id {rid!r} is not in its area {area!r}")
+    tier, level = raw.get("tier"), raw.get("level")
+    if (tier is None) == (level is None):
+        raise _err(path, where, "exactly one of 'tier' and 'level' is required")
+    if tier is not None and (not isinstance(tier, int) or isinstance(tier, bool) or tier < 1):
+        raise _err(path, where, f"tier must be a positive integer, got {tier!r}")
+    if level is not None and level not in LEVELS:
+        raise _err(path, where, f"level must be one of {LEVELS}, got {level!r}")
+    kind = raw.get("kind", "gating")
+    if kind not in KINDS:
+        raise _err(path, where, f"kind must be one of {KINDS}, got {kind!r}")
+    condition = raw.get("condition")
+    if kind == "conditional" and not (isinstance(condition, str) and condition.strip()):
+        raise _err(path, where, "a conditional requirement needs its 'condition'")
+    if kind == "gating" and condition is not None:
+        raise _err(path, where, "'condition' is only for conditional requirements")
+    parts = raw.get("parts") or []
+    if not isinstance(parts, list) or not all(isinstance(p, str) and p for p in parts):
+        raise _err(path, where, "'parts' must be a list of non-empty strings")
+    if len(set(parts)) != len(parts):
+        raise _err(path, where, "'parts' has duplicates")
+    observable = raw.get("observable", True)
+    if not isinstance(observable, bool):
+        raise _err(path, where, "'observable' must be true or false")
+    if not observable and kind != "conditional":
+        raise _err(path, where, "an unobservable requirement must be conditional, with the reason")
+    return Requirement(id=rid, family=family, area=area, spec=raw["spec"], summary=raw["summary"].strip(),
+                       tier=tier, level=level, kind=kind, condition=condition, parts=tuple(parts),
+                       observable=observable, heading=raw.get("heading"))
+
+
+def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:
+    """Load and validate one family file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise RegistryError(f"{path}: cannot read registry data: {exc}") from exc
+    if not isinstance(data, dict):
+        raise _err(path, "top level", "expected a mapping")
+    unknown = set(data) - _FILE_KEYS
+    if unknown:
+        raise _err(path, "top level", f"unknown field(s) {sorted(unknown)}")
+    family = data.get("family")
+    if family not in FAMILIES:
+        raise _err(path, "family", f"must be one of {FAMILIES}, got {family!r}")
+    areas = data.get("areas")
+    if not isinstance(areas, dict) or not areas:
+        raise _err(path, "areas", "a non-empty mapping of area name to description is required")
+    reqs_raw = data.get("requirements")
+    if not isinstance(reqs_raw, list):
+        raise _err(path, "requirements", "a list is required")
+    reqs: list[Requirement] = []
+    seen: set[str] = set()
+    for idx, raw in enumerate(reqs_raw):
+        req = _parse_entry(path, family, areas, idx, raw)
+        if req.id in seen:
+            raise _err(path, f"requirements[{idx}] ({req.id})", "duplicate id")
+        seen.add(req.id)
+        reqs.append(req)
+    info = FamilyInfo(name=family, title=str(data.get("title") or family), source=str(data.get("source") or ""),
+                      spec_version=data.get("spec_version"), spec_revision=data.get("spec_revision"),
+                      areas=dict(areas), path=path, breakdowns=dict(data.get("breakdowns") or {}))
+    return info, reqs
+
+
+def load_registry(data_dir: Path | None = None) -> Registry:
+    """Load every family file in ``data_dir`` (default: the bundled registry)."""
+    data_dir = data_dir or REGISTRY_DATA_DIR
+    families: dict[str, FamilyInfo] = {}
+    requirements: dict[str, Requirement] = {}
+    for path in sorted(data_dir.glob("*.yaml")):
+        info, reqs = load_file(path)
+        if info.name in families:
+            raise _err(path, "family", f"family {info.name!r} is also defined in {families[info.name].path}")
+        families[info.name] = info
+        for r in reqs:
+            if r.id in requirements:
+                raise _err(path, r.id, "duplicate id across files")
+            requirements[r.id] = r
+    return Registry(families=families, requirements=requirements)
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """The bundled registry, loaded once per process."""
+    return load_registry()
