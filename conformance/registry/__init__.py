@@ -127,6 +127,8 @@ def _parse_entry(path: Path, family: str, areas: dict[str, str], idx: int, raw: 
     rid = raw.get("id")
     if isinstance(rid, str):
         where = f"{where} ({rid})"
+    else:
+        rid = ""
     unknown = set(raw) - _ENTRY_KEYS
     if unknown:
         raise _err(path, where, f"unknown field(s) {sorted(unknown)}")

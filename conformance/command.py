@@ -1,0 +1,418 @@
+"""The ``agentd-conformance`` command.
+
+Exit codes: 0 the run completed (and any required tier or level is satisfied); 1 a required tier or
+level is not satisfied; 2 a usage error (bad flag, missing executable, malformed adapter or target
+file); 3 the harness could not run. Every error is one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import yaml
+
+from conformance import __version__
+from conformance.context import RunContext, private_dir
+from conformance.evidence import slug
+from conformance.paths import SUITES_DIR
+from conformance.registry import FAMILIES, RegistryError, default_registry
+
+EXIT_OK, EXIT_UNSATISFIED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
+REFERENCE_CLI = [sys.executable, "-m", "conformance.fixtures.reference_cli"]
+ROLES = ("operator", "user", "agent")
+
+
+class UsageFailure(Exception):
+    """A usage error: reported as one line, exit 2."""
+
+
+class HarnessFailure(Exception):
+    """The harness could not run: reported as one line, exit 3."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageFailure(f"{self.prog}: {message}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="agentd-conformance", description="Black-box conformance harness for A2A agents and a2a-cli "
+                "command-line clients. Writes per-requirement verdicts with evidence.")
+    p.add_argument("--version", action="version", version=f"agentd-conformance {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    r = sub.add_parser("registry", help="list the requirement registry")
+    r.add_argument("--family", choices=FAMILIES, help="only this family")
+    r.add_argument("--tier", type=int, help="only this tier and below")
+    r.add_argument("--format", choices=("text", "json", "yaml"), default="text")
+
+    t = sub.add_parser("template", help="print the blank compliance-report YAML")
+    t.add_argument("--family", choices=FAMILIES, default="a2acli")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--only", nargs="+", metavar="ID", help="run only the checks of these requirement ids")
+        sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="parallel test processes (default 1)")
+        sp.add_argument("--report-dir", metavar="DIR",
+                        help="where to write the report (default reports/<target>/<timestamp>)")
+        sp.add_argument("--timeout", type=float, default=None, metavar="S",
+                        help="stop the whole run after S seconds (default: no limit)")
+
+    c = sub.add_parser("cli", help="check an a2a-cli client (default: the bundled reference CLI)")
+    c.add_argument("--exe", metavar="CMD", help="the CLI under test as a command line (argv prefix)")
+    c.add_argument("--adapter", metavar="FILE", help="adapter YAML mapping the spec's grammar onto the tool's")
+    c.add_argument("--skill", metavar="PATH", help="the Agent Skill (SKILL.md) the tool ships, if any")
+    c.add_argument("--tier", type=int, choices=(1, 2, 3), default=3, help="run checks up to this tier (default 3)")
+    c.add_argument("--require-tier", type=int, choices=(1, 2, 3), metavar="N",
+                   help="exit 1 unless tier N is satisfied")
+    c.add_argument("--name", metavar="NAME", help="target name for the report folder")
+    common(c)
+
+    a = sub.add_parser("agent", help="check a running A2A agent (default: launch the reference agentd)")
+    where = a.add_mutually_exclusive_group()
+    where.add_argument("--url", help="base URL of the agent (loopback or a test network)")
+    where.add_argument("--unix", metavar="PATH", help="unix socket of the agent's JSON-RPC binding")
+    where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted")
+    a.add_argument("--token", action="append", default=[], metavar="ROLE=TOKEN",
+                   help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
+    a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
+                   help="a declared fact about the target the harness cannot switch (e.g. events=on)")
+    a.add_argument("--family", choices=("agentd", "a2a"), default="agentd")
+    a.add_argument("--require-level", choices=("must", "should"), metavar="LEVEL",
+                   help="exit 1 unless every requirement of this level is satisfied")
+    a.add_argument("--name", metavar="NAME", help="target name for the report folder")
+    common(a)
+
+    s = sub.add_parser("serve-agent", help="run the scripted A2A agent standalone (prints its URL)",
+                       add_help=False)
+    s.add_argument("rest", nargs=argparse.REMAINDER)
+    return p
+
+
+# ── registry and template ─────────────────────────────────────────────────────────────────
+
+def _cmd_registry(args: argparse.Namespace) -> int:
+    reg = default_registry()
+    reqs = reg.select(family=args.family, tier=args.tier)
+    rows = [{"id": r.id, "family": r.family, "tier": r.tier, "level": r.level, "area": r.area, "spec": r.spec,
+             "kind": r.kind, "condition": r.condition, "summary": r.summary} for r in reqs]
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+    elif args.format == "yaml":
+        print(yaml.safe_dump(rows, sort_keys=False, allow_unicode=True, width=120), end="")
+    else:
+        for r in reqs:
+            grp = f"T{r.tier}" if r.tier is not None else (r.level or "").upper()
+            cond = " (conditional)" if r.conditional else ""
+            print(f"{r.id:<34} {grp:<6} {r.spec:<18} {r.summary}{cond}")
+        print(f"{len(reqs)} requirement(s)")
+    return EXIT_OK
+
+
+def _cmd_template(args: argparse.Namespace) -> int:
+    from conformance.report import blank_template
+
+    sys.stdout.write(blank_template(default_registry(), args.family))
+    return EXIT_OK
+
+
+# ── running suites ────────────────────────────────────────────────────────────────────────
+
+def _resolve_exe(exe: str | None) -> tuple[list[str], str]:
+    if not exe:
+        return list(REFERENCE_CLI), "reference-cli"
+    try:
+        prefix = shlex.split(exe)
+    except ValueError as exc:
+        raise UsageFailure(f"--exe: cannot parse {exe!r}: {exc}") from exc
+    if not prefix:
+        raise UsageFailure("--exe: empty command")
+    head = prefix[0]
+    found = shutil.which(head) if os.sep not in head else (head if os.access(head, os.X_OK) and
+                                                              Path(head).is_file() else None)
+    if not found:
+        raise UsageFailure(f"--exe: executable not found or not executable: {head}")
+    prefix[0] = str(Path(found).resolve()) if os.sep in head else head
+    return prefix, Path(head).name
+
+
+def _tool_version(prefix: list[str]) -> str | None:
+    """The version line the tool prints for --version, if it prints one within a few seconds."""
+    home = private_dir("agentd-conformance-version-")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
+    try:
+        proc = subprocess.run([*prefix, "--version"], capture_output=True, timeout=10, env=env,
+                              stdin=subprocess.DEVNULL, cwd=home)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    text = proc.stdout.decode("utf-8", errors="replace").strip().splitlines()
+    if proc.returncode != 0 or not text:
+        return None
+    return text[0].strip()[:120]
+
+
+def _load_adapter(path: str) -> dict[str, Any]:
+    try:
+        from conformance.cli.adapter import Adapter, AdapterError
+    except ImportError as exc:  # pragma: no cover - the driver ships with the package
+        raise HarnessFailure(f"the adapter support is missing: {exc}") from exc
+    p = Path(path)
+    if not p.is_file():
+        raise UsageFailure(f"--adapter: no such file: {path}")
+    try:
+        adapter = Adapter.load(p)
+    except AdapterError as exc:
+        raise UsageFailure(f"--adapter: {exc}") from exc
+    identity: dict[str, Any] = adapter.identity()
+    return identity
+
+
+def _report_dir(args: argparse.Namespace, target: str) -> Path:
+    if args.report_dir:
+        return Path(args.report_dir).resolve()
+    stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    base = Path("reports") / slug(target) / stamp
+    n = 1
+    out = base
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{stamp}-{n}")
+    return out.resolve()
+
+
+def _scope(family: str, only: list[str] | None, tier: int | None) -> tuple[list[str] | None, str]:
+    reg = default_registry()
+    if only:
+        unknown = [i for i in only if i not in reg or reg[i].family != family]
+        if unknown:
+            raise UsageFailure(f"--only: not {family} requirement id(s): {', '.join(unknown)}")
+        return list(only), "not selected for this run (--only)"
+    if tier is not None and tier < 3:
+        ids = [r.id for r in reg.select(family=family, tier=tier)]
+        return ids, f"not run: this run was limited to tier {tier} and below (--tier {tier})"
+    return None, ""
+
+
+def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None) -> int:
+    """Run one suite folder under pytest in a child process; returns pytest's exit code."""
+    tmp = private_dir()
+    ctx.secret_dir = str(tmp)
+    ctx_path = tmp / "context.json"
+    ctx.dump(ctx_path)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pytest", str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
+           "--rootdir", str(SUITES_DIR), "-p", "conformance.plugin", "-p", "no:cacheprovider",
+           "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
+           "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
+           "--basetemp", str(tmp / "basetemp")]
+    if jobs > 1:
+        cmd += ["-n", str(jobs)]
+    env = dict(os.environ)
+    env.pop("PYTEST_ADDOPTS", None)
+    log = report_dir / "pytest.log"
+    try:
+        with open(log, "wb") as fh:
+            proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
+                                    start_new_session=True)
+            try:
+                return proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; "
+                                     f"see {log}") from None
+            except KeyboardInterrupt:
+                os.killpg(proc.pid, signal.SIGINT)
+                proc.wait(timeout=30)
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _read_report(report_dir: Path, code: int) -> dict[str, Any]:
+    path = report_dir / "compliance-report.yaml"
+    if code in (2, 3, 4) or not path.is_file():
+        raise HarnessFailure(f"the harness could not complete the run (pytest exit {code}); "
+                             f"see {report_dir / 'pytest.log'}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise HarnessFailure(f"the report {path} is unreadable: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("summary"), dict):
+        raise HarnessFailure(f"the report {path} is malformed")
+    return data
+
+
+def _print_summary(report: dict[str, Any], report_dir: Path) -> None:
+    print("")
+    print(f"{'group':<14}{'total':>6}{'pass':>6}{'part':>6}{'fail':>6}{'n/m':>6}{'n/a':>6}  satisfied")
+    for g, row in report["summary"].items():
+        print(f"{g:<14}{row['total']:>6}{row['pass']:>6}{row['partial']:>6}{row['fail']:>6}"
+              f"{row['not_measured']:>6}{row['na']:>6}  {'yes' if row['satisfied'] else 'no'}")
+    ident = report.get("report", {})
+    if "tier_claimed" in ident:
+        tc = ident["tier_claimed"]
+        print(f"Tier claimed: {tc if tc else 'none'}" + (f" (Tier {tc} satisfied)" if tc else ""))
+    print(f"Report: {report_dir / 'compliance-report.yaml'}")
+    print(f"Summary: {report_dir / 'summary.md'}")
+
+
+def _cmd_cli(args: argparse.Namespace) -> int:
+    prefix, name = _resolve_exe(args.exe)
+    if args.jobs < 1:
+        raise UsageFailure("--jobs must be at least 1")
+    adapter = _load_adapter(args.adapter) if args.adapter else None
+    if args.skill and not Path(args.skill).is_file():
+        raise UsageFailure(f"--skill: no such file: {args.skill}")
+    scope, note = _scope("a2acli", args.only, args.tier)
+    target = args.name or name
+    report_dir = _report_dir(args, target)
+    version = _tool_version(prefix)
+    ctx = RunContext(
+        family="a2acli",
+        target={"kind": "cli", "prefix": prefix, "adapter": str(Path(args.adapter).resolve()) if args.adapter else None,
+                "skill": str(Path(args.skill).resolve()) if args.skill else None,
+                "reference": args.exe is None},
+        run={"target": target, "tool": name if args.exe else "agentd-conformance-refcli", "tool_version": version,
+             "adapter": adapter, "agent_tested": "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)",
+             "command": shlex.join(["agentd-conformance", *sys.argv[1:]]),
+             "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")},
+        scope=scope, scope_note=note)
+    sys.stderr.write(f"agentd-conformance: checking {shlex.join(prefix)} → {report_dir}\n")
+    code = run_suite(SUITES_DIR / "cli", ctx, report_dir, args.jobs, args.timeout)
+    report = _read_report(report_dir, code)
+    _print_summary(report, report_dir)
+    if args.require_tier:
+        row = report["summary"].get(f"tier_{args.require_tier}", {})
+        if row.get("satisfied") is not True:
+            sys.stderr.write(f"agentd-conformance: tier {args.require_tier} is not satisfied\n")
+            return EXIT_UNSATISFIED
+    return EXIT_OK
+
+
+def _pairs(values: list[str], flag: str, keys: Sequence[str] | None = None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values:
+        k, sep, val = v.partition("=")
+        if not sep or not k or not val:
+            raise UsageFailure(f"{flag}: expected KEY=VALUE, got {v!r}")
+        if keys is not None and k not in keys:
+            raise UsageFailure(f"{flag}: unknown role {k!r} (expected one of {', '.join(keys)})")
+        out[k] = val
+    return out
+
+
+def _cmd_agent(args: argparse.Namespace) -> int:
+    tokens = _pairs(args.token, "--token", ROLES)
+    facts = _pairs(args.fact, "--fact")
+    if args.jobs < 1:
+        raise UsageFailure("--jobs must be at least 1")
+    if args.url:
+        if not args.url.startswith(("http://", "https://")):
+            raise UsageFailure(f"--url: expected an http:// or https:// URL, got {args.url!r}")
+        target = {"kind": "url", "url": args.url}
+        name = args.name or args.url
+    elif args.unix:
+        target = {"kind": "unix", "path": str(Path(args.unix).resolve())}
+        name = args.name or f"unix-{Path(args.unix).name}"
+    else:
+        launch = args.launch or "reference"
+        if launch not in ("reference", "scripted"):
+            raise UsageFailure(f"--launch: unknown target {launch!r} (expected reference or scripted)")
+        target = {"kind": "launch", "name": launch}
+        name = args.name or f"{launch}-agentd" if launch == "reference" else args.name or "scripted-agent"
+    target.update({"tokens": tokens, "facts": facts})
+    scope, note = _scope(args.family, args.only, None)
+    report_dir = _report_dir(args, name)
+    ctx = RunContext(
+        family=args.family, target=target,
+        run={"target": name, "agent_tested": target.get("url") or target.get("path") or target.get("name"),
+             "command": shlex.join(["agentd-conformance", *_redacted_argv(sys.argv[1:])]),
+             "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")},
+        secrets=list(tokens.values()), scope=scope, scope_note=note)
+    suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
+    sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
+    code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout)
+    report = _read_report(report_dir, code)
+    _print_summary(report, report_dir)
+    if args.require_level:
+        row = report["summary"].get(f"level_{args.require_level}", {})
+        if row.get("satisfied") is not True:
+            sys.stderr.write(f"agentd-conformance: level {args.require_level} is not satisfied\n")
+            return EXIT_UNSATISFIED
+    return EXIT_OK
+
+
+def _redacted_argv(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    hide = False
+    for a in argv:
+        if hide:
+            k, _, _ = a.partition("=")
+            out.append(f"{k}=[REDACTED]")
+            hide = False
+        elif a == "--token":
+            out.append(a)
+            hide = True
+        elif a.startswith("--token="):
+            k, _, _ = a[len("--token="):].partition("=")
+            out.append(f"--token={k}=[REDACTED]")
+        else:
+            out.append(a)
+    return out
+
+
+def _cmd_serve_agent(args: argparse.Namespace) -> int:
+    try:
+        from conformance.fixtures.scripted_agent.__main__ import main as serve
+    except ImportError as exc:
+        raise HarnessFailure(f"the scripted agent is not available: {exc}") from exc
+    result: int = serve(args.rest)
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_USAGE
+        handler = {"registry": _cmd_registry, "template": _cmd_template, "cli": _cmd_cli, "agent": _cmd_agent,
+                   "serve-agent": _cmd_serve_agent}[args.command]
+        return handler(args)
+    except UsageFailure as exc:
+        sys.stderr.write(f"agentd-conformance: {exc}\n" if not str(exc).startswith("agentd-conformance")
+                         else f"{exc}\n")
+        return EXIT_USAGE
+    except (HarnessFailure, RegistryError) as exc:
+        sys.stderr.write(f"agentd-conformance: {exc}\n")
+        return EXIT_HARNESS
+    except KeyboardInterrupt:
+        sys.stderr.write("agentd-conformance: interrupted\n")
+        return EXIT_HARNESS
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        sys.stderr.write(f"agentd-conformance: internal error: {type(exc).__name__}: {exc}\n")
+        return EXIT_HARNESS
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

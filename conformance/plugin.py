@@ -1,0 +1,397 @@
+"""The pytest plugin: requirement markers, outcomes, evidence, and the report at session end.
+
+A check names its requirements with ``@pytest.mark.requirement("ID", ..., part=None, transport=None)``.
+The plugin validates every id against the registry at collection (an unknown id is a usage error),
+turns each test's phases into one :class:`~conformance.outcome.Outcome` per id (see
+``conformance.outcome`` for the rules), writes redacted evidence, and — on the controlling process,
+also under pytest-xdist — computes the verdicts and writes the report folder.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.context import RunContext, private_dir
+from conformance.evidence import Evidence, EvidenceStore, SecretSet, slug
+from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, Outcome
+from conformance.registry import Registry, RegistryError, default_registry
+
+MARKER = "requirement"
+_STATE = pytest.StashKey["_RunState"]()
+_ITEM = pytest.StashKey["_ItemState"]()
+
+
+class _ItemState:
+    def __init__(self) -> None:
+        self.evidence = Evidence()
+        self.phases: dict[str, tuple[str, str, bool]] = {}
+        self.breakdown: dict[str, dict[str, Any]] = {}
+        self.error_codes: dict[str, str] = {}
+        self.duration = 0.0
+
+
+class _RunState:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.is_worker = hasattr(config, "workerinput")
+        report_dir = config.getoption("conformance_report")
+        self.report_dir: Path | None = Path(report_dir).resolve() if report_dir else None
+        ctx_path = config.getoption("conformance_context")
+        self.context = RunContext.load(Path(ctx_path)) if ctx_path else RunContext()
+        fam = config.getoption("conformance_family")
+        if fam:
+            self.context.family = fam
+        scope = config.getoption("conformance_only")
+        if scope:
+            self.context.scope = [s.strip() for s in scope.split(",") if s.strip()]
+        self.progress = bool(config.getoption("conformance_progress"))
+        self.secrets = SecretSet(self.context.secrets)
+        if self.is_worker:
+            self.secret_dir = Path(config.workerinput["conformance_secret_dir"])  # type: ignore[attr-defined]
+        else:
+            self.secret_dir = Path(self.context.secret_dir) if self.context.secret_dir else private_dir()
+        self.worker_id = config.workerinput["workerid"] if self.is_worker else "main"  # type: ignore[attr-defined]
+        self.outcomes: list[Outcome] = []
+        self.breakdown: dict[str, dict[str, Any]] = {}
+        self.error_codes: dict[str, str] = {}
+        self.started: set[str] = set()
+        self.reported: set[str] = set()
+        self.mapping: dict[str, list[str]] | None = None
+        self.resolved: set[str] = set()
+        self.t0 = time.monotonic()
+        self._registry: Registry | None = None
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            self._registry = default_registry()
+        return self._registry
+
+    @property
+    def store(self) -> EvidenceStore | None:
+        return EvidenceStore(self.report_dir, self.secrets) if self.report_dir else None
+
+
+# ── options and configuration ──────────────────────────────────────────────────────────────
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agentd-conformance")
+    group.addoption("--conformance-report", metavar="DIR", default=None,
+                    help="write the compliance report, summary, junit.xml and evidence into DIR")
+    group.addoption("--conformance-family", metavar="FAMILY", default=None,
+                    help="registry family the report covers (a2acli, agentd, a2a)")
+    group.addoption("--conformance-context", metavar="FILE", default=None,
+                    help="run context file written by the agentd-conformance command")
+    group.addoption("--conformance-only", metavar="IDS", default=None,
+                    help="comma-separated requirement ids: run only their checks")
+    group.addoption("--conformance-progress", action="store_true", default=False,
+                    help="print requirements resolved / total on stderr")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"{MARKER}(*ids, part=None, transport=None): the requirement ids this check measures")
+    state = _RunState(config)
+    config.stash[_STATE] = state
+    if not state.is_worker:
+        config.pluginmanager.register(_Controller(state), "agentd-conformance-controller")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: hand each worker the private folder where it leaves its secrets and its collection."""
+    state = node.config.stash[_STATE]
+    node.workerinput["conformance_secret_dir"] = str(state.secret_dir)
+
+
+def _requirement_marks(item: pytest.Item) -> list[pytest.Mark]:
+    return list(item.iter_markers(MARKER))
+
+
+def _ids_of(item: pytest.Item) -> list[str]:
+    ids: list[str] = []
+    for m in _requirement_marks(item):
+        for rid in m.args:
+            if rid not in ids:
+                ids.append(rid)
+    return ids
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    state = config.stash[_STATE]
+    marked = [it for it in items if _requirement_marks(it)]
+    if not marked:
+        return
+    try:
+        registry = state.registry
+    except RegistryError as exc:
+        raise pytest.UsageError(f"cannot load the requirement registry: {exc}") from exc
+    for it in marked:
+        for m in _requirement_marks(it):
+            if not m.args:
+                raise pytest.UsageError(f"{it.nodeid}: @pytest.mark.requirement needs at least one id")
+            for rid in m.args:
+                if not isinstance(rid, str) or rid not in registry:
+                    raise pytest.UsageError(f"{it.nodeid}: unknown requirement id {rid!r} (not in the registry)")
+                part = m.kwargs.get("part")
+                if part is not None and part not in registry[rid].parts:
+                    raise pytest.UsageError(
+                        f"{it.nodeid}: {rid} has no part {part!r} (registry parts: {list(registry[rid].parts)})")
+    scope = state.context.scope
+    if scope is not None:
+        wanted = set(scope)
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
+        for it in items:
+            (keep if set(_ids_of(it)) & wanted else drop).append(it)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    mapping = {it.nodeid: _ids_of(it) for it in items if _requirement_marks(it)}
+    if state.is_worker:
+        path = state.secret_dir / f"collect-{state.worker_id}.json"
+        path.write_text(json.dumps(mapping), encoding="utf-8")
+    else:
+        state.mapping = mapping
+
+
+# ── fixtures for checks ───────────────────────────────────────────────────────────────────
+
+def _item_state(item: pytest.Item) -> _ItemState:
+    if _ITEM not in item.stash:
+        item.stash[_ITEM] = _ItemState()
+    return item.stash[_ITEM]
+
+
+@pytest.fixture
+def evidence(request: pytest.FixtureRequest) -> Evidence:
+    """Attach evidence to the running check; written (redacted) with its outcome."""
+    return _item_state(request.node).evidence
+
+
+@pytest.fixture(scope="session")
+def run_secrets(pytestconfig: pytest.Config) -> SecretSet:
+    """The run's secret set. Register every credential a check makes up before using it."""
+    return pytestconfig.stash[_STATE].secrets
+
+
+@pytest.fixture(scope="session")
+def run_context(pytestconfig: pytest.Config) -> RunContext:
+    """What the command said about the target (executable, adapter, URL, tokens, facts)."""
+    return pytestconfig.stash[_STATE].context
+
+
+@pytest.fixture
+def record_breakdown(request: pytest.FixtureRequest) -> Any:
+    """``record_breakdown(row, shipped=bool, overridable=bool, note=str)`` for DEFAULT_001's table."""
+    st = _item_state(request.node)
+
+    def record(row: str, *, shipped: bool, overridable: bool, note: str | None = None) -> None:
+        st.breakdown[row] = {"shipped": bool(shipped), "overridable": bool(overridable), "note": note}
+
+    return record
+
+
+@pytest.fixture
+def record_error_code(request: pytest.FixtureRequest) -> Any:
+    """``record_error_code(code, note)``: an ``A2ACLI_ERR_*`` code the tool was seen to emit."""
+    st = _item_state(request.node)
+
+    def record(code: str, note: str = "") -> None:
+        st.error_codes.setdefault(code, note or request.node.name)
+
+    return record
+
+
+# ── outcomes ──────────────────────────────────────────────────────────────────────────────
+
+def _phase_result(call: pytest.CallInfo[Any]) -> tuple[str, str, bool]:
+    """(status, message, harness_error) of one phase."""
+    if call.excinfo is None:
+        return PASS, "", False
+    exc = call.excinfo.value
+    if isinstance(exc, CheckEnded):
+        return exc.status, exc.reason, False
+    if isinstance(exc, AssertionError):
+        msg = str(exc).strip() or call.excinfo.exconly()
+        return FAIL, msg, False
+    if isinstance(exc, KeyboardInterrupt | pytest.exit.Exception):
+        return NOT_MEASURED, "the run was interrupted", False
+    return FAIL, f"{call.when}: {call.excinfo.exconly()}", True
+
+
+def _final(phases: dict[str, tuple[str, str, bool]]) -> tuple[str, str, bool]:
+    setup = phases.get("setup", (PASS, "", False))
+    if setup[0] != PASS:
+        return setup
+    body = phases.get("call", (NOT_MEASURED, "the check body did not run", False))
+    teardown = phases.get("teardown", (PASS, "", False))
+    if teardown[0] == FAIL and body[0] != FAIL:
+        return FAIL, f"teardown: {teardown[1]}", True
+    return body
+
+
+def _transport_of(item: pytest.Item, mark_kwargs: Mapping[str, Any]) -> str | None:
+    if mark_kwargs.get("transport"):
+        return str(mark_kwargs["transport"])
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        for key in ("binding", "transport"):
+            if key in callspec.params:
+                return str(callspec.params[key])
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+    report = yield
+    if not _requirement_marks(item):
+        return report
+    st = _item_state(item)
+    st.phases[call.when] = _phase_result(call)
+    st.duration += report.duration
+    status, message, harness = st.phases[call.when]
+    if status in (NOT_MEASURED, NA) and report.failed:
+        # Show it as a skip with its reason; the outcome itself travels in conformance_outcomes.
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"{status}: {message}")
+    if call.when != "teardown":
+        return report
+    state = item.config.stash[_STATE]
+    status, message, harness = _final(st.phases)
+    message = state.secrets.redact(message)
+    ev_paths: tuple[str, ...] = ()
+    store = state.store
+    ids = _ids_of(item)
+    if store is not None and ids:
+        payload = {"test": item.nodeid, "requirements": ids, "status": status, "message": message,
+                   "harness_error": harness, "attachments": st.evidence.to_payload()}
+        try:
+            ev_paths = (store.write(ids[0], slug(item.nodeid.split("::", 1)[-1]), payload),)
+        except OSError as exc:
+            status, message, harness = FAIL, f"cannot write evidence: {exc}", True
+    outs = []
+    for m in _requirement_marks(item):
+        for rid in m.args:
+            outs.append(Outcome(requirement=rid, status=status, nodeid=item.nodeid, message=message,
+                                transport=_transport_of(item, m.kwargs), part=m.kwargs.get("part"),
+                                harness_error=harness, evidence=ev_paths, duration=st.duration).to_dict())
+    report.conformance_outcomes = outs
+    report.conformance_extra = {"breakdown": st.breakdown, "error_codes": st.error_codes}
+    if len(state.secrets):
+        state.secrets.dump(state.secret_dir / f"secrets-{state.worker_id}.json")
+    return report
+
+
+def _load_mapping(state: _RunState) -> dict[str, list[str]]:
+    if state.mapping is None:
+        merged: dict[str, list[str]] = {}
+        for path in sorted(state.secret_dir.glob("collect-*.json")):
+            try:
+                merged.update(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                continue
+        state.mapping = merged
+    return state.mapping
+
+
+class _Controller:
+    """Hooks of the controlling process: gathers outcomes, shows progress, writes the report."""
+
+    def __init__(self, state: _RunState) -> None:
+        self.state = state
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        _logreport(self.state, report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        _finish(self.state, session)
+
+
+def _logreport(state: _RunState, report: pytest.TestReport) -> None:
+    if report.when == "setup":
+        state.started.add(report.nodeid)
+    outs = getattr(report, "conformance_outcomes", None)
+    if report.when != "teardown" or outs is None:
+        return
+    state.reported.add(report.nodeid)
+    for d in outs:
+        state.outcomes.append(Outcome.from_dict(d))
+    extra = getattr(report, "conformance_extra", None) or {}
+    for row, val in (extra.get("breakdown") or {}).items():
+        prev = state.breakdown.get(row)
+        if prev is None:
+            state.breakdown[row] = dict(val)
+        else:
+            prev["shipped"] = prev["shipped"] and val["shipped"]
+            prev["overridable"] = prev["overridable"] and val["overridable"]
+            prev["note"] = "; ".join(n for n in (prev.get("note"), val.get("note")) if n) or None
+    for code, note in (extra.get("error_codes") or {}).items():
+        state.error_codes.setdefault(code, note)
+    if state.progress:
+        _progress(state)
+
+
+def _progress(state: _RunState) -> None:
+    mapping = _load_mapping(state)
+    if not mapping:
+        return
+    per_req: dict[str, list[str]] = defaultdict(list)
+    for nodeid, ids in mapping.items():
+        for rid in ids:
+            per_req[rid].append(nodeid)
+    newly = [rid for rid, nodes in per_req.items()
+             if rid not in state.resolved and all(n in state.reported for n in nodes)]
+    for rid in sorted(newly):
+        state.resolved.add(rid)
+        statuses = {o.status for o in state.outcomes if o.requirement == rid}
+        word = FAIL if FAIL in statuses else NOT_MEASURED if NOT_MEASURED in statuses else \
+            NA if statuses == {NA} else PASS
+        elapsed = time.monotonic() - state.t0
+        sys.stderr.write(f"[{len(state.resolved):>3}/{len(per_req)}] {rid:<34} {word:<13} {elapsed:6.1f}s\n")
+    sys.stderr.flush()
+
+
+def _finish(state: _RunState, session: pytest.Session) -> None:
+    if state.report_dir is None:
+        return
+    from conformance.report import ReportWriteError, RunInfo, write_report
+    from conformance.verdict import verdicts_for
+
+    mapping = _load_mapping(state)
+    for nodeid, ids in mapping.items():
+        if nodeid in state.reported:
+            continue
+        if nodeid in state.started:
+            status, msg, harness = FAIL, "the test started but never reported (crashed or killed)", True
+        else:
+            status, msg, harness = NOT_MEASURED, "the run ended before this check ran", False
+        for rid in ids:
+            state.outcomes.append(Outcome(requirement=rid, status=status, nodeid=nodeid, message=msg,
+                                          harness_error=harness))
+    for path in state.secret_dir.glob("secrets-*.json"):
+        try:
+            state.secrets.load(path)
+        except (OSError, ValueError):
+            continue
+    ctx = state.context
+    run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
+    try:
+        verdicts = verdicts_for(state.registry, ctx.family, state.outcomes, state.breakdown,
+                                scope=ctx.scope, out_of_scope_note=ctx.scope_note)
+        write_report(state.report_dir, state.registry, ctx.family, verdicts, run, state.outcomes,
+                     state.secrets, state.breakdown, state.error_codes)
+    except (ReportWriteError, RegistryError) as exc:
+        sys.stderr.write(f"agentd-conformance: {exc}\n")
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR

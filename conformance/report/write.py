@@ -1,0 +1,109 @@
+"""Lay a report folder out on disk: YAML, summary.md, junit.xml — all redacted."""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from conformance.evidence import SecretSet, redact_tree
+from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
+from conformance.registry import Registry
+from conformance.report.build import RunInfo, build_report, render_report
+from conformance.verdict import Verdict
+
+MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
+
+
+class ReportWriteError(RuntimeError):
+    """The report could not be written: the run must not be taken as a pass."""
+
+
+def _md_escape(text: str | None) -> str:
+    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def render_summary(report: dict[str, Any], registry: Registry, family: str) -> str:
+    """The human-readable summary: rollup table, then every row that is not a pass, with its note."""
+    ident = report["report"]
+    info = registry.families[family]
+    lines = [f"# {info.title} — conformance summary", ""]
+    for key in ("tool", "tool_version", "target", "agent_tested", "transports_covered", "adapter_used",
+                "tier_claimed", "levels_satisfied", "report_date"):
+        if key in ident:
+            value = ident[key]
+            if isinstance(value, list):
+                value = ", ".join(map(str, value)) or "none"
+            lines.append(f"- **{key.replace('_', ' ')}**: {value if value is not None else 'none'}")
+    lines += ["", "| Group | Requirements | pass | partial | fail | not measured | n/a | Satisfied |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for g, row in report["summary"].items():
+        lines.append(f"| {g.replace('_', ' ')} | {row['total']} | {row['pass']} | {row['partial']} | {row['fail']} "
+                     f"| {row['not_measured']} | {row['na']} | {'yes' if row['satisfied'] else 'no'} |")
+    for title, wanted in (("Failing and partial", (FAIL, PARTIAL)), ("Not measured", (NOT_MEASURED,)),
+                          ("Not applicable", (NA,))):
+        rows = [(rid, e) for rid, e in report["requirements"].items() if e["status"] in wanted]
+        if not rows:
+            continue
+        lines += ["", f"## {title} ({len(rows)})", "", "| ID | Group | Status | Note |", "| --- | --- | --- | --- |"]
+        for rid, e in rows:
+            g = f"tier {e['tier']}" if "tier" in e else e.get("level", "")
+            lines.append(f"| `{rid}` | {g} | {MARKS.get(e['status'], e['status'])} | {_md_escape(e['note'])} |")
+    if "default_001_breakdown" in report:
+        lines += ["", "## DEFAULT_001 breakdown", "", "| Default | Shipped | Overridable | Note |",
+                  "| --- | --- | --- | --- |"]
+        for k, row in report["default_001_breakdown"].items():
+            lines.append(f"| {k} | {'yes' if row['shipped'] else 'no'} | {'yes' if row['overridable'] else 'no'} "
+                         f"| {_md_escape(row['note'])} |")
+    if "error_codes" in report:
+        seen = [c for c, row in report["error_codes"].items() if row["emitted"]]
+        lines += ["", f"Error codes observed: {', '.join(f'`{c}`' for c in seen) or 'none'}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_junit(outcomes: Iterable[Outcome], family: str) -> str:
+    """JUnit XML with one testcase per (test, requirement) outcome."""
+    outs = list(outcomes)
+    suite = ET.Element("testsuite", name=f"agentd-conformance.{family}", tests=str(len(outs)),
+                       failures=str(sum(o.status == FAIL for o in outs)),
+                       skipped=str(sum(o.status in (NOT_MEASURED, NA) for o in outs)))
+    for o in outs:
+        name = o.nodeid + (f" [{o.transport}]" if o.transport else "")
+        case = ET.SubElement(suite, "testcase", classname=o.requirement, name=name, time=f"{o.duration:.3f}")
+        if o.status == FAIL:
+            el = ET.SubElement(case, "error" if o.harness_error else "failure", message=o.message[:500])
+            el.text = o.message
+        elif o.status in (NOT_MEASURED, NA):
+            ET.SubElement(case, "skipped", message=f"{o.status}: {o.message}"[:500])
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_report(out_dir: Path, registry: Registry, family: str, verdicts: Mapping[str, Verdict],
+                 run: RunInfo, outcomes: Iterable[Outcome] = (), secrets: SecretSet | None = None,
+                 breakdown: Mapping[str, Mapping[str, Any]] | None = None,
+                 error_codes: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Write the report folder; returns the report dict. Raises ReportWriteError on any failure."""
+    secrets = secrets or SecretSet()
+    outs = list(outcomes)
+    try:
+        report = build_report(registry, family, verdicts, run, breakdown, error_codes)
+        report = secrets.redact_obj(report)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _write(out_dir / "compliance-report.yaml", secrets.redact(render_report(report, registry, family)))
+        _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry, family)))
+        _write(out_dir / "junit.xml", secrets.redact(render_junit(outs, family)))
+        redact_tree(out_dir, secrets)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ReportWriteError(f"cannot write the report to {out_dir}: {exc}") from exc
+    return report

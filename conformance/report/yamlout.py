@@ -1,0 +1,48 @@
+"""A small, stable YAML emitter for compliance reports.
+
+The reports keep the template's look (flow-style one-line rows for summaries and tables, one block
+per requirement) so a person can diff them, and remain plain YAML that any parser reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+
+def scalar(value: Any) -> str:
+    """One YAML scalar, quoted when it needs to be."""
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**6, allow_unicode=True)
+    text = text.strip()
+    if text.endswith("\n...") or text.endswith("..."):
+        text = text.rsplit("\n", 1)[0].strip() if "\n" in text else text[:-3].strip()
+    return text
+
+
+def flow(mapping: dict[str, Any]) -> str:
+    """A one-line flow mapping: ``{a: 1, b: no}``."""
+    return "{" + ", ".join(f"{k}: {scalar(v)}" for k, v in mapping.items()) + "}"
+
+
+def block(mapping: dict[str, Any], indent: int = 0, flow_keys: frozenset[str] = frozenset()) -> list[str]:
+    """Lines of a block mapping; nested mappings in ``flow_keys`` (or small rows) are flow style."""
+    pad = " " * indent
+    lines: list[str] = []
+    for key, value in mapping.items():
+        if isinstance(value, dict) and value and (key in flow_keys or _is_row(value)):
+            lines.append(f"{pad}{key}: {flow(value)}")
+        elif isinstance(value, dict) and value:
+            lines.append(f"{pad}{key}:")
+            lines.extend(block(value, indent + 2, flow_keys))
+        elif isinstance(value, list) and value and any(isinstance(v, dict | list) for v in value):
+            lines.append(f"{pad}{key}:")
+            for item in value:
+                lines.append(f"{pad}  - {scalar(item) if not isinstance(item, dict) else flow(item)}")
+        else:
+            lines.append(f"{pad}{key}: {scalar(value)}")
+    return lines
+
+
+def _is_row(value: dict[str, Any]) -> bool:
+    return all(not isinstance(v, dict | list) for v in value.values()) and len(value) <= 8

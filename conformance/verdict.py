@@ -1,0 +1,238 @@
+"""From test outcomes to requirement statuses to tier (or level) rollups.
+
+The rules are COMPLIANCE.md's legend and Appendix A.2/A.3, applied fail-closed:
+
+* a requirement with no outcome is ``not_measured`` ("no check implemented");
+* any ``fail`` makes it ``fail`` — or ``partial`` when the registry lists separable parts and at
+  least one part passed in full;
+* otherwise any ``not_measured`` makes it ``not_measured``;
+* ``na`` is genuine only on a conditional requirement; ``na`` claimed for a gating one blocks;
+* only ``pass`` and a genuine ``na`` satisfy a group; a missing id, an unknown status, or an
+  all-``not_measured`` group never does; tiers are cumulative.
+
+Every status other than ``pass`` carries a note.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, WITHDRAWN, Outcome
+from conformance.registry import Registry, Requirement
+
+NO_CHECK = "no check implemented"
+COUNTED = (PASS, PARTIAL, FAIL, NOT_MEASURED, NA)
+
+#: The six DEFAULT_001 rows (COMPLIANCE.md §4a), keyed as in the template.
+DEFAULT_001 = "A2ACLI_DEFAULT_001"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    requirement: str
+    status: str
+    note: str | None
+    transports: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, str] = field(default_factory=dict)
+    evidence: tuple[str, ...] = ()
+    tests: int = 0
+
+
+def _short(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _combine(outcomes: list[Outcome]) -> str:
+    """The plain status of a set of outcomes (no parts, no conditions)."""
+    statuses = {o.status for o in outcomes}
+    if not statuses:
+        return NOT_MEASURED
+    if FAIL in statuses:
+        return FAIL
+    if NOT_MEASURED in statuses:
+        return NOT_MEASURED
+    if statuses == {NA}:
+        return NA
+    return PASS
+
+
+def _describe(o: Outcome) -> str:
+    where = [x for x in (o.transport and f"over {o.transport}", o.part and f"part {o.part}") if x]
+    prefix = "harness error: " if o.harness_error else ""
+    suffix = f" ({', '.join(where)})" if where else ""
+    test = o.nodeid.rsplit("::", 1)[-1]
+    return f"{test}{suffix}: {prefix}{_short(o.message) or o.status}"
+
+
+def requirement_verdict(req: Requirement, outcomes: Iterable[Outcome]) -> Verdict:
+    """The status of one requirement from all of its tests' outcomes."""
+    outs = [o for o in outcomes if o.requirement == req.id]
+    evidence = tuple(dict.fromkeys(e for o in outs for e in o.evidence))
+    if not outs:
+        return Verdict(req.id, NOT_MEASURED, NO_CHECK, tests=0)
+
+    by_transport: dict[str, list[Outcome]] = defaultdict(list)
+    by_part: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outs:
+        if o.transport:
+            by_transport[o.transport].append(o)
+        if o.part:
+            by_part[o.part].append(o)
+    transports = {t: _combine(v) for t, v in sorted(by_transport.items())}
+    parts = {p: _combine(by_part.get(p, [])) for p in req.parts} if req.parts else {}
+
+    status = _combine(outs)
+    failing = [o for o in outs if o.status == FAIL]
+    unmeasured = [o for o in outs if o.status == NOT_MEASURED]
+    nas = [o for o in outs if o.status == NA]
+    note: str | None = None
+    if status == FAIL:
+        passed_parts = [p for p, s in parts.items() if s == PASS]
+        if passed_parts:
+            status = PARTIAL
+            missing = [p for p, s in parts.items() if s != PASS]
+            note = f"passes: {', '.join(passed_parts)}; missing: {', '.join(missing)}. "
+        else:
+            note = ""
+        bad_tx = [t for t, s in transports.items() if s == FAIL]
+        if bad_tx and len(transports) > 1:
+            note += f"fails over {', '.join(bad_tx)}. "
+        note += "; ".join(_describe(o) for o in failing[:5])
+        if len(failing) > 5:
+            note += f"; and {len(failing) - 5} more failing test(s)"
+    elif status == NOT_MEASURED:
+        note = "; ".join(_describe(o) for o in unmeasured[:5])
+    elif status == NA:
+        if req.conditional:
+            note = "; ".join(dict.fromkeys(_short(o.message) for o in nas))
+        else:
+            status = NOT_MEASURED
+            note = ("a check reported not-applicable, but the requirement is gating, so it cannot be na: "
+                    + "; ".join(_describe(o) for o in nas[:3]))
+    elif parts:
+        unpassed = [p for p, s in parts.items() if s != PASS]
+        if unpassed:
+            status = NOT_MEASURED
+            note = f"no check covered part(s): {', '.join(unpassed)}"
+    if status != PASS and not note:
+        note = status
+    return Verdict(req.id, status, note, transports, parts, evidence, tests=len(outs))
+
+
+def apply_default_001(verdict: Verdict, breakdown: Mapping[str, Mapping[str, Any]],
+                      rows: Iterable[str]) -> Verdict:
+    """``DEFAULT_001: pass`` only when every breakdown row is shipped and overridable (A.3 rule 3)."""
+    if verdict.requirement != DEFAULT_001 or verdict.status != PASS:
+        return verdict
+    short = [r for r in rows if not (breakdown.get(r, {}).get("shipped") is True
+                                     and breakdown.get(r, {}).get("overridable") is True)]
+    if not short:
+        return verdict
+    return Verdict(verdict.requirement, FAIL,
+                   f"breakdown rows not shipped and overridable: {', '.join(short)}",
+                   verdict.transports, verdict.parts, verdict.evidence, verdict.tests)
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    total: int
+    counts: dict[str, int]
+    unrecognized: int
+    missing: int
+    satisfied: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"total": self.total}
+        d.update({s: self.counts.get(s, 0) for s in COUNTED})
+        if self.unrecognized:
+            d["unrecognized"] = self.unrecognized
+        if self.missing:
+            d["missing"] = self.missing
+        d["satisfied"] = self.satisfied
+        return d
+
+
+def _satisfies(req: Requirement, status: Any) -> bool:
+    return status == PASS or (status == NA and req.conditional)
+
+
+def rollup(registry: Registry, family: str, statuses: Mapping[str, Any]) -> dict[str, GroupSummary]:
+    """Per-group summary of ``statuses`` (id → status word) for ``family``, fail-closed.
+
+    ``statuses`` may come from an untrusted report: missing ids, unknown words and non-strings are
+    counted as blocking, never skipped. Tiers are cumulative: tier N needs tiers below it satisfied.
+    """
+    out: dict[str, GroupSummary] = {}
+    for group in registry.groups(family):
+        reqs = [r for r in registry.select(family=family) if r.group == group]
+        counts = dict.fromkeys(COUNTED, 0)
+        unrecognized = missing = 0
+        ok = True
+        active = 0
+        for r in reqs:
+            if r.id not in statuses:
+                missing += 1
+                active += 1
+                ok = False
+                continue
+            st = statuses[r.id]
+            if st == WITHDRAWN:
+                continue
+            active += 1
+            if isinstance(st, str) and st in COUNTED:
+                counts[st] += 1
+            else:
+                unrecognized += 1
+            if not _satisfies(r, st):
+                ok = False
+        if active == 0 or counts[NOT_MEASURED] == active:
+            ok = False
+        out[group] = GroupSummary(active, counts, unrecognized, missing, ok)
+    tiers = sorted((g for g in out if g.startswith("tier_")), key=lambda g: int(g.split("_")[1]))
+    below_ok = True
+    for g in tiers:
+        s = out[g]
+        if not below_ok and s.satisfied:
+            out[g] = GroupSummary(s.total, s.counts, s.unrecognized, s.missing, False)
+        below_ok = below_ok and s.satisfied
+    return out
+
+
+def tier_claimed(summary: Mapping[str, GroupSummary]) -> int | None:
+    """The highest tier satisfied (tiers are cumulative), or None."""
+    best = None
+    for g in sorted((g for g in summary if g.startswith("tier_")), key=lambda g: int(g.split("_")[1])):
+        if not summary[g].satisfied:
+            break
+        best = int(g.split("_")[1])
+    return best
+
+
+def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
+                 breakdown: Mapping[str, Mapping[str, Any]] | None = None,
+                 scope: Iterable[str] | None = None, out_of_scope_note: str = "") -> dict[str, Verdict]:
+    """A verdict for every requirement of ``family``; ids outside ``scope`` are not_measured."""
+    outs = list(outcomes)
+    by_req: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outs:
+        by_req[o.requirement].append(o)
+    scope_set = set(scope) if scope is not None else None
+    info = registry.families.get(family)
+    rows = list((info.breakdowns.get("default_001") or {}).keys()) if info else []
+    result: dict[str, Verdict] = {}
+    for req in registry.select(family=family):
+        if scope_set is not None and req.id not in scope_set:
+            result[req.id] = Verdict(req.id, NOT_MEASURED, out_of_scope_note or "not selected for this run")
+            continue
+        if not req.observable:
+            result[req.id] = Verdict(req.id, NA, f"not observable from outside the implementation: {req.condition}")
+            continue
+        v = requirement_verdict(req, by_req.get(req.id, []))
+        if req.id == DEFAULT_001:
+            v = apply_default_001(v, breakdown or {}, rows)
+        result[req.id] = v
+    return result
