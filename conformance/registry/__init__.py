@@ -174,11 +174,25 @@ def _parse_entry(path: Path, family: str, areas: dict[str, str], idx: int, raw: 
                        observable=observable, heading=raw.get("heading"))
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """A safe loader that refuses a mapping repeating a key (YAML would keep the last one silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
+                                                        key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:
     """Load and validate one family file."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise RegistryError(f"{path}: cannot read registry data: {exc}") from exc
     if not isinstance(data, dict):
         raise _err(path, "top level", "expected a mapping")
@@ -191,6 +205,12 @@ def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:
     areas = data.get("areas")
     if not isinstance(areas, dict) or not areas:
         raise _err(path, "areas", "a non-empty mapping of area name to description is required")
+    for key in ("spec_version", "spec_revision"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise _err(path, key, f"must be a quoted string, got {type(data[key]).__name__} {data[key]!r}")
+    breakdowns = data.get("breakdowns")
+    if breakdowns is not None and not isinstance(breakdowns, dict):
+        raise _err(path, "breakdowns", "a mapping is required")
     reqs_raw = data.get("requirements")
     if not isinstance(reqs_raw, list):
         raise _err(path, "requirements", "a list is required")
@@ -211,6 +231,8 @@ def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:
 def load_registry(data_dir: Path | None = None) -> Registry:
     """Load every family file in ``data_dir`` (default: the bundled registry)."""
     data_dir = data_dir or REGISTRY_DATA_DIR
+    if not data_dir.is_dir():
+        raise RegistryError(f"{data_dir}: registry data directory not found")
     families: dict[str, FamilyInfo] = {}
     requirements: dict[str, Requirement] = {}
     for path in sorted(data_dir.glob("*.yaml")):

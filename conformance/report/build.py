@@ -139,7 +139,8 @@ def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict
             for key in rows
         }
         if blank:
-            report["default_001_breakdown"]["transport_security_tls_on"]["note"] = "MUST warn on --insecure"
+            for key, note in (info.breakdowns.get("default_001_notes") or {}).items():
+                report["default_001_breakdown"][key]["note"] = note
     codes = info.breakdowns.get("error_codes") or []
     if codes:
         seen = error_codes or {}
