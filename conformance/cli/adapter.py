@@ -11,8 +11,9 @@ Schema (YAML; every key except ``adapter`` and ``tool`` optional; unknown keys a
     adapter: 1                      # schema version, the integer 1
     tool: mycli                     # the tool's name, for the report
     notes: "free text"              # shown in the report's identity block
-    commands:                       # spec command path -> the tool's words (a list, may be empty)
-      card get: [agent, card]       # longest matching path wins; words after it are kept
+    commands:                       # spec command path (or group, e.g. "task") -> the tool's
+      card get: [agent, card]       #   words (a list, may be empty); the longest matching path
+                                    #   wins and the words after it are kept
       task get: [tasks, show]       #   ("task push-config set" -> [webhooks, set] given
       task push-config: [webhooks]  #    task push-config: [webhooks])
     flags:                          # spec flag -> the tool's flag
@@ -252,8 +253,8 @@ class Adapter:
             if not isinstance(name, str) or not name.split():
                 raise err(key, f"command must be a non-empty string, got {name!r}")
             words = tuple(name.split())
-            if not any(words[: len(c)] == c for c in SPEC_COMMANDS):
-                raise err(f"{key}.{name}", "not a spec command (SPEC.md §7.1) or a subcommand of one")
+            if not any(words[: len(c)] == c or c[: len(words)] == words for c in SPEC_COMMANDS):
+                raise err(f"{key}.{name}", "not a spec command (SPEC.md §7.1), its group or a subcommand")
             return words
 
         def spec_flag(key: str, flag: Any, *, value_taking: bool = False) -> str:

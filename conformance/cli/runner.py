@@ -187,8 +187,7 @@ class CliRunner:
 
     def check_executable(self) -> str:
         """Resolve this runner's executable now (raises :class:`ExecutableNotFound`)."""
-        return check_executable(self.prefix, _override_env({"PATH": _harness_path()}, self.base_env)
-                                .get("PATH"))
+        return check_executable(self.prefix, self.base_env.get("PATH") or _harness_path())
 
     def new_home(self) -> IsolatedHome:
         """A home to share across several runs (pass it as ``home=``); the caller cleans it up."""
