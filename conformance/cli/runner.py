@@ -1,0 +1,459 @@
+"""Run an a2a-cli under test as a subprocess: isolated, bounded, and fully captured.
+
+What a run guarantees:
+
+* **Isolation.** Each run gets a fresh :class:`~conformance.cli.home.IsolatedHome` (HOME, the XDG
+  directories and TMPDIR under a private temp dir) and a minimal environment built from scratch —
+  ``PATH``, ``LANG=C.UTF-8``, ``TERM`` (``dumb``, or ``xterm`` on a pty) and the home's variables —
+  then the runner's ``base_env``, the adapter's pinned ``env``, and the run's own ``env`` (a value of
+  ``None`` removes a key). Nothing else of the harness's environment reaches the CLI, so it never
+  reads the user's real configuration or credentials. The working directory defaults to a ``work/``
+  directory inside the run's temp dir.
+* **Bounds.** The child runs in its own session (so its own process group). When the timeout
+  expires, or when it floods past the output cap, the whole group gets SIGTERM, then SIGKILL after
+  a short grace. When the child exits, whatever it left in its group is killed too. stdin is
+  ``/dev/null`` unless data is given (then it is written and closed), so a CLI waiting on stdin
+  cannot hang the harness.
+* **Capture.** stdout and stderr are read apart and concurrently with one selector loop (no pipe
+  can fill and deadlock the child); each stream keeps at most ``output_cap`` bytes and marks the
+  result ``truncated`` beyond it. With ``pty=True`` stdout is a pseudo-terminal (output
+  post-processing is switched off on it, so ``\\n`` is not rewritten to ``\\r\\n``) while stderr
+  stays a separate pipe.
+* **Interrupts.** ``interrupt_when(stdout_so_far, stderr_so_far)`` is evaluated as output arrives;
+  the first time it is true the child's process group gets SIGINT once, and the run then waits,
+  still bounded by the timeout, for the exit.
+
+Exit detection does not reap the child until the final group kill is done (``waitid`` with
+``WNOWAIT`` and a pidfd), so the process-group id can never be reused by an unrelated process
+while the runner still signals it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import termios
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from conformance.cli.home import IsolatedHome
+
+if TYPE_CHECKING:
+    from conformance.cli.adapter import Adapter
+
+DEFAULT_OUTPUT_CAP = 4 * 1024 * 1024
+DEFAULT_TIMEOUT = 30.0
+#: Time between SIGTERM and SIGKILL for a child being stopped.
+DEFAULT_KILL_GRACE = 2.0
+#: After the child exits: how long its leftovers may keep a pipe open before the group is killed,
+#: and how long the runner then waits for end-of-file before it stops reading.
+DRAIN_GRACE = 0.5
+#: Give up waiting for a child that survives SIGKILL (uninterruptible sleep) after this long.
+_UNKILLABLE_GRACE = 5.0
+_CHUNK = 65536
+
+InterruptCondition = Callable[[bytes, bytes], bool]
+
+
+class ExecutableNotFound(Exception):
+    """The CLI's executable (``argv0``) does not exist or is not executable."""
+
+    def __init__(self, argv0: str) -> None:
+        super().__init__(f"executable not found or not executable: {argv0!r}")
+        self.argv0 = argv0
+
+
+def check_executable(prefix: Sequence[str], path: str | None = None) -> str:
+    """Resolve ``prefix[0]`` to an executable file (searching ``path``, default ``$PATH``).
+
+    Returns the path that will be executed; raises :class:`ExecutableNotFound` otherwise.
+    """
+    if not prefix or not prefix[0]:
+        raise ExecutableNotFound("")
+    argv0 = prefix[0]
+    if os.sep in argv0:
+        candidate = Path(argv0)
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate.absolute())
+        raise ExecutableNotFound(argv0)
+    found = shutil.which(argv0, path=path if path is not None else _harness_path())
+    if found is None:
+        raise ExecutableNotFound(argv0)
+    return found
+
+
+def _harness_path() -> str:
+    return os.environ.get("PATH") or os.defpath
+
+
+@dataclass
+class CliResult:
+    """Everything one run of the CLI did, as evidence for a verdict."""
+
+    argv: list[str]
+    """What was executed: the resolved executable, the prefix's arguments, the translated args."""
+    env_shown: dict[str, str | None]
+    """The environment overrides on top of the minimal base (``None``: removed)."""
+    exit_code: int | None
+    """The exit status; ``None`` when the child was ended by a signal (see :attr:`term_signal`)."""
+    stdout: bytes
+    stderr: bytes
+    duration: float
+    timed_out: bool = False
+    interrupted: bool = False
+    """SIGINT was delivered because ``interrupt_when`` became true."""
+    truncated: bool = False
+    """A stream passed the output cap; the excess was discarded and the child stopped."""
+    home: Path | None = None
+    """The isolated HOME, while it exists (``keep_home=True`` or a caller-supplied home)."""
+    pty: bool = False
+    term_signal: int | None = None
+    """The signal that ended the child, when one did."""
+    spec_args: list[str] = field(default_factory=list)
+    """The arguments as the check wrote them, before any adapter translation."""
+    stdin: bytes | None = None
+    cwd: str = ""
+    isolated: IsolatedHome | None = field(default=None, repr=False)
+    """The whole isolated tree (home, XDG dirs, tmp, work) while it exists."""
+    _owns_home: bool = field(default=False, repr=False)
+
+    @property
+    def stdout_text(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+    def cleanup(self) -> None:
+        """Remove the isolated home if this run created it (a caller-supplied one is left alone)."""
+        if self._owns_home and self.isolated is not None:
+            self.isolated.cleanup()
+            self.isolated = None
+            self.home = None
+
+    def to_evidence(self, redact: Callable[[str], str] = lambda s: s) -> dict[str, Any]:
+        """A YAML-ready record of the run with every string passed through ``redact``."""
+        return {
+            "argv": [redact(a) for a in self.argv],
+            "spec_args": [redact(a) for a in self.spec_args],
+            "env": {k: (None if v is None else redact(v)) for k, v in sorted(self.env_shown.items())},
+            "cwd": self.cwd,
+            "pty": self.pty,
+            "stdin": None if self.stdin is None else redact(self.stdin.decode("utf-8", errors="replace")),
+            "exit_code": self.exit_code,
+            "signal": self.term_signal,
+            "timed_out": self.timed_out,
+            "interrupted": self.interrupted,
+            "truncated": self.truncated,
+            "duration_s": round(self.duration, 3),
+            "stdout": redact(self.stdout_text),
+            "stderr": redact(self.stderr_text),
+            "stdout_bytes": len(self.stdout),
+            "stderr_bytes": len(self.stderr),
+        }
+
+
+class CliRunner:
+    """Runs one CLI (``prefix``: its argv prefix) through an optional adapter, one isolated run each."""
+
+    def __init__(
+        self,
+        prefix: Sequence[str],
+        *,
+        adapter: Adapter | None = None,
+        base_env: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        kill_grace: float = DEFAULT_KILL_GRACE,
+    ) -> None:
+        if not prefix:
+            raise ValueError("CliRunner needs a non-empty argv prefix")
+        if output_cap <= 0 or timeout <= 0 or kill_grace < 0:
+            raise ValueError("output_cap and timeout must be positive, kill_grace non-negative")
+        self.prefix = list(prefix)
+        self.adapter = adapter
+        self.base_env = dict(base_env or {})
+        self.timeout = timeout
+        self.output_cap = output_cap
+        self.kill_grace = kill_grace
+
+    def check_executable(self) -> str:
+        """Resolve this runner's executable now (raises :class:`ExecutableNotFound`)."""
+        return check_executable(self.prefix, self.base_env.get("PATH") or _harness_path())
+
+    def new_home(self) -> IsolatedHome:
+        """A home to share across several runs (pass it as ``home=``); the caller cleans it up."""
+        return IsolatedHome()
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        stdin: bytes | str | None = None,
+        env: Mapping[str, str | None] | None = None,
+        timeout: float | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        pty: bool = False,
+        interrupt_when: InterruptCondition | None = None,
+        keep_home: bool = False,
+        home: IsolatedHome | None = None,
+    ) -> CliResult:
+        """Run ``prefix + args`` (translated by the adapter, if any) and wait for it, bounded.
+
+        Raises :class:`ExecutableNotFound` when the executable is missing, and
+        :class:`~conformance.cli.adapter.Unsupported` when the adapter marks something in ``args``
+        unsupported. With ``keep_home`` (or a caller-supplied ``home``) the isolated tree survives
+        the run; otherwise it is removed before this returns.
+        """
+        spec_args = list(args)
+        overrides: dict[str, str | None] = dict(env or {})
+        run_args = spec_args
+        if self.adapter is not None:
+            run_args, overrides = self.adapter.translate(spec_args, overrides)
+        shown = _merge(self.base_env, overrides)
+        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        owned = home is None
+        box = IsolatedHome() if home is None else home
+        try:
+            base = {"PATH": _harness_path(), "LANG": "C.UTF-8", "TERM": "xterm" if pty else "dumb",
+                    **box.env()}
+            child_env = _override_env(base, shown)
+            exe = check_executable(self.prefix, child_env.get("PATH", ""))
+            argv = [exe, *self.prefix[1:], *run_args]
+            workdir = str(cwd) if cwd is not None else str(box.work)
+            proc = _Process(argv, child_env, workdir, data, pty, self.output_cap)
+            result = proc.wait(timeout if timeout is not None else self.timeout, self.kill_grace,
+                               interrupt_when)
+        except BaseException:
+            if owned:
+                box.cleanup()
+            raise
+        result.env_shown = shown
+        result.spec_args = spec_args
+        result.stdin = data
+        result.cwd = workdir
+        result.pty = pty
+        result.isolated = box
+        result.home = box.home
+        result._owns_home = owned
+        if owned and not keep_home:
+            result.cleanup()
+        return result
+
+
+def _merge(*layers: Mapping[str, str | None]) -> dict[str, str | None]:
+    merged: dict[str, str | None] = {}
+    for layer in layers:
+        for k, v in layer.items():
+            if not isinstance(k, str) or not (v is None or isinstance(v, str)):
+                raise TypeError(f"environment entries must be str -> str | None, got {k!r}: {v!r}")
+            merged[k] = v
+    return merged
+
+
+def _override_env(base: Mapping[str, str], overrides: Mapping[str, str | None]) -> dict[str, str]:
+    out = dict(base)
+    for k, v in overrides.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = v
+    return out
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class _Process:
+    """One child process and its capture loop (private to :class:`CliRunner`)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str, stdin: bytes | None,
+                 use_pty: bool, cap: int) -> None:
+        if not os.path.isdir(cwd):
+            raise NotADirectoryError(f"working directory for the CLI does not exist: {cwd}")
+        self.cap = cap
+        self.stdin_data = stdin
+        self.master: int | None = None
+        slave: int | None = None
+        if use_pty:
+            self.master, slave = os.openpty()
+            attrs = termios.tcgetattr(slave)
+            attrs[1] &= ~termios.OPOST  # pass the child's bytes through unmodified
+            termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                stdout=slave if slave is not None else subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except (FileNotFoundError, PermissionError) as exc:  # e.g. a shebang naming no interpreter
+            if self.master is not None:
+                os.close(self.master)
+            raise ExecutableNotFound(argv[0]) from exc
+        finally:
+            if slave is not None:
+                os.close(slave)
+        self.started = time.monotonic()
+        self.pid = self.proc.pid
+
+    def _exited(self) -> bool:
+        """Has the child exited? Leaves it unreaped, so its pid (= group id) stays reserved."""
+        try:
+            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:  # pragma: no cover - only if someone else reaped it
+            return True
+
+    def wait(self, timeout: float, kill_grace: float, interrupt_when: InterruptCondition | None
+             ) -> CliResult:
+        sel = selectors.DefaultSelector()
+        bufs: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
+        assert self.proc.stderr is not None
+        out_fd = self.master if self.master is not None else self.proc.stdout.fileno()  # type: ignore[union-attr]
+        sel.register(out_fd, selectors.EVENT_READ, "out")
+        sel.register(self.proc.stderr.fileno(), selectors.EVENT_READ, "err")
+        open_streams = {"out", "err"}
+        pending = memoryview(self.stdin_data or b"")
+        if self.proc.stdin is not None:
+            if pending:
+                os.set_blocking(self.proc.stdin.fileno(), False)
+                sel.register(self.proc.stdin.fileno(), selectors.EVENT_WRITE, "in")
+            else:
+                self.proc.stdin.close()
+        pidfd: int | None = None
+        try:
+            pidfd = os.pidfd_open(self.pid)
+            sel.register(pidfd, selectors.EVENT_READ, "exit")
+        except (AttributeError, OSError):
+            pidfd = None
+
+        deadline = self.started + timeout
+        exited_at: float | None = None
+        term_at: float | None = None
+        kill_at: float | None = None
+        timed_out = interrupted = truncated = False
+
+        def close_stream(tag: str) -> None:
+            fd = out_fd if tag == "out" else self.proc.stderr.fileno()  # type: ignore[union-attr]
+            sel.unregister(fd)
+            open_streams.discard(tag)
+
+        try:
+            while True:
+                now = time.monotonic()
+                if exited_at is None and self._exited():
+                    exited_at = now
+                wake: list[float] = []
+                if exited_at is not None:
+                    if not open_streams:
+                        break
+                    if kill_at is None:
+                        if now >= exited_at + DRAIN_GRACE:
+                            _signal_group(self.pid, signal.SIGKILL)
+                            kill_at = now
+                        else:
+                            wake.append(exited_at + DRAIN_GRACE)
+                    if kill_at is not None:
+                        if now >= kill_at + DRAIN_GRACE:
+                            break
+                        wake.append(kill_at + DRAIN_GRACE)
+                else:
+                    if term_at is None:
+                        if now >= deadline:
+                            timed_out = True
+                            _signal_group(self.pid, signal.SIGTERM)
+                            term_at = now
+                        else:
+                            wake.append(deadline)
+                    if term_at is not None and kill_at is None:
+                        if now >= term_at + kill_grace:
+                            _signal_group(self.pid, signal.SIGKILL)
+                            kill_at = now
+                        else:
+                            wake.append(term_at + kill_grace)
+                    if kill_at is not None:
+                        if now >= kill_at + _UNKILLABLE_GRACE:
+                            break
+                        wake.append(kill_at + _UNKILLABLE_GRACE)
+                delay = max(0.0, min(wake) - now) if wake else 0.05
+                if pidfd is None and exited_at is None:
+                    delay = min(delay, 0.05)
+                for key, _ in sel.select(delay):
+                    tag = key.data
+                    if tag == "exit":
+                        sel.unregister(key.fd)
+                        continue
+                    if tag == "in":
+                        try:
+                            n = os.write(key.fd, pending[:_CHUNK])
+                            pending = pending[n:]
+                        except BlockingIOError:
+                            continue
+                        except (BrokenPipeError, OSError):
+                            pending = pending[:0]
+                        if not pending:
+                            sel.unregister(key.fd)
+                            self.proc.stdin.close()  # type: ignore[union-attr]
+                        continue
+                    try:
+                        chunk = os.read(key.fd, _CHUNK)
+                    except OSError:  # EIO: the pty's last slave end is closed
+                        chunk = b""
+                    if not chunk:
+                        close_stream(tag)
+                        continue
+                    buf = bufs[tag]
+                    room = self.cap - len(buf)
+                    if len(chunk) > room:
+                        chunk = chunk[:max(room, 0)]
+                        if not truncated and term_at is None and exited_at is None:
+                            _signal_group(self.pid, signal.SIGTERM)
+                            term_at = time.monotonic()
+                        truncated = True
+                    buf += chunk
+                    if (interrupt_when is not None and not interrupted and chunk
+                            and interrupt_when(bytes(bufs["out"]), bytes(bufs["err"]))):
+                        _signal_group(self.pid, signal.SIGINT)
+                        interrupted = True
+        finally:
+            _signal_group(self.pid, signal.SIGKILL)  # nothing of this run outlives it
+            sel.close()
+            if pidfd is not None:
+                os.close(pidfd)
+            if self.master is not None:
+                os.close(self.master)
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            try:
+                rc: int | None = self.proc.wait(timeout=_UNKILLABLE_GRACE)
+            except subprocess.TimeoutExpired:
+                rc = None
+        duration = time.monotonic() - self.started
+        return CliResult(
+            argv=list(self.proc.args),  # type: ignore[arg-type]
+            env_shown={},
+            exit_code=rc if rc is not None and rc >= 0 else None,
+            term_signal=-rc if rc is not None and rc < 0 else None,
+            stdout=bytes(bufs["out"]),
+            stderr=bytes(bufs["err"]),
+            duration=duration,
+            timed_out=timed_out,
+            interrupted=interrupted,
+            truncated=truncated,
+        )
