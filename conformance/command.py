@@ -25,7 +25,7 @@ import yaml
 from conformance import __version__
 from conformance.context import RunContext, private_dir
 from conformance.evidence import slug
-from conformance.paths import SUITES_DIR
+from conformance.paths import PACKAGE_DIR, SUITES_DIR
 from conformance.registry import FAMILIES, RegistryError, default_registry
 
 EXIT_OK, EXIT_UNSATISFIED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
@@ -75,6 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--tier", type=int, choices=(1, 2, 3), default=3, help="run checks up to this tier (default 3)")
     c.add_argument("--require-tier", type=int, choices=(1, 2, 3), metavar="N",
                    help="exit 1 unless tier N is satisfied")
+    c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                   help="environment variable for the CLI under test (repeatable; the run is otherwise isolated)")
     c.add_argument("--name", metavar="NAME", help="target name for the report folder")
     common(c)
 
@@ -138,11 +140,14 @@ def _resolve_exe(exe: str | None) -> tuple[list[str], str]:
     if not prefix:
         raise UsageFailure("--exe: empty command")
     head = prefix[0]
-    found = shutil.which(head) if os.sep not in head else (head if os.access(head, os.X_OK) and
-                                                              Path(head).is_file() else None)
-    if not found:
-        raise UsageFailure(f"--exe: executable not found or not executable: {head}")
-    prefix[0] = str(Path(found).resolve()) if os.sep in head else head
+    from conformance.cli.runner import ExecutableNotFound, check_executable
+
+    try:
+        check_executable(prefix)
+    except ExecutableNotFound:
+        raise UsageFailure(f"--exe: executable not found or not executable: {head}") from None
+    if os.sep in head:
+        prefix[0] = os.path.abspath(head)
     return prefix, Path(head).name
 
 
@@ -281,6 +286,10 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     if args.skill and not Path(args.skill).is_file():
         raise UsageFailure(f"--skill: no such file: {args.skill}")
     scope, note = _scope("a2acli", args.only, args.tier)
+    env = _pairs(args.env, "--env")
+    if args.exe is None:
+        # The bundled reference CLI runs from wherever this package is importable.
+        env.setdefault("PYTHONPATH", str(PACKAGE_DIR.parent))
     target = args.name or name
     report_dir = _report_dir(args, target)
     version = _tool_version(prefix)
@@ -288,7 +297,7 @@ def _cmd_cli(args: argparse.Namespace) -> int:
         family="a2acli",
         target={"kind": "cli", "prefix": prefix, "adapter": str(Path(args.adapter).resolve()) if args.adapter else None,
                 "skill": str(Path(args.skill).resolve()) if args.skill else None,
-                "reference": args.exe is None},
+                "reference": args.exe is None, "env": env},
         run={"target": target, "tool": name if args.exe else "agentd-conformance-refcli", "tool_version": version,
              "adapter": adapter, "agent_tested": "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)",
              "command": shlex.join(["agentd-conformance", *sys.argv[1:]]),
@@ -314,6 +323,8 @@ def _pairs(values: list[str], flag: str, keys: Sequence[str] | None = None) -> d
             raise UsageFailure(f"{flag}: expected KEY=VALUE, got {v!r}")
         if keys is not None and k not in keys:
             raise UsageFailure(f"{flag}: unknown role {k!r} (expected one of {', '.join(keys)})")
+        if k in out:
+            raise UsageFailure(f"{flag}: {k!r} given twice")
         out[k] = val
     return out
 
