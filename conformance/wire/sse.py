@@ -249,7 +249,7 @@ class _Watchdog:
                 wake = min(wake, self._last + self._idle)
             if now >= wake:
                 if now >= self._deadline_at:
-                    self.cut_reason = f"stream cut by the harness at its {self._deadline:g}s deadline"
+                    self.cut_reason = f"stream cut by the harness at its {self._deadline:.3g}s deadline"
                 else:
                     self.cut_reason = f"stream cut by the harness after {self._idle:g}s without data"
                 self._cut()
