@@ -9,7 +9,7 @@ import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import httpx
 
@@ -17,8 +17,8 @@ from conformance.wire.exchange import Binding, Exchange, Recorder
 from conformance.wire.sse import SseEvent, SseRead, StreamEnd, read_sse
 
 #: A header value: one line, several lines of the same name, or ``None`` to remove the header.
-HeaderValue = str | Sequence[str] | None
-HeaderSpec = Mapping[str, HeaderValue]
+HeaderValue: TypeAlias = str | Sequence[str] | None
+HeaderSpec: TypeAlias = Mapping[str, HeaderValue]
 
 #: Host name used in URLs sent over a unix domain socket.
 UDS_HOST = "http://localhost"
@@ -287,10 +287,10 @@ def _raw_headers(headers: httpx.Headers) -> list[tuple[str, str]]:
     return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers.raw]
 
 
-def _query(params: Mapping[str, Any] | None) -> list[tuple[str, str]] | None:
+def _query(params: Mapping[str, Any] | None) -> list[tuple[str, str | int | float | bool | None]] | None:
     if params is None:
         return None
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str | int | float | bool | None]] = []
     for k, v in params.items():
         if v is None:
             continue

@@ -13,7 +13,7 @@ import json
 import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
@@ -28,7 +28,7 @@ DEFAULT_HEADERS: Mapping[str, str] = {
     "Accept": "application/json, text/event-stream",
 }
 
-Params = Mapping[str, Any] | ProtoMessage | None
+Params: TypeAlias = Mapping[str, Any] | ProtoMessage | None
 
 
 @dataclass(frozen=True)

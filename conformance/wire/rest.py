@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import ssl
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import quote
 
 from google.protobuf.json_format import MessageToDict
@@ -23,8 +23,8 @@ DEFAULT_HEADERS: Mapping[str, str] = {
     "Accept": "application/a2a+json, application/json, text/event-stream",
 }
 
-Body = Mapping[str, Any] | ProtoMessage | bytes | str | None
-Query = Mapping[str, Any] | None
+Body: TypeAlias = Mapping[str, Any] | ProtoMessage | bytes | str | None
+Query: TypeAlias = Mapping[str, Any] | None
 
 
 class RestClient:
