@@ -1,0 +1,135 @@
+"""One request/response pair as it crossed the wire, and the collector the clients append to.
+
+An :class:`Exchange` is evidence: what the harness sent and what came back, unrepaired. Secrets in
+headers (``Authorization`` and friends) and any string the caller names as secret are redacted by
+:meth:`Exchange.to_evidence`, never stored redacted, so a check can still inspect the real values.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from conformance.wire.sse import SseEvent, StreamEnd
+
+Binding = Literal["JSONRPC", "HTTP+JSON", "GRPC", "JSONRPC-UNIX"]
+ClosedBy = StreamEnd
+
+#: Header (and gRPC metadata) names whose values never reach evidence.
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"})
+REDACTED = "<redacted>"
+
+
+@dataclass
+class Exchange:
+    """What one call sent and received.
+
+    ``method`` is the HTTP verb (or ``"RPC"`` for gRPC); ``target`` is the request path, or the full
+    gRPC method path (``/a2a.v1.A2AService/GetTask``). ``rpc_method`` is the JSON-RPC / gRPC method
+    name when there is one. ``status`` is the HTTP status code, or the gRPC status code name.
+    ``response_body`` is parsed JSON when the body was JSON, else text; for gRPC the response
+    message(s) rendered with ``MessageToDict``. ``frames`` holds the SSE events of a stream (or the
+    rendered messages of a gRPC server stream); ``closed_by`` says how a stream ended.
+    """
+
+    binding: Binding
+    method: str
+    target: str
+    url: str
+    request_headers: list[tuple[str, str]] = field(default_factory=list)
+    request_body: Any = None
+    rpc_method: str | None = None
+    status: int | str | None = None
+    response_headers: list[tuple[str, str]] = field(default_factory=list)
+    response_body: Any = None
+    frames: list[SseEvent] | None = None
+    started_at: float = field(default_factory=time.time)
+    duration: float = 0.0
+    error: str | None = None
+    closed_by: ClosedBy | None = None
+
+    def to_evidence(self, secrets: Iterable[str] = ()) -> dict[str, Any]:
+        """A JSON-serialisable dict of this exchange with secret headers and ``secrets`` redacted."""
+        hidden = [s for s in secrets if s]
+        d: dict[str, Any] = {
+            "binding": self.binding,
+            "method": self.method,
+            "target": self.target,
+            "url": self.url,
+            "rpc_method": self.rpc_method,
+            "request": {
+                "headers": _headers_evidence(self.request_headers, hidden),
+                "body": _scrub(_jsonable(self.request_body), hidden),
+            },
+            "response": {
+                "status": self.status,
+                "headers": _headers_evidence(self.response_headers, hidden),
+                "body": _scrub(_jsonable(self.response_body), hidden),
+            },
+            "started_at": self.started_at,
+            "duration": round(self.duration, 6),
+            "error": _scrub(self.error, hidden),
+            "closed_by": self.closed_by,
+        }
+        if self.frames is not None:
+            d["response"]["frames"] = [_scrub(f.to_dict(), hidden) for f in self.frames]
+        return d
+
+
+class Recorder(list[Exchange]):
+    """A list of exchanges, in call order; every client appends each call it makes."""
+
+    def record(self, exchange: Exchange) -> Exchange:
+        self.append(exchange)
+        return exchange
+
+    @property
+    def last(self) -> Exchange:
+        if not self:
+            raise LookupError("no exchange recorded yet")
+        return self[-1]
+
+    def to_evidence(self, secrets: Iterable[str] = ()) -> list[dict[str, Any]]:
+        hidden = list(secrets)
+        return [e.to_evidence(hidden) for e in self]
+
+
+def _headers_evidence(headers: list[tuple[str, str]], secrets: list[str]) -> list[list[str]]:
+    out: list[list[str]] = []
+    for name, value in headers:
+        shown = REDACTED if name.lower() in SECRET_HEADERS else _scrub(_jsonable(value), secrets)
+        out.append([name, shown])
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    """Turn bytes and other non-JSON leaves into strings so evidence always serialises."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return "base64:" + base64.b64encode(value).decode("ascii")
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return repr(value)
+
+
+def _scrub(value: Any, secrets: list[str]) -> Any:
+    if not secrets or value is None:
+        return value
+    if isinstance(value, str):
+        for s in secrets:
+            value = value.replace(s, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {k: _scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, secrets) for v in value]
+    return value

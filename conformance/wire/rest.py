@@ -1,0 +1,231 @@
+"""HTTP+JSON client for the A2A REST binding: the named routes, a tenant path prefix, and a raw
+:meth:`RestClient.request` for anything else (wrong verbs, bad bodies, unknown routes).
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias
+from urllib.parse import quote
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message as ProtoMessage
+
+from conformance.wire.exchange import Recorder
+from conformance.wire.httpbase import HeaderSpec, HttpEndpoint, HttpReply, StreamReply, merge_headers
+from conformance.wire.sse import SseEvent
+
+DEFAULT_HEADERS: Mapping[str, str] = {
+    "A2A-Version": "1.0",
+    "Content-Type": "application/a2a+json",
+    "Accept": "application/a2a+json, application/json, text/event-stream",
+}
+
+Body: TypeAlias = Mapping[str, Any] | ProtoMessage | bytes | str | None
+Query: TypeAlias = Mapping[str, Any] | None
+
+
+class RestClient:
+    """Talks the A2A HTTP+JSON binding to one base URL (or unix socket) and records every call.
+
+    ``tenant`` (when set) is put in front of every route path as ``/{tenant}``.
+    """
+
+    def __init__(
+        self,
+        base_url: str = "",
+        *,
+        tenant: str | None = None,
+        uds: str | None = None,
+        headers: HeaderSpec | None = None,
+        timeout: float = 10.0,
+        verify: ssl.SSLContext | bool = True,
+        cert: tuple[str, str] | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
+        self._http = HttpEndpoint(
+            base_url,
+            binding="HTTP+JSON",
+            uds=uds,
+            timeout=timeout,
+            verify=verify,
+            cert=cert,
+            recorder=recorder,
+        )
+        self.base_url = self._http.base_url
+        self.tenant = tenant
+        self.headers: dict[str, Any] = dict(DEFAULT_HEADERS)
+        self.headers.update(headers or {})
+
+    @property
+    def recorder(self) -> Recorder:
+        return self._http.recorder
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> RestClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def path(self, route: str) -> str:
+        """``route`` with the tenant prefix applied."""
+        return f"/{quote(self.tenant, safe='')}{route}" if self.tenant else route
+
+    # -- generic -----------------------------------------------------------------------------
+
+    def request(
+        self,
+        verb: str,
+        path: str,
+        *,
+        json: Body = None,
+        params: Query = None,
+        headers: HeaderSpec | None = None,
+        timeout: float | None = None,
+    ) -> HttpReply:
+        """One request to ``path`` exactly as given (no tenant prefix); ``json`` may be a dict, a
+        proto message, or raw bytes/str sent verbatim."""
+        return self._http.send(
+            verb.upper(),
+            path,
+            headers=merge_headers(self.headers, headers),
+            content=_content(json),
+            params=params,
+            timeout=timeout,
+        )
+
+    def stream_request(
+        self,
+        verb: str,
+        path: str,
+        *,
+        json: Body = None,
+        params: Query = None,
+        headers: HeaderSpec | None = None,
+        deadline: float = 10.0,
+        idle_timeout: float | None = None,
+        until: Callable[[SseEvent], bool] | None = None,
+    ) -> StreamReply:
+        """A streamed request read as SSE (see :meth:`HttpEndpoint.stream`)."""
+        return self._http.stream(
+            verb.upper(),
+            path,
+            headers=merge_headers(self.headers, headers),
+            content=_content(json),
+            params=params,
+            deadline=deadline,
+            idle_timeout=idle_timeout,
+            until=until,
+        )
+
+    # -- the A2A routes ----------------------------------------------------------------------
+
+    def send_message(self, body: Body, *, headers: HeaderSpec | None = None) -> HttpReply:
+        return self.request("POST", self.path("/message:send"), json=body, headers=headers)
+
+    def stream_message(
+        self,
+        body: Body,
+        *,
+        headers: HeaderSpec | None = None,
+        deadline: float = 10.0,
+        idle_timeout: float | None = None,
+        until: Callable[[SseEvent], bool] | None = None,
+    ) -> StreamReply:
+        return self.stream_request(
+            "POST",
+            self.path("/message:stream"),
+            json=body,
+            headers=headers,
+            deadline=deadline,
+            idle_timeout=idle_timeout,
+            until=until,
+        )
+
+    def get_task(self, task_id: str, *, params: Query = None, headers: HeaderSpec | None = None) -> HttpReply:
+        return self.request("GET", self.path(f"/tasks/{_seg(task_id)}"), params=params, headers=headers)
+
+    def list_tasks(self, *, params: Query = None, headers: HeaderSpec | None = None) -> HttpReply:
+        return self.request("GET", self.path("/tasks"), params=params, headers=headers)
+
+    def cancel_task(self, task_id: str, body: Body = None, *, headers: HeaderSpec | None = None) -> HttpReply:
+        return self.request(
+            "POST", self.path(f"/tasks/{_seg(task_id)}:cancel"), json=body or {}, headers=headers
+        )
+
+    def subscribe(
+        self,
+        task_id: str,
+        *,
+        verb: str = "POST",
+        headers: HeaderSpec | None = None,
+        deadline: float = 10.0,
+        idle_timeout: float | None = None,
+        until: Callable[[SseEvent], bool] | None = None,
+    ) -> StreamReply:
+        return self.stream_request(
+            verb,
+            self.path(f"/tasks/{_seg(task_id)}:subscribe"),
+            json={} if verb.upper() == "POST" else None,
+            headers=headers,
+            deadline=deadline,
+            idle_timeout=idle_timeout,
+            until=until,
+        )
+
+    def create_push_config(self, task_id: str, body: Body, *, headers: HeaderSpec | None = None) -> HttpReply:
+        return self.request(
+            "POST", self.path(f"/tasks/{_seg(task_id)}/pushNotificationConfigs"), json=body, headers=headers
+        )
+
+    def get_push_config(
+        self, task_id: str, config_id: str, *, headers: HeaderSpec | None = None
+    ) -> HttpReply:
+        return self.request(
+            "GET",
+            self.path(f"/tasks/{_seg(task_id)}/pushNotificationConfigs/{_seg(config_id)}"),
+            headers=headers,
+        )
+
+    def list_push_configs(
+        self, task_id: str, *, params: Query = None, headers: HeaderSpec | None = None
+    ) -> HttpReply:
+        return self.request(
+            "GET",
+            self.path(f"/tasks/{_seg(task_id)}/pushNotificationConfigs"),
+            params=params,
+            headers=headers,
+        )
+
+    def delete_push_config(
+        self, task_id: str, config_id: str, *, headers: HeaderSpec | None = None
+    ) -> HttpReply:
+        return self.request(
+            "DELETE",
+            self.path(f"/tasks/{_seg(task_id)}/pushNotificationConfigs/{_seg(config_id)}"),
+            headers=headers,
+        )
+
+    def get_extended_card(self, *, headers: HeaderSpec | None = None) -> HttpReply:
+        return self.request("GET", self.path("/extendedAgentCard"), headers=headers)
+
+
+def _seg(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _content(body: Body) -> bytes | None:
+    if body is None:
+        return None
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, str):
+        return body.encode()
+    if isinstance(body, ProtoMessage):
+        return json.dumps(MessageToDict(body)).encode()
+    return json.dumps(dict(body)).encode()
