@@ -420,7 +420,8 @@ def test_subscribe_replays_the_task_then_the_rest_and_refuses_terminal_tasks(
 def test_stream_is_dropped_after_n_events(agent: ScriptedAgent, http: httpx.Client, binding: str) -> None:
     flow = TaskFlow(states=[("WORKING", 0.0), ("WORKING", 0.05, "still"), ("COMPLETED", 0.1)])
     agent.set_script(Script(send=flow, drop_stream_after=2))
-    events, _ = stream(http, agent, binding, "SendStreamingMessage", {"message": message()})
+    events, clean = stream(http, agent, binding, "SendStreamingMessage", {"message": message()})
+    assert not clean, "expected the connection to be cut, not a cleanly finished stream"
     assert [kind(e) for e in events] == ["task", "statusUpdate"]
     assert all(
         e.get("statusUpdate", {}).get("status", {}).get("state") != "TASK_STATE_COMPLETED" for e in events
@@ -583,6 +584,14 @@ def test_tls_handshake_needs_the_ca_and_mutual_tls_needs_the_client_cert(tmp_pat
             assert ok.get(a.card_url).status_code == 200
         with httpx.Client(timeout=5) as untrusting, pytest.raises(httpx.ConnectError):
             untrusting.get(a.card_url)
+    with ScriptedAgent(tls=tls, grpc=True) as a:
+        assert a.grpc_target is not None
+        creds = grpc.ssl_channel_credentials(root_certificates=tls.ca_pem.read_bytes())
+        with grpc.secure_channel(a.grpc_target, creds) as channel:
+            task = A2AServiceStub(channel).GetTask(
+                pb.GetTaskRequest(id=a.add_task().id), metadata=(("a2a-version", "1.0"),), timeout=5
+            )
+            assert pb.TaskState.Name(task.status.state) == "TASK_STATE_COMPLETED"
     mtls = TLSConfig.generate(tmp_path / "mtls", mutual=True)
     with ScriptedAgent(tls=mtls) as a:
         with httpx.Client(verify=mtls.client_context(), timeout=5) as ok:
@@ -603,13 +612,21 @@ def test_unix_socket_serves_the_same_app(tmp_path: Path) -> None:
     assert not path.exists()
 
 
-def test_start_and_stop_leave_no_thread_behind() -> None:
+def test_stop_cuts_open_streams_and_leaves_no_thread_behind() -> None:
     before = set(threading.enumerate())
-    deadline = time.monotonic() + 5.0
-    with ScriptedAgent() as a, httpx.Client(timeout=5) as c:
-        assert c.get(a.card_url).status_code == 200
-        assert any(t.name.startswith("scripted-agent-") for t in threading.enumerate())
-    assert time.monotonic() < deadline
+    long_task = TaskFlow(states=[("WORKING", 0.0), ("COMPLETED", 60.0)])
+    with httpx.Client(timeout=10, headers=V1) as c:
+        a = ScriptedAgent(Script(send=long_task), grpc=True)
+        with a:
+            assert any(t.name.startswith("scripted-agent-") for t in threading.enumerate())
+            req = c.build_request("POST", a.rest_url + "/message:stream", json={"message": message()})
+            resp = c.send(req, stream=True)
+            assert next(resp.iter_lines()).startswith("data:")  # the stream is open
+            deadline = time.monotonic() + 3.0
+        assert time.monotonic() < deadline, "stopping waited for the open stream"
+        with pytest.raises(httpx.HTTPError):
+            c.get(a.card_url)
+        resp.close()
     assert set(threading.enumerate()) - before == set()
 
 
