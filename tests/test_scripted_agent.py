@@ -47,7 +47,7 @@ from conformance.fixtures.scripted_agent import (
 
 BINDINGS = ("JSONRPC", "HTTP+JSON")
 V1 = {"A2A-Version": "1.0"}
-WORKING_THEN_DONE = TaskFlow(states=[("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 0.3)])
+WORKING_THEN_DONE = TaskFlow(states=[("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 0.6)])
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -445,7 +445,7 @@ def test_streaming_is_refused_when_the_card_says_no(
 def test_unspecified_state_is_written_explicitly(
     agent: ScriptedAgent, http: httpx.Client, binding: str
 ) -> None:
-    agent.set_script(Script(send=TaskFlow(states=[("TASK_STATE_UNSPECIFIED", 0.0), ("COMPLETED", 0.1)])))
+    agent.set_script(Script(send=TaskFlow(states=[("TASK_STATE_UNSPECIFIED", 0.0), ("COMPLETED", 5.0)])))
     sent = call(
         http,
         agent,
@@ -460,7 +460,7 @@ def test_unspecified_state_is_written_explicitly(
     rec_task = agent.add_task(TaskFlow.single("TASK_STATE_UNSPECIFIED"))
     got = call(http, agent, binding, "GetTask", {"id": rec_task.id})
     assert result(got, binding)["status"]["state"] == "TASK_STATE_UNSPECIFIED"
-    agent.set_script(Script(send=TaskFlow(states=[("TASK_STATE_UNSPECIFIED", 0.0), ("COMPLETED", 0.05)])))
+    agent.set_script(Script(send=TaskFlow(states=[("TASK_STATE_UNSPECIFIED", 0.0), ("COMPLETED", 0.3)])))
     events, _ = stream(http, agent, binding, "SendStreamingMessage", {"message": message()})
     assert events[0]["task"]["status"]["state"] == "TASK_STATE_UNSPECIFIED"
     assert task_id
