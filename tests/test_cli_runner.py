@@ -238,8 +238,8 @@ def test_output_under_the_cap_is_not_truncated(tmp_path: Path) -> None:
 
 SIGINT_CHILD = """
     import sys, time
-    print("ready", flush=True)
     try:
+        print("ready", flush=True)  # inside the try: SIGINT may land while print returns
         time.sleep(30)
     except KeyboardInterrupt:
         print("got SIGINT", flush=True)
