@@ -27,6 +27,7 @@ from a2a.types import a2a_pb2 as pb
 from a2a.types.a2a_pb2_grpc import A2AServiceStub
 from a2a.utils import errors as a2a_errors
 from a2a.utils.errors import A2A_ERROR_REASONS
+
 from conformance.fixtures.scripted_agent import (
     ApiKey,
     ArtifactSpec,

@@ -1,0 +1,120 @@
+"""Fixtures of the CLI half: the CLI under test, and the scripted agent it is run against.
+
+Every CLI invocation and every request the agent received is attached to the check's evidence,
+redacted of the run's secrets. Checks use only these fixtures and ``conformance.cli.output``.
+"""
+
+from __future__ import annotations
+
+import secrets as _secrets
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cli.adapter import Adapter
+from conformance.cli.runner import CliResult, CliRunner
+from conformance.context import RunContext
+from conformance.evidence import Evidence, SecretSet
+from conformance.fixtures.scripted_agent import Script, ScriptedAgent
+from conformance.paths import FIXTURES_DIR, PACKAGE_DIR
+
+#: Per-invocation bound: a CLI that hangs fails its check with evidence, and the run goes on.
+CLI_TIMEOUT = 20.0
+
+
+class CliTarget:
+    """The CLI under test as the command described it (or the bundled reference CLI)."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        t = ctx.target if ctx.target.get("kind") == "cli" else {}
+        self.reference = not t or bool(t.get("reference"))
+        self.prefix: list[str] = list(t.get("prefix") or [sys.executable, "-m", "conformance.fixtures.reference_cli"])
+        self.env: dict[str, str] = dict(t.get("env") or {})
+        if self.reference:
+            self.env.setdefault("PYTHONPATH", str(PACKAGE_DIR.parent))
+        self.adapter = Adapter.load(Path(t["adapter"])) if t.get("adapter") else None
+        skill = t.get("skill")
+        if skill is None and self.reference:
+            skill = str(FIXTURES_DIR / "reference_cli" / "SKILL.md")
+        self.skill: Path | None = Path(skill) if skill else None
+
+
+class Cli:
+    """Runs the CLI under test; every run is recorded as evidence."""
+
+    def __init__(self, target: CliTarget, evidence: Evidence, secrets: SecretSet) -> None:
+        self.target = target
+        self.runner = CliRunner(target.prefix, adapter=target.adapter, base_env=target.env, timeout=CLI_TIMEOUT)
+        self.evidence = evidence
+        self.secrets = secrets
+        self.results: list[CliResult] = []
+
+    def run(self, *args: str, **kwargs: Any) -> CliResult:
+        """Run ``args`` (spec grammar; the adapter translates). Keyword args go to ``CliRunner.run``."""
+        result = self.runner.run(list(args), **kwargs)
+        self.results.append(result)
+        self.evidence.add(f"cli run {len(self.results)}", result.to_evidence(self.secrets.redact))
+        return result
+
+
+@pytest.fixture(scope="session")
+def cli_target(run_context: RunContext) -> CliTarget:
+    return CliTarget(run_context)
+
+
+@pytest.fixture
+def cli(cli_target: CliTarget, evidence: Evidence, run_secrets: SecretSet) -> Iterator[Cli]:
+    c = Cli(cli_target, evidence, run_secrets)
+    yield c
+    for r in c.results:
+        r.cleanup()
+
+
+def request_evidence(agent: ScriptedAgent) -> list[dict[str, Any]]:
+    """What the agent received, for the evidence file."""
+    out = []
+    for r in agent.requests:
+        out.append({"binding": r.binding, "method": r.method, "path": r.path, "query": r.query,
+                    "tenant": r.tenant, "headers": dict(r.headers), "body": r.json if r.json is not None
+                    else r.body.decode("utf-8", errors="replace")[:4000], "wall": r.wall,
+                    "response_status": r.response_status})
+    return out
+
+
+@pytest.fixture
+def agent(evidence: Evidence) -> Iterator[Callable[..., ScriptedAgent]]:
+    """``agent(script=Script(...), tls=..., grpc=...)`` starts a scripted agent for this check."""
+    started: list[ScriptedAgent] = []
+
+    def start(script: Script | None = None, **kwargs: Any) -> ScriptedAgent:
+        a = ScriptedAgent(script, **kwargs)
+        a.start()
+        started.append(a)
+        return a
+
+    yield start
+    for i, a in enumerate(started, 1):
+        try:
+            evidence.add(f"agent {i} requests", request_evidence(a))
+        finally:
+            a.stop()
+
+
+@pytest.fixture
+def new_secret(run_secrets: SecretSet) -> Callable[[str], str]:
+    """``new_secret("tok")`` makes a random credential and registers it with the run's secrets."""
+
+    def make(prefix: str = "secret") -> str:
+        value = f"{prefix}-{_secrets.token_urlsafe(18)}"
+        run_secrets.add(value)
+        return value
+
+    return make
+
+
+def card_ref(agent: ScriptedAgent) -> Sequence[str]:
+    """``-a <base URL>``: the spec's agent-card reference flag."""
+    return ("-a", agent.base_url)

@@ -1,0 +1,1 @@
+"""Shared by every suite: nothing yet beyond the plugin's fixtures (evidence, run_secrets, run_context)."""
