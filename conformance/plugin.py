@@ -353,11 +353,11 @@ def _progress(state: _RunState) -> None:
             per_req[rid].append(nodeid)
     newly = [rid for rid, nodes in per_req.items()
              if rid not in state.resolved and all(n in state.reported for n in nodes)]
+    from conformance.verdict import requirement_verdict
+
     for rid in sorted(newly):
         state.resolved.add(rid)
-        statuses = {o.status for o in state.outcomes if o.requirement == rid}
-        word = FAIL if FAIL in statuses else NOT_MEASURED if NOT_MEASURED in statuses else \
-            NA if statuses == {NA} else PASS
+        word = requirement_verdict(state.registry[rid], state.outcomes).status if rid in state.registry else "?"
         elapsed = time.monotonic() - state.t0
         sys.stderr.write(f"[{len(state.resolved):>3}/{len(per_req)}] {rid:<34} {word:<13} {elapsed:6.1f}s\n")
     sys.stderr.flush()

@@ -1,0 +1,72 @@
+"""The CLI kill matrix: every named defect of the reference CLI must make its requirements fail.
+
+For each defect in ``fixtures/reference_cli/defects.py`` the Tier 1 checks of the ids it names are
+run against the reference CLI with only that defect switched on, and each of those ids must come out
+``fail`` (or ``partial``, which is also a detected, non-satisfying result). The clean reference must
+come out all ``pass`` on Tier 1, and every Tier 1 id must be named by at least one defect: a
+requirement no defect can kill is a check that was never shown to fail.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.fixtures.reference_cli.defects import DEFECTS
+from conformance.registry import default_registry
+
+TIER1 = [r.id for r in default_registry().select(family="a2acli", tier=1)]
+DETECTED = ("fail", "partial")
+
+
+def run_cli_suite(tmp: Path, only: list[str], env: dict[str, str] | None = None, jobs: int = 1) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "conformance.command", "cli", "--report-dir", str(tmp), "--jobs", str(jobs),
+           "--only", *only]
+    for k, v in (env or {}).items():
+        cmd += ["--env", f"{k}={v}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=dict(os.environ),
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"the run itself failed (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    report = yaml.safe_load((tmp / "compliance-report.yaml").read_text(encoding="utf-8"))
+    assert isinstance(report, dict)
+    return report
+
+
+def test_every_tier1_requirement_has_a_killing_defect() -> None:
+    named = {rid for d in DEFECTS.values() for rid in d.requirements}
+    orphans = [rid for rid in TIER1 if rid not in named]
+    assert not orphans, f"Tier 1 ids no defect of the reference CLI kills: {orphans}"
+
+
+def test_every_defect_names_known_requirements() -> None:
+    registry = default_registry()
+    bad = {d.name: [r for r in d.requirements if r not in registry] for d in DEFECTS.values()}
+    assert not any(bad.values()), f"defects naming unknown ids: { {k: v for k, v in bad.items() if v} }"
+
+
+def test_clean_reference_cli_passes_all_of_tier1(tmp_path: Path) -> None:
+    report = run_cli_suite(tmp_path, TIER1, jobs=2)
+    reqs = report["requirements"]
+    not_passing = {rid: (reqs[rid]["status"], reqs[rid]["note"]) for rid in TIER1 if reqs[rid]["status"] != "pass"}
+    assert not not_passing, f"the clean reference CLI does not pass: {not_passing}"
+    assert report["summary"]["tier_1"]["satisfied"] is True
+    assert report["report"]["tier_claimed"] is not None and report["report"]["tier_claimed"] >= 1
+
+
+@pytest.mark.parametrize("defect", sorted(DEFECTS))
+def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None:
+    ids = [rid for rid in DEFECTS[defect].requirements if rid in TIER1]
+    if not ids:
+        pytest.fail(f"defect {defect!r} names no Tier 1 id; the Tier 1 matrix cannot exercise it")
+    report = run_cli_suite(tmp_path, ids, env={"REFCLI_DEFECTS": defect})
+    reqs = report["requirements"]
+    survived = {rid: reqs[rid]["status"] for rid in ids if reqs[rid]["status"] not in DETECTED}
+    assert not survived, (f"defect {defect!r} ({DEFECTS[defect].description}) was not caught: {survived}; "
+                          f"see {tmp_path}/summary.md")
