@@ -219,3 +219,19 @@ def test_unix_socket_is_0600_and_serves_the_operator() -> None:
 def test_a_workflow_shadowing_a_builtin_op_is_refused() -> None:
     with pytest.raises(ConfigError, match="reserved"):
         Config(workflows=(Workflow("evil", command="admin.drain", schema={"type": "object"}),))
+
+
+def test_every_observable_agentd_id_is_named_by_a_defect() -> None:
+    """The kill matrix needs a defect for each observable requirement (outbound-client ids excepted)."""
+    from conformance.fixtures.reference_agentd import DEFECTS
+
+    from conformance.paths import REGISTRY_DATA_DIR
+    from conformance.registry import load_file
+
+    _, reqs = load_file(REGISTRY_DATA_DIR / "agentd.yaml")
+    observable = {r.id for r in reqs if r.observable}
+    named = {i for d in DEFECTS.values() for i in d.ids}
+    assert named <= {r.id for r in reqs}, sorted(named - {r.id for r in reqs})
+    assert observable - named == {"AGENTD_CMD_019", "AGENTD_UDS_008"}, sorted(observable - named)
+    for name in DEFECTS:  # each defect is accepted by the configuration
+        Config(defects=frozenset({name}))
