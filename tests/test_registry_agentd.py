@@ -1,0 +1,65 @@
+"""The agentd registry family loads and is internally consistent."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from conformance.paths import REGISTRY_DATA_DIR
+from conformance.registry import Requirement, load_file
+
+_PATH = REGISTRY_DATA_DIR / "agentd.yaml"
+
+
+def _load() -> tuple[dict[str, str], list[Requirement]]:
+    info, reqs = load_file(_PATH)
+    assert info.name == "agentd"
+    return info.areas, reqs
+
+
+def test_agentd_family_loads_with_the_eight_areas() -> None:
+    areas, reqs = _load()
+    assert set(areas) == {"DECL", "NEG", "CARD", "CMD", "EVT", "ANN", "UDS", "REFUSE"}
+    assert len(reqs) >= 40, f"expected several dozen requirements, got {len(reqs)}"
+
+
+def test_agentd_ids_are_unique_and_well_formed() -> None:
+    _, reqs = _load()
+    ids = [r.id for r in reqs]
+    dupes = [i for i, n in Counter(ids).items() if n > 1]
+    assert not dupes, f"duplicate ids: {dupes}"
+    bad = [i for i in ids if not re.fullmatch(r"AGENTD_[A-Z]+_\d{3}", i)]
+    assert not bad, f"malformed ids: {bad}"
+
+
+def test_agentd_every_area_is_used() -> None:
+    areas, reqs = _load()
+    unused = set(areas) - {r.area for r in reqs}
+    assert not unused, f"areas with no requirement: {sorted(unused)}"
+
+
+def test_agentd_every_row_has_level_spec_and_heading() -> None:
+    _, reqs = _load()
+    for r in reqs:
+        assert r.level in ("must", "should", "may"), r.id
+        assert r.tier is None, f"{r.id}: agentd rows carry a level, not a tier"
+        assert r.spec.strip() and r.heading and r.heading.strip(), f"{r.id}: spec and heading required"
+
+
+def test_agentd_unobservable_rows_are_conditional_with_a_reason() -> None:
+    _, reqs = _load()
+    hidden = [r for r in reqs if not r.observable]
+    assert hidden, "the build-process statements must be registered as unobservable"
+    for r in hidden:
+        assert r.kind == "conditional", f"{r.id}: unobservable but {r.kind}"
+        assert r.condition and r.condition.strip(), f"{r.id}: no reason given"
+
+
+def test_agentd_numbers_are_dense_per_area() -> None:
+    """Ids run 001.. without gaps in each area, so a missing row is visible."""
+    _, reqs = _load()
+    by_area: dict[str, list[int]] = {}
+    for r in reqs:
+        by_area.setdefault(r.area, []).append(int(r.id.rsplit("_", 1)[1]))
+    for area, nums in by_area.items():
+        assert sorted(nums) == list(range(1, len(nums) + 1)), f"{area}: numbering {sorted(nums)}"
