@@ -90,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
                    help="a declared fact about the target the harness cannot switch (e.g. events=on)")
     a.add_argument("--family", choices=("agentd", "a2a"), default="agentd")
+    a.add_argument("--defect", action="append", default=[], metavar="NAME",
+                   help="(launched reference targets only) switch on a named defect, as the kill matrix does")
     a.add_argument("--require-level", choices=("must", "should"), metavar="LEVEL",
                    help="exit 1 unless every requirement of this level is satisfied")
     a.add_argument("--name", metavar="NAME", help="target name for the report folder")
@@ -348,7 +350,11 @@ def _cmd_agent(args: argparse.Namespace) -> int:
             raise UsageFailure(f"--launch: unknown target {launch!r} (expected reference or scripted)")
         target = {"kind": "launch", "name": launch}
         name = args.name or f"{launch}-agentd" if launch == "reference" else args.name or "scripted-agent"
-    target.update({"tokens": tokens, "facts": facts})
+    if args.defect:
+        if target.get("kind") != "launch":
+            raise UsageFailure("--defect applies only to a launched reference target (--launch)")
+        _check_defects(target["name"], args.defect)
+    target.update({"tokens": tokens, "facts": facts, "defects": list(args.defect)})
     scope, note = _scope(args.family, args.only, None)
     report_dir = _report_dir(args, name)
     ctx = RunContext(
@@ -368,6 +374,16 @@ def _cmd_agent(args: argparse.Namespace) -> int:
             sys.stderr.write(f"agentd-conformance: level {args.require_level} is not satisfied\n")
             return EXIT_UNSATISFIED
     return EXIT_OK
+
+
+def _check_defects(launch: str, names: list[str]) -> None:
+    if launch == "reference":
+        from conformance.fixtures.reference_agentd import DEFECTS
+    else:
+        from conformance.fixtures.scripted_agent.defects import DEFECTS  # type: ignore[no-redef]
+    unknown = [n for n in names if n not in DEFECTS]
+    if unknown:
+        raise UsageFailure(f"--defect: unknown defect(s) of the {launch} target: {', '.join(unknown)}")
 
 
 def _redacted_argv(argv: list[str]) -> list[str]:

@@ -1,0 +1,168 @@
+"""Fixtures of the agent half: the agent under test, in the configurations the checks need.
+
+A check asks for an instance with ``agentd(events=False)`` (or ``listen="unix"``, ...). With
+``--launch reference`` the harness starts the reference agentd in that configuration (once per
+configuration and test process; ``fresh=True`` for a private one a check may disturb). Against a
+running daemon (``--url``/``--unix``) the harness cannot switch anything: a check whose needs are not
+among the target's declared facts (``--fact events=on``) ends ``not_measured`` naming the fact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets as _secrets
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from conformance.context import RunContext
+from conformance.evidence import Evidence, SecretSet
+from conformance.outcome import not_measured
+from conformance.wire import Recorder
+
+#: Facts a check may need, and how the reference agentd's Config spells them.
+SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
+ROLES = ("operator", "user", "agent")
+
+
+@dataclass
+class Instance:
+    """One agent under test: where it listens, who may call it, and what is known about it."""
+
+    url: str
+    uds_path: str | None
+    tokens: dict[str, str]
+    facts: dict[str, str]
+    launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
+    recorder: Recorder = field(default_factory=Recorder)
+
+    @property
+    def base_url(self) -> str:
+        return self.url.rstrip("/")
+
+    def token(self, role: str) -> str:
+        tok = self.tokens.get(role)
+        if not tok:
+            not_measured(f"needs a bearer token for role {role!r}; give one with --token {role}=TOKEN")
+        return tok
+
+
+def _fact_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return str(v)
+
+
+class AgentTargets:
+    """Hands out instances matching a check's needs, launching reference agentd where allowed."""
+
+    def __init__(self, ctx: RunContext, secrets: SecretSet) -> None:
+        self.ctx = ctx
+        self.target = ctx.target or {"kind": "launch", "name": "reference"}
+        self.secrets = secrets
+        self.defects = frozenset(self.target.get("defects") or ())
+        self._cache: dict[tuple[Any, ...], Instance] = {}
+        self._started: list[Any] = []
+
+    @property
+    def launchable(self) -> bool:
+        return self.target.get("kind") == "launch" and self.target.get("name") == "reference"
+
+    def _token(self, role: str) -> str:
+        tok = f"{role}-{_secrets.token_urlsafe(18)}"
+        self.secrets.add(tok)
+        return tok
+
+    def agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
+        """An instance whose configuration satisfies ``needs`` (Config fields of the reference agentd).
+
+        Common needs: ``events``, ``introspection``, ``device_grant``, ``listen`` ("tcp"/"unix"),
+        ``auth`` (True: principals operator/user/agent with bearer tokens are configured),
+        ``ring``, ``stream_deadline``, ``workflows`` (tuple of reference Workflow objects).
+        """
+        if not self.launchable:
+            return self._external(needs)
+        key = tuple(sorted((k, repr(v)) for k, v in needs.items()))
+        if not fresh and key in self._cache:
+            return self._cache[key]
+        inst = self._launch(needs)
+        if not fresh:
+            self._cache[key] = inst
+        return inst
+
+    def _launch(self, needs: dict[str, Any]) -> Instance:
+        from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
+        from conformance.fixtures.reference_agentd.config import Principal
+
+        needs = dict(needs)
+        auth = bool(needs.pop("auth", False))
+        tokens: dict[str, str] = {}
+        principals: list[Any] = list(needs.pop("principals", ()))
+        if auth and not principals:
+            for role in ROLES:
+                tokens[role] = self._token(role)
+                principals.append(Principal(name=f"{role}-1", token=tokens[role], role=role,  # type: ignore[arg-type]
+                                            grants=frozenset(needs.get("grants", {}).get(role, ()))))
+        needs.pop("grants", None)
+        for p in principals:
+            self.secrets.add(p.token)
+            tokens.setdefault(p.role, p.token)
+        config = Config(principals=tuple(principals), defects=self.defects, **needs)
+        server = ReferenceAgentd(config).start()
+        self._started.append(server)
+        facts = {k: _fact_value(getattr(config, attr)) for k, attr in SWITCHES.items()}
+        facts["listen"] = config.listen
+        facts["auth"] = "on" if principals else "off"
+        return Instance(url=server.url, uds_path=server.uds_path, tokens=tokens, facts=facts, launched=server)
+
+    def _external(self, needs: dict[str, Any]) -> Instance:
+        t = self.target
+        facts = dict(t.get("facts") or {})
+        tokens = dict(t.get("tokens") or {})
+        if t.get("kind") == "unix":
+            facts.setdefault("listen", "unix")
+        elif t.get("kind") == "url":
+            facts.setdefault("listen", "tcp")
+        if tokens:
+            facts.setdefault("auth", "on")
+        for key, want in needs.items():
+            if key in ("fresh",):
+                continue
+            if key in ("principals", "workflows", "grants", "ring", "stream_deadline", "tick", "instance"):
+                not_measured(f"needs a reference-style configuration ({key}={want!r}) that a running target "
+                             f"cannot be switched to; run with --launch reference to measure it")
+            have = facts.get(key)
+            if have is None:
+                not_measured(f"needs a target with {key}={_fact_value(want)}; the target declared no such fact "
+                             f"(declare it with --fact {key}={_fact_value(want)} if it holds)")
+            if have != _fact_value(want):
+                not_measured(f"needs a target with {key}={_fact_value(want)}; this target declared {key}={have}")
+        if t.get("kind") == "unix":
+            return Instance(url=f"unix://{t['path']}", uds_path=t["path"], tokens=tokens, facts=facts)
+        if t.get("kind") == "url":
+            return Instance(url=t["url"], uds_path=None, tokens=tokens, facts=facts)
+        not_measured(f"target kind {t.get('kind')!r} / {t.get('name')!r} cannot serve agentd checks")
+
+    def close(self) -> None:
+        for s in self._started:
+            with contextlib.suppress(Exception):  # best effort: the process ends anyway
+                s.stop()
+        self._started.clear()
+        self._cache.clear()
+
+
+@pytest.fixture(scope="session")
+def agent_targets(run_context: RunContext, run_secrets: SecretSet) -> Iterator[AgentTargets]:
+    targets = AgentTargets(run_context, run_secrets)
+    yield targets
+    targets.close()
+
+
+@pytest.fixture
+def recorder(evidence: Evidence, run_secrets: SecretSet) -> Iterator[Recorder]:
+    """A wire recorder whose exchanges become the check's evidence (redacted)."""
+    rec = Recorder()
+    yield rec
+    evidence.add("wire exchanges", rec.to_evidence(secrets=tuple(run_secrets.secrets)))
