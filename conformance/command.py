@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import importlib
 import json
 import os
 import shlex
@@ -96,6 +97,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="exit 1 unless every requirement of this level is satisfied")
     a.add_argument("--name", metavar="NAME", help="target name for the report folder")
     common(a)
+
+    m = sub.add_parser("matrix", help="run many (suite, target) pairs and write a requirement × target table")
+    m.add_argument("--targets", required=True, metavar="FILE", help="targets YAML (see conformance/matrix.py)")
+    m.add_argument("--previous", metavar="FILE", help="an earlier matrix.yaml, to flag regressions")
+    m.add_argument("--jobs", "-j", type=int, default=1, metavar="N")
+    m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
+    m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 
     s = sub.add_parser("serve-agent", help="run the scripted A2A agent standalone (prints its URL)",
                        add_help=False)
@@ -377,11 +385,13 @@ def _cmd_agent(args: argparse.Namespace) -> int:
 
 
 def _check_defects(launch: str, names: list[str]) -> None:
-    if launch == "reference":
-        from conformance.fixtures.reference_agentd import DEFECTS
-    else:
-        from conformance.fixtures.scripted_agent.defects import DEFECTS  # type: ignore[no-redef]
-    unknown = [n for n in names if n not in DEFECTS]
+    module = {"reference": "conformance.fixtures.reference_agentd.defects",
+              "scripted": "conformance.fixtures.scripted_agent.defects"}.get(launch)
+    try:
+        defects = importlib.import_module(module).DEFECTS if module else {}
+    except ImportError:
+        defects = {}
+    unknown = [n for n in names if n not in defects]
     if unknown:
         raise UsageFailure(f"--defect: unknown defect(s) of the {launch} target: {', '.join(unknown)}")
 
@@ -405,6 +415,37 @@ def _redacted_argv(argv: list[str]) -> list[str]:
     return out
 
 
+def _run_target_quietly(t: dict[str, Any], ns: argparse.Namespace) -> dict[str, Any]:
+    code = (_cmd_cli if t["kind"] == "cli" else _cmd_agent)(ns)
+    report: dict[str, Any] = yaml.safe_load((Path(ns.report_dir) / "compliance-report.yaml").read_text("utf-8"))
+    report.setdefault("report", {})["exit"] = code
+    return report
+
+
+def _cmd_matrix(args: argparse.Namespace) -> int:
+    from conformance.matrix import TargetFileError, load_targets, run_matrix
+
+    if args.jobs < 1:
+        raise UsageFailure("--jobs must be at least 1")
+    path = Path(args.targets)
+    if not path.is_file():
+        raise UsageFailure(f"--targets: no such file: {args.targets}")
+    try:
+        targets = load_targets(path)
+        out = _report_dir(argparse.Namespace(report_dir=args.report_dir), "matrix")
+        doc = run_matrix(targets, out, args.jobs, args.timeout, Path(args.previous) if args.previous else None,
+                         _run_target_quietly)
+    except TargetFileError as exc:
+        raise UsageFailure(str(exc)) from exc
+    errors = [n for n, v in doc["targets"].items() if isinstance(v, str) and v.startswith("error:")]
+    print(f"Matrix: {out / 'matrix.md'} ({len(doc['targets'])} targets, {len(doc['no_target_passes'])} "
+          f"requirement(s) passed by no target, {len(doc['regressions'])} regression(s))")
+    if errors:
+        sys.stderr.write(f"agentd-conformance: target(s) could not run: {', '.join(errors)}\n")
+        return EXIT_HARNESS
+    return EXIT_OK
+
+
 def _cmd_serve_agent(args: argparse.Namespace) -> int:
     try:
         from conformance.fixtures.scripted_agent.__main__ import main as serve
@@ -422,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         handler = {"registry": _cmd_registry, "template": _cmd_template, "cli": _cmd_cli, "agent": _cmd_agent,
-                   "serve-agent": _cmd_serve_agent}[args.command]
+                   "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix}[args.command]
         return handler(args)
     except UsageFailure as exc:
         sys.stderr.write(f"agentd-conformance: {exc}\n" if not str(exc).startswith("agentd-conformance")
