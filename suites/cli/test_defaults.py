@@ -119,9 +119,10 @@ def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMake
                and doc.label_of_value(first_id) is not None)
     parsed, problem = parse_json_document(r2.stdout_text)
     overridable = r2.exit_code == 0 and problem is None and isinstance(parsed, dict)
+    id_seen = "found" if doc.label_of_value(first_id) else "missing"
     _verdict(record_breakdown, "output_human_readable_text", shipped, overridable,
-             f"default output {'is JSON' if is_json else 'is not JSON'}, text-floor problems "
-             f"{doc.problems[:2]}, task id {'found' if doc.label_of_value(first_id) else 'missing'} "
+             f"default output {'is JSON' if is_json else 'is not JSON'}, "
+             f"{len(doc.problems)} text-floor problem(s), task id {id_seen} "
              f"(exit {r1.exit_code}); --output json: {problem or 'one JSON document'} (exit {r2.exit_code})",
              f"default: {_describe(r1)}; --output json: {_describe(r2)}")
 
@@ -134,8 +135,9 @@ def test_default_detail_is_concise_and_verbose_adds_detail(cli: Cli, agent: Agen
     Catches a verbose-by-default tool or a missing/ineffective --verbose."""
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_COMPLETED", 0.0, "all done"),),
                                    artifacts=_SLOW_TASK.artifacts)))
-    r1 = cli.run("send", "--text", "hi", *card_ref(a))
-    r2 = cli.run("send", "--text", "hi", *card_ref(a), "--verbose")
+    # -o text pins the format, so this row measures detail alone, whatever the output default is.
+    r1 = cli.run("send", "--text", "hi", *card_ref(a), "-o", "text")
+    r2 = cli.run("send", "--text", "hi", *card_ref(a), "-o", "text", "--verbose")
     ids = [t.id for t in a.tasks]
     concise = r1.stdout_text.replace(ids[0], "<id>") if ids else r1.stdout_text
     verbose = r2.stdout_text.replace(ids[-1], "<id>") if ids else r2.stdout_text
