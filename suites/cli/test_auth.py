@@ -71,7 +71,7 @@ def test_api_key_is_attached_where_the_scheme_declares(cli: Cli, agent: AgentMak
     """--api-key goes exactly where the card's apiKey scheme says — a header, query parameter or cookie
     under the declared name (A2A §4.5.2). Catches a key always sent as a fixed header."""
     key = new_secret("apikey")
-    a = agent(_secured(ApiKey(key, name=name, location=location)))  # type: ignore[arg-type]
+    a = agent(_secured(ApiKey(key, name=name, location=location)))
     _run_ok(cli, "send", "--text", "hi", *card_ref(a), "--api-key", key)
     for req in _protocol_requests(a):
         if location == "header":

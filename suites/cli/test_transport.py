@@ -55,7 +55,7 @@ def _bindings(reqs: list[RecordedRequest]) -> list[str]:
 def test_first_card_interface_is_used_without_preference(cli: Cli, agent: AgentMaker, order: tuple[str, str]) -> None:
     """With no --transport, every request goes over the card's first supportedInterfaces entry, for
     either order of the two. Catches a fixed transport or a tool that reads the list backwards."""
-    a = agent(_script(*(Interface(b) for b in order)))  # type: ignore[arg-type]
+    a = agent(_script(*(Interface(b) for b in order)))
     used = _bindings(_send(cli, a))
     assert used == [order[0]], f"card declares {list(order)} (server preference order); the CLI used {used}"
 
@@ -111,7 +111,7 @@ def test_declared_tenant_is_in_every_request(cli: Cli, agent: AgentMaker, bindin
     """When the selected interface declares a tenant, every request (send, polls or stream, task get)
     carries exactly that tenant — a JSON-RPC params field, an HTTP+JSON path segment. Catches a tenant
     dropped, altered or set on only some requests."""
-    a = agent(_script(Interface(binding, tenant=_TENANT)))  # type: ignore[arg-type]
+    a = agent(_script(Interface(binding, tenant=_TENANT)))
     for q in _tenant_run(cli, a):
         assert q.tenant == _TENANT, (
             f"{q.binding} {q.method}: expected tenant {_TENANT!r} exactly as declared, got {q.tenant!r}")
@@ -123,7 +123,7 @@ def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: A
     """When the selected interface declares no tenant — even though another card entry does — no
     request carries a tenant field, not even an empty one. Catches an empty or borrowed tenant."""
     other = "HTTP+JSON" if binding == "JSONRPC" else "JSONRPC"
-    a = agent(_script(Interface(binding), Interface(other, tenant=_TENANT)))  # type: ignore[arg-type]
+    a = agent(_script(Interface(binding), Interface(other, tenant=_TENANT)))
     for q in _tenant_run(cli, a):
         assert q.binding == binding, f"expected the first entry {binding}, the CLI used {q.binding}"
         params = q.params if isinstance(q.params, dict) else {}
@@ -140,7 +140,7 @@ def test_every_request_signals_a2a_version_1_0(cli: Cli, agent: AgentMaker, bind
     """Every A2A request (send, its polls or stream, task get) signals ``A2A-Version: 1.0`` (header,
     or the ``A2A-Version`` query parameter), never empty. The card fetch is not counted: it is a plain
     HTTP GET of a well-known document, not an A2A operation. Catches a missing or empty version."""
-    a = agent(_script(Interface(binding)))  # type: ignore[arg-type]
+    a = agent(_script(Interface(binding)))
     reqs = _tenant_run(cli, a)
     assert len(reqs) >= 2, f"expected the send and the task get, saw {[q.method for q in reqs]}"
     for q in reqs:
