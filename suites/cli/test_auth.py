@@ -1,0 +1,244 @@
+"""Tier 1 authentication (SPEC.md §12.1): scriptable credentials, their environment twins, the
+--insecure warning, and redaction of credential material from diagnostics.
+
+Every credential is made with ``new_secret`` so the evidence is redacted; the scripted agent records
+where each credential arrived (header, query parameter, cookie).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from conformance.cli.output import find_error_envelope
+from conformance.fixtures.scripted_agent import (
+    ApiKey,
+    Bearer,
+    CardSpec,
+    RecordedRequest,
+    Script,
+    ScriptedAgent,
+    TaskFlow,
+    TLSConfig,
+)
+from conformance.suites.cli.conftest import Cli, card_ref
+
+SecretMaker = Callable[[str], str]
+AgentMaker = Callable[..., ScriptedAgent]
+
+
+def _secured(*creds: Bearer | ApiKey, require_auth: bool = True) -> Script:
+    """A completed-task script behind a card declaring ``creds`` as its security schemes."""
+    return Script(card=CardSpec(security=creds, require_auth=require_auth), send=TaskFlow())
+
+
+def _protocol_requests(agent: ScriptedAgent) -> list[RecordedRequest]:
+    reqs = agent.a2a_requests()
+    assert reqs, f"the CLI sent no A2A request; agent saw: {[(r.binding, r.method) for r in agent.requests]}"
+    return reqs
+
+
+def _run_ok(cli: Cli, *args: str, env: dict[str, str | None] | None = None) -> None:
+    r = cli.run(*args, env=env or {})
+    assert r.exit_code == 0, (
+        f"expected exit 0 for an authenticated send, got {r.exit_code}; stderr: {r.stderr_text!r}")
+
+
+# ── A2ACLI_AUTH_001 ───────────────────────────────────────────────────────────────────────
+
+@pytest.mark.requirement("A2ACLI_AUTH_001", part="bearer")
+def test_bearer_flag_is_sent_as_authorization_header(cli: Cli, agent: AgentMaker, new_secret: SecretMaker) -> None:
+    """--bearer reaches the agent as ``Authorization: Bearer <token>`` on every A2A request, per the
+    card's HTTP bearer scheme. Catches a bearer flag that is dropped or sent in another form."""
+    token = new_secret("bearer")
+    a = agent(_secured(Bearer(token)))
+    _run_ok(cli, "send", "--text", "hi", *card_ref(a), "--bearer", token)
+    for req in _protocol_requests(a):
+        got = req.headers.get("authorization")
+        assert got == f"Bearer {token}", (
+            f"{req.binding} {req.method}: expected the bearer token in Authorization, got {got!r}")
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_001", part="api_key")
+@pytest.mark.parametrize("location,name", [("header", "X-Team-Key"), ("query", "team_key"), ("cookie", "team_key")])
+def test_api_key_is_attached_where_the_scheme_declares(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
+                                                      location: str, name: str) -> None:
+    """--api-key goes exactly where the card's apiKey scheme says — a header, query parameter or cookie
+    under the declared name (A2A §4.5.2). Catches a key always sent as a fixed header."""
+    key = new_secret("apikey")
+    a = agent(_secured(ApiKey(key, name=name, location=location)))
+    _run_ok(cli, "send", "--text", "hi", *card_ref(a), "--api-key", key)
+    for req in _protocol_requests(a):
+        if location == "header":
+            got = req.headers.get(name.lower())
+        elif location == "query":
+            got = (req.query_params.get(name) or [None])[0]
+        else:
+            got = req.cookies.get(name)
+        assert got == key, (
+            f"{req.binding} {req.method}: expected the API key in {location} {name!r}, got {got!r}; "
+            f"headers: {sorted(req.headers)}, query: {req.query!r}")
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_001", part="environment")
+@pytest.mark.requirement("A2ACLI_AUTH_002")
+@pytest.mark.parametrize("kind", ["bearer", "api_key"])
+def test_credential_from_environment_variable_is_attached(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
+                                                          kind: str) -> None:
+    """A2ACLI_BEARER / A2ACLI_API_KEY alone authenticate a scripted call, attached per the card's
+    scheme. Catches a tool whose credentials work only as flags."""
+    secret = new_secret(kind)
+    if kind == "bearer":
+        a = agent(_secured(Bearer(secret)))
+        _run_ok(cli, "send", "--text", "hi", *card_ref(a), env={"A2ACLI_BEARER": secret})
+        for req in _protocol_requests(a):
+            got = req.headers.get("authorization")
+            assert got == f"Bearer {secret}", (
+                f"{req.binding} {req.method}: A2ACLI_BEARER was not attached; Authorization: {got!r}")
+    else:
+        a = agent(_secured(ApiKey(secret, name="X-Team-Key")))
+        _run_ok(cli, "send", "--text", "hi", *card_ref(a), env={"A2ACLI_API_KEY": secret})
+        for req in _protocol_requests(a):
+            got = req.headers.get("x-team-key")
+            assert got == secret, f"{req.binding} {req.method}: A2ACLI_API_KEY was not attached; X-Team-Key: {got!r}"
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_001", part="svc_param")
+def test_svc_param_reaches_the_agent_as_a_header(cli: Cli, agent: AgentMaker) -> None:
+    """--svc-param k:v is carried as an HTTP header on every A2A request, never as a query parameter
+    (A2A §3.2.6). Catches a missing flag or a parameter put in the URL."""
+    a = agent(Script())
+    _run_ok(cli, "send", "--text", "hi", *card_ref(a), "--svc-param", "x-trace-id:trace-4711")
+    for req in _protocol_requests(a):
+        got = req.headers.get("x-trace-id")
+        assert got == "trace-4711", (
+            f"{req.binding} {req.method}: expected header x-trace-id: trace-4711, got {got!r}")
+        assert "trace-4711" not in req.query, f"service parameter sent in the query string: {req.query!r}"
+
+
+# ── A2ACLI_AUTH_002 ───────────────────────────────────────────────────────────────────────
+
+@pytest.mark.requirement("A2ACLI_AUTH_002")
+def test_credential_flag_beats_environment_variable(cli: Cli, agent: AgentMaker, new_secret: SecretMaker) -> None:
+    """With both A2ACLI_BEARER and --bearer set, the flag's token is the one sent (§6.5 precedence).
+    Catches an environment credential that overrides the flag."""
+    from_env, from_flag = new_secret("envtok"), new_secret("flagtok")
+    a = agent(_secured(Bearer(from_flag), require_auth=False))
+    _run_ok(cli, "send", "--text", "hi", *card_ref(a), "--bearer", from_flag, env={"A2ACLI_BEARER": from_env})
+    for req in _protocol_requests(a):
+        got = req.headers.get("authorization")
+        assert got == f"Bearer {from_flag}", (
+            f"{req.binding} {req.method}: expected the --bearer token to win over A2ACLI_BEARER, "
+            f"got {'the environment token' if got == f'Bearer {from_env}' else repr(got)}")
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_002")
+def test_help_documents_env_credentials_and_process_table_exposure(cli: Cli) -> None:
+    """The tool's help names A2ACLI_BEARER and A2ACLI_API_KEY and warns that a flag credential is
+    visible in the process table or shell history. Catches undocumented env twins or no warning."""
+    r = cli.run("--help")
+    assert r.exit_code == 0, f"--help exited {r.exit_code}; stderr: {r.stderr_text!r}"
+    text = r.stdout_text + r.stderr_text
+    missing = [v for v in ("A2ACLI_BEARER", "A2ACLI_API_KEY") if v not in text]
+    assert not missing, f"--help does not name {missing}; output: {text[:1500]!r}"
+    assert re.search(r"process[ -](table|list)|shell history|\bps\b|command[- ]line history", text, re.I), (
+        f"--help does not warn that a flag-supplied credential shows in the process table / shell history; "
+        f"output: {text[:1500]!r}")
+
+
+# ── A2ACLI_AUTH_003 ───────────────────────────────────────────────────────────────────────
+
+_TLS_WORDS = re.compile(r"insecure|verif|certificate|tls|ssl", re.I)
+_CRED_WORDS = re.compile(r"credential|token|api[- ]?key|secret|authori[sz]", re.I)
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_003")
+def test_insecure_with_credential_warns_on_stderr(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
+                                                  tmp_path: Path) -> None:
+    """Sending a bearer token with --insecure to a TLS agent whose CA the tool does not trust works,
+    and stderr carries a warning naming both the unverified connection and the credential.
+    Catches a silent --insecure."""
+    token = new_secret("bearer")
+    a = agent(_secured(Bearer(token)), tls=TLSConfig.generate(tmp_path / "tls"))
+    r = cli.run("send", "--text", "hi", *card_ref(a), "--bearer", token, "--insecure")
+    assert r.exit_code == 0, f"expected exit 0 with --insecure, got {r.exit_code}; stderr: {r.stderr_text!r}"
+    assert a.a2a_requests(), "no A2A request reached the TLS agent under --insecure"
+    warned = [ln for ln in r.stderr_text.splitlines() if _TLS_WORDS.search(ln) and _CRED_WORDS.search(ln)]
+    assert warned, (
+        "expected a stderr warning that a credential is sent over an unverified TLS connection; "
+        f"stderr: {r.stderr_text!r}")
+    on_stdout = [ln for ln in r.stdout_text.splitlines() if _TLS_WORDS.search(ln) and _CRED_WORDS.search(ln)]
+    assert not on_stdout, f"the security warning (also) went to stdout: {on_stdout}"
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_003")
+def test_untrusted_certificate_fails_without_insecure(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
+                                                      tmp_path: Path, record_error_code: Callable[..., None]) -> None:
+    """Without --insecure, a TLS agent whose certificate the tool cannot verify is refused — exit 3
+    (or 1 where 3 is not implemented), no credential and no A2A request delivered. Catches TLS
+    verification switched off silently."""
+    token = new_secret("bearer")
+    a = agent(_secured(Bearer(token)), tls=TLSConfig.generate(tmp_path / "tls"))
+    r = cli.run("send", "--text", "hi", *card_ref(a), "--bearer", token, "-o", "json")
+    assert r.exit_code in (1, 3), (
+        f"expected exit 3 (or 1) for an unverifiable certificate, got {r.exit_code}; "
+        f"stdout: {r.stdout_text[:500]!r}; stderr: {r.stderr_text!r}")
+    sent = [req for req in a.requests if token in str(req.headers) or req.binding != "CARD"]
+    assert not sent, f"requests reached the agent over an unverified connection: {[x.method for x in sent]}"
+    env, _ = find_error_envelope(r.stdout_text, r.stderr_text)
+    if env is not None and env.get("code") == "A2ACLI_ERR_UNREACHABLE":
+        record_error_code("A2ACLI_ERR_UNREACHABLE", "TLS certificate not verifiable")
+
+
+# ── A2ACLI_AUTH_004 ───────────────────────────────────────────────────────────────────────
+
+def encoded_forms(secret: str) -> dict[str, str]:
+    """Recognisable forms of ``secret`` in a log: raw, percent-encoded, and base64 at each byte
+    alignment (so a ``Basic`` header or any base64 blob containing it is found)."""
+    forms = {"raw": secret, "percent-encoded": quote(secret, safe="")}
+    raw = secret.encode()
+    for pad in range(3):
+        # Encode the secret as if it started `pad` bytes into a blob; keep only the base64 groups made
+        # of secret bytes alone, which appear verbatim whatever precedes or follows the secret.
+        enc = base64.b64encode(b"x" * pad + raw).decode()
+        start = 4 if pad else 0
+        core = enc[start:((pad + len(raw)) // 3) * 4]
+        if len(core) >= 12:
+            forms[f"base64 (offset {pad})"] = core
+    return forms
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_004")
+@pytest.mark.parametrize("which", ["bearer", "api_key", "svc_param"])
+def test_debug_output_never_shows_credentials(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
+                                              which: str) -> None:
+    """Under --debug --verbose, neither stdout nor stderr carries the credential in raw, percent-encoded
+    or base64 (Basic) form, though it did reach the agent. Catches debug wire logs that print the
+    Authorization header, the API key or a credential-bearing --svc-param."""
+    secret = new_secret(which)
+    if which == "bearer":
+        a = agent(_secured(Bearer(secret)))
+        args = ["--bearer", secret]
+        header = "authorization"
+    elif which == "api_key":
+        a = agent(_secured(ApiKey(secret, name="X-Team-Key")))
+        args = ["--api-key", secret]
+        header = "x-team-key"
+    else:
+        a = agent(Script())
+        args = ["--svc-param", f"X-Auth-Token:{secret}"]
+        header = "x-auth-token"
+    r = cli.run("send", "--text", "hi", *card_ref(a), *args, "--debug", "--verbose")
+    assert r.exit_code == 0, f"expected exit 0 under --debug, got {r.exit_code}; stderr: {r.stderr_text!r}"
+    reqs = _protocol_requests(a)
+    assert all(secret in req.headers.get(header, "") for req in reqs), (
+        f"the credential did not reach the agent in {header!r}, so its redaction proves nothing")
+    assert r.stderr_text.strip(), "--debug printed no diagnostics at all on stderr"
+    leaks = [f"{form} on {name}" for name, text in (("stdout", r.stdout_text), ("stderr", r.stderr_text))
+             for form, needle in encoded_forms(secret).items() if needle in text]
+    assert not leaks, f"the {which} credential appears unredacted in diagnostics: {', '.join(leaks)}"
