@@ -18,23 +18,24 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.fixtures.reference_cli.defects import DEFECTS
+from conformance.fixtures.reference_cli.defects import DEFECTS, SKILL_PATH, materialize_skill
 from conformance.registry import default_registry
 
 TIER1 = [r.id for r in default_registry().select(family="a2acli", tier=1)]
 DETECTED = ("fail", "partial")
 
 
-def run_cli_suite(tmp: Path, only: list[str], env: dict[str, str] | None = None, jobs: int = 1) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "conformance.command", "cli", "--report-dir", str(tmp), "--jobs", str(jobs),
-           "--only", *only]
+def run_cli_suite(tmp: Path, only: list[str], env: dict[str, str] | None = None, jobs: int = 1,
+                  skill: Path = SKILL_PATH) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "conformance.command", "cli", "--report-dir", str(tmp / "report"),
+           "--jobs", str(jobs), "--skill", str(skill), "--only", *only]
     for k, v in (env or {}).items():
         cmd += ["--env", f"{k}={v}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=dict(os.environ),
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"the run itself failed (exit {proc.returncode}): {proc.stderr[-2000:]}"
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    report = yaml.safe_load((tmp / "compliance-report.yaml").read_text(encoding="utf-8"))
+    report = yaml.safe_load((tmp / "report" / "compliance-report.yaml").read_text(encoding="utf-8"))
     assert isinstance(report, dict)
     return report
 
@@ -65,8 +66,11 @@ def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None
     ids = [rid for rid in DEFECTS[defect].requirements if rid in TIER1]
     if not ids:
         pytest.fail(f"defect {defect!r} names no Tier 1 id; the Tier 1 matrix cannot exercise it")
-    report = run_cli_suite(tmp_path, ids, env={"REFCLI_DEFECTS": defect})
+    # File defects (the skill layout) cannot be switched by the environment: lay the skill out as shipped
+    # under this defect and point --skill at it, as a vendor would for their own tool.
+    skill = materialize_skill(tmp_path / "skill", {defect})[0]
+    report = run_cli_suite(tmp_path, ids, env={"REFCLI_DEFECTS": defect}, skill=skill)
     reqs = report["requirements"]
     survived = {rid: reqs[rid]["status"] for rid in ids if reqs[rid]["status"] not in DETECTED}
     assert not survived, (f"defect {defect!r} ({DEFECTS[defect].description}) was not caught: {survived}; "
-                          f"see {tmp_path}/summary.md")
+                          f"see {tmp_path}/report/summary.md")
