@@ -7,7 +7,6 @@ and every JSON result is also read strictly into the SDK's protobuf type (the se
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -283,27 +282,22 @@ def test_protocol_error_is_named_alike_on_every_transport(
     assert len(set(codes.values())) == 1, f"the same protocol error differs by transport: {codes}"
 
 
-def closed_loopback_port() -> int:
-    """A loopback port nothing listens on (bound, then closed)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.requirement("A2ACLI_OUT_004")
-def test_local_failure_carries_an_appendix_d_code_and_a_hint(cli: Cli, record_error_code: RecordCode) -> None:
-    """An agent that cannot be reached (a closed loopback port) is a CLI-local failure: the envelope's
-    code is one of Appendix D's A2ACLI_ERR_* codes (never a home-made one), and a hint is given.
+def test_local_failure_carries_an_appendix_d_code_and_a_hint(
+        cli: Cli, agent: StartAgent, record_error_code: RecordCode) -> None:
+    """A malformed flag is a CLI-local failure: the envelope's code is one of Appendix D's
+    A2ACLI_ERR_* codes (never a home-made one), and a hint is given.
 
     Catches defect `no-error-envelope` and invented codes in the A2ACLI_ERR_ namespace.
     """
-    r = cli.run("task", "get", "out4-any", "-a", f"http://127.0.0.1:{closed_loopback_port()}", "-o", "json")
-    assert r.exit_code not in (0, None), f"an unreachable agent exited {r.exit_code}; {shown(r)}"
+    a = agent()
+    r = cli.run("send", "--text", "x", "--no-such-option-out4", *card_ref(a), "-o", "json")
+    assert r.exit_code not in (0, None), f"an unknown option exited {r.exit_code}; {shown(r)}"
     env, _ = find_error_envelope(r.stdout_text, r.stderr_text)
-    assert env is not None, f"no Appendix B error envelope for an unreachable agent; {shown(r)}"
+    assert env is not None, f"no Appendix B error envelope for a usage error; {shown(r)}"
     code = env.get("code")
     if isinstance(code, str) and code.startswith("A2ACLI_ERR_"):
-        record_error_code(code, "unreachable agent (closed loopback port)")
+        record_error_code(code, "unknown option")
     assert code in error_codes(), f"a CLI-local failure must carry an Appendix D code, got {code!r}; {env!r}"
     assert isinstance(env.get("hint"), str) and env["hint"].strip(), f"no hint in the envelope: {env!r}"
 
