@@ -238,7 +238,7 @@ def test_wait_falls_back_to_polling_when_the_stream_drops(cli: Cli, agent: Start
     a = agent(Script(send=flow, drop_stream_after=1))
     for extra in ((), ("--stream",)):
         a.clear_requests()
-        r = cli.run("send", "--text", "stream then drop", *extra, *card_ref(a))
+        r = cli.run("send", "--text", "stream then drop", *extra, *card_ref(a), "--poll-interval", POLL_FLAG)
         streamed = [q for q in a.a2a_requests() if q.operation == "SendStreamingMessage"]
         if streamed:
             break
