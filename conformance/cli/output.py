@@ -194,3 +194,10 @@ def json_find(obj: Any, key: str) -> list[Any]:
         for v in obj:
             out.extend(json_find(v, key))
     return out
+
+
+def shown(result: Any) -> str:
+    """A CLI result as a failure message quotes it: exit status, stdout and stderr (repr'd, capped)."""
+    out = getattr(result, "stdout_text", "")
+    err = getattr(result, "stderr_text", "")
+    return f"exit {getattr(result, 'exit_code', None)}; stdout: {out[:3000]!r}; stderr: {err[:3000]!r}"
