@@ -25,7 +25,8 @@ from conformance.evidence import MARK, Evidence, EvidenceStore, SecretSet, redac
 
 SENTINEL = "\x00"
 # Every code point except surrogates and the sentinel: letters, digits, punctuation, spaces, controls, emoji.
-CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters=SENTINEL)
+CHARS = st.one_of(st.sampled_from("<>&\"'\\|:/+=%#@?\n\t\r \x1b"),
+                  st.characters(blacklist_categories=("Cs",), blacklist_characters=SENTINEL))
 SECRETS = st.text(CHARS, min_size=4, max_size=24)
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 
