@@ -228,6 +228,15 @@ def test_per_transport_statuses_are_kept_and_any_failing_transport_blocks(
         assert all(s in (PASS, NA) for s in v.transports.values())
 
 
+@given(st.sampled_from(REQS).flatmap(lambda r: st.tuples(st.just(r), outcome_sets(r))), st.randoms())
+def test_verdict_does_not_depend_on_the_order_tests_finished(case: tuple[Requirement, list[Outcome]],
+                                                             rnd: Any) -> None:
+    req, outs = case
+    shuffled = list(outs)
+    rnd.shuffle(shuffled)
+    assert requirement_verdict(req, shuffled) == requirement_verdict(req, outs)
+
+
 # ── rollup ───────────────────────────────────────────────────────────────────────────────────
 
 ROLLUP_REQS = [
