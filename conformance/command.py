@@ -31,6 +31,9 @@ from conformance.registry import FAMILIES, RegistryError, default_registry
 EXIT_OK, EXIT_UNSATISFIED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
 REFERENCE_CLI = [sys.executable, "-m", "conformance.fixtures.reference_cli"]
 ROLES = ("operator", "user", "agent")
+#: Load the plugin exactly once: block its pytest11 entry point (present once the package is installed),
+#: then load it by module name (which also works from a checkout, where no entry point exists).
+PLUGIN_ARGS = ("-p", "no:agentd_conformance", "-p", "conformance.plugin")
 
 
 class UsageFailure(Exception):
@@ -213,7 +216,7 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     ctx.dump(ctx_path)
     report_dir.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pytest", str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
-           "--rootdir", str(SUITES_DIR), "-p", "conformance.plugin", "-p", "no:cacheprovider",
+           "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
            "--basetemp", str(tmp / "basetemp")]
