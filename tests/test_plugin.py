@@ -10,6 +10,7 @@ evidence is written redacted; the same run under pytest-xdist gives the same rep
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -249,6 +250,17 @@ def test_plugin_loads_once_when_its_entry_point_is_installed_too(suite: pytest.P
     result = suite.runpytest_subprocess(*_args(report, "-k", "test_passes"), timeout=120)
     assert result.ret == pytest.ExitCode.OK, result.stderr.str()
     assert _load(report)["requirements"]["A2ACLI_SEND_001"]["status"] == "pass"
+
+
+def test_no_private_folder_with_secrets_is_left_behind(suite: pytest.Pytester, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    result = suite.runpytest(*_args(suite.path / "report", "-k", "test_secret_in_evidence"))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    left = [p for p in scratch.iterdir() if p.name.startswith("agentd-conformance-")]
+    assert not left, f"left behind: {[sorted(x.name for x in p.iterdir()) for p in left]}"
 
 
 def _comparable(data: dict[str, Any]) -> dict[str, Any]:

@@ -184,6 +184,17 @@ SECRETS = st.text(st.one_of(st.sampled_from("<>&\"'\\|:/+=%#\n\t\r \x1b"),
                   min_size=4, max_size=16)
 
 
+def _strings(obj: Any) -> list[str]:
+    """Every string (keys too) in parsed YAML; other scalars are not text a secret could hide in."""
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [t for k, v in obj.items() for t in (*_strings(k), *_strings(v))]
+    if isinstance(obj, list):
+        return [t for v in obj for t in _strings(v)]
+    return []
+
+
 def _decoded_texts(folder: Path) -> list[tuple[str, str]]:
     """(file, text) for every file as written, plus what a YAML or XML reader decodes from it."""
     out: list[tuple[str, str]] = []
@@ -195,7 +206,7 @@ def _decoded_texts(folder: Path) -> list[tuple[str, str]]:
         if path.suffix == ".yaml":
             # Redaction may break the YAML when a secret spells a word of the layout; the text is checked above.
             with contextlib.suppress(yaml.YAMLError):
-                out.append((f"{path} (parsed)", repr(yaml.safe_load(text))))
+                out.extend((f"{path} (parsed)", t) for t in _strings(yaml.safe_load(text)))
         if path.suffix == ".xml":
             try:
                 root = ET.fromstring(text.split("\n", 1)[1])
