@@ -25,13 +25,18 @@ import yaml
 
 from conformance import __version__
 from conformance.context import RunContext, private_dir
-from conformance.evidence import slug
+from conformance.evidence import MIN_SECRET_LEN, SecretSet, redact_tree, slug
 from conformance.paths import PACKAGE_DIR, SUITES_DIR
 from conformance.registry import FAMILIES, RegistryError, default_registry
 
 EXIT_OK, EXIT_UNSATISFIED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
+#: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
+COMPLETED = (0, 1, 5)
 REFERENCE_CLI = [sys.executable, "-m", "conformance.fixtures.reference_cli"]
 ROLES = ("operator", "user", "agent")
+#: Load the plugin exactly once: block its pytest11 entry point (present once the package is installed),
+#: then load it by module name (which also works from a checkout, where no entry point exists).
+PLUGIN_ARGS = ("-p", "no:agentd_conformance", "-p", "conformance.plugin")
 
 
 class UsageFailure(Exception):
@@ -179,13 +184,13 @@ def _tool_version(prefix: list[str]) -> str | None:
 
 
 def _load_adapter(path: str) -> dict[str, Any]:
+    p = Path(path)
+    if not p.is_file():
+        raise UsageFailure(f"--adapter: no such file: {path}")
     try:
         from conformance.cli.adapter import Adapter, AdapterError
     except ImportError as exc:  # pragma: no cover - the driver ships with the package
         raise HarnessFailure(f"the adapter support is missing: {exc}") from exc
-    p = Path(path)
-    if not p.is_file():
-        raise UsageFailure(f"--adapter: no such file: {path}")
     try:
         adapter = Adapter.load(p)
     except AdapterError as exc:
@@ -227,8 +232,10 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     ctx_path = tmp / "context.json"
     ctx.dump(ctx_path)
     report_dir.mkdir(parents=True, exist_ok=True)
+    # A report left by an earlier run into the same folder must never be read as this run's result.
+    (report_dir / "compliance-report.yaml").unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "pytest", str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
-           "--rootdir", str(SUITES_DIR), "-p", "conformance.plugin", "-p", "no:cacheprovider",
+           "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
            "--basetemp", str(tmp / "basetemp")]
@@ -257,12 +264,28 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
                 proc.wait(timeout=30)
                 raise
     finally:
+        _sweep(report_dir, ctx, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sweep(report_dir: Path, ctx: RunContext, secret_dir: Path) -> None:
+    """Redact the whole report folder once the child has exited.
+
+    pytest writes failure details to pytest.log after the plugin's own sweep, so a secret a check
+    registered (kept by the plugin in ``secret_dir``) could otherwise survive there.
+    """
+    secrets = SecretSet(ctx.secrets)
+    for path in secret_dir.glob("secrets-*.json"):
+        try:
+            secrets.load(path)
+        except (OSError, ValueError):
+            continue
+    redact_tree(report_dir, secrets)
 
 
 def _read_report(report_dir: Path, code: int) -> dict[str, Any]:
     path = report_dir / "compliance-report.yaml"
-    if code in (2, 3, 4) or not path.is_file():
+    if code not in COMPLETED or not path.is_file():
         raise HarnessFailure(f"the harness could not complete the run (pytest exit {code}); "
                              f"see {report_dir / 'pytest.log'}")
     try:
@@ -341,6 +364,10 @@ def _pairs(values: list[str], flag: str, keys: Sequence[str] | None = None) -> d
 
 def _cmd_agent(args: argparse.Namespace) -> int:
     tokens = _pairs(args.token, "--token", ROLES)
+    short = [role for role, tok in tokens.items() if len(tok) < MIN_SECRET_LEN]
+    if short:
+        raise UsageFailure(f"--token: the token for {', '.join(short)} is shorter than {MIN_SECRET_LEN} "
+                           "characters and could not be redacted safely")
     facts = _pairs(args.fact, "--fact")
     if args.jobs < 1:
         raise UsageFailure("--jobs must be at least 1")

@@ -65,7 +65,8 @@ class SecretSet:
             raise TypeError("a secret must be a string")
         if len(secret) < MIN_SECRET_LEN:
             raise ValueError(f"a secret must have at least {MIN_SECRET_LEN} characters to be redacted safely")
-        forms = {secret, json.dumps(secret)[1:-1], quote(secret, safe=""), quote_plus(secret, safe="")}
+        forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
+                 quote(secret), quote(secret, safe=""), quote_plus(secret, safe="")}
         forms |= _b64_forms(secret.encode())
         with self._lock:
             self._secrets.add(secret)
@@ -130,12 +131,24 @@ class EvidenceStore:
 
     def write(self, requirement: str, name: str, payload: Any) -> str:
         """Write one evidence document; returns its path relative to the report folder."""
-        rel = Path("evidence") / slug(requirement) / f"{slug(name)}.json"
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = Path("evidence") / slug(requirement)
+        (self.root / folder).mkdir(parents=True, exist_ok=True)
         text = json.dumps(self.secrets.redact_obj(payload), indent=2, sort_keys=False, default=str)
-        path.write_text(self.secrets.redact(text) + "\n", encoding="utf-8")
-        return rel.as_posix()
+        data = (self.secrets.redact(text) + "\n").encode("utf-8")
+        base = slug(name)
+        n = 1
+        while True:
+            # Two checks can slug to the same name (same test name in two modules, truncated ids, two
+            # xdist workers): take the first free name atomically, never overwrite earlier evidence.
+            rel = folder / (f"{base}.json" if n == 1 else f"{base}-{n}.json")
+            try:
+                fd = os.open(self.root / rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                n += 1
+                continue
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            return rel.as_posix()
 
 
 class Evidence:

@@ -10,6 +10,7 @@ also under pytest-xdist — computes the verdicts and writes the report folder.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from collections import defaultdict
@@ -54,6 +55,8 @@ class _RunState:
             self.context.scope = [s.strip() for s in scope.split(",") if s.strip()]
         self.progress = bool(config.getoption("conformance_progress"))
         self.secrets = SecretSet(self.context.secrets)
+        #: True when this process made the private folder itself (no command around it): remove it at the end.
+        self.owns_secret_dir = not self.is_worker and not self.context.secret_dir
         if self.is_worker:
             self.secret_dir = Path(config.workerinput["conformance_secret_dir"])  # type: ignore[attr-defined]
         else:
@@ -103,6 +106,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = state
     if not state.is_worker:
         config.pluginmanager.register(_Controller(state), "agentd-conformance-controller")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the private folder this process made: it holds the run's secrets in clear."""
+    state = config.stash.get(_STATE, None)
+    if state is not None and state.owns_secret_dir:
+        shutil.rmtree(state.secret_dir, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -70,7 +70,10 @@ def _describe(o: Outcome) -> str:
 
 def requirement_verdict(req: Requirement, outcomes: Iterable[Outcome]) -> Verdict:
     """The status of one requirement from all of its tests' outcomes."""
-    outs = [o for o in outcomes if o.requirement == req.id]
+    # Sorted, so the verdict (note, evidence order) does not depend on the order tests finished in
+    # (xdist schedules differently on every run): the same results always give the same report.
+    outs = sorted((o for o in outcomes if o.requirement == req.id),
+                  key=lambda o: (o.nodeid, o.transport or "", o.part or "", o.status, o.message))
     evidence = tuple(dict.fromkeys(e for o in outs for e in o.evidence))
     if not outs:
         return Verdict(req.id, NOT_MEASURED, NO_CHECK, tests=0)

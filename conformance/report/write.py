@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -63,9 +65,19 @@ def render_summary(report: dict[str, Any], registry: Registry, family: str) -> s
     return "\n".join(lines) + "\n"
 
 
+# Code points XML 1.0 cannot carry at all (not even escaped); a check's message may quote raw terminal output.
+_XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _XML_ILLEGAL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def render_junit(outcomes: Iterable[Outcome], family: str) -> str:
     """JUnit XML with one testcase per (test, requirement) outcome."""
-    outs = list(outcomes)
+    outs = [dataclasses.replace(o, nodeid=_xml_text(o.nodeid), message=_xml_text(o.message),
+                                transport=_xml_text(o.transport) if o.transport else o.transport)
+            for o in outcomes]
     suite = ET.Element("testsuite", name=f"agentd-conformance.{family}", tests=str(len(outs)),
                        failures=str(sum(o.status == FAIL for o in outs)),
                        skipped=str(sum(o.status in (NOT_MEASURED, NA) for o in outs)))
@@ -89,16 +101,31 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _redact_values(obj: Any, secrets: SecretSet) -> Any:
+    """Redact every string value but keep the report's own keys (ids, field names), so a secret that
+    happens to spell a layout word cannot make rendering fail; the rendered text is swept again after."""
+    if isinstance(obj, str):
+        return secrets.redact(obj)
+    if isinstance(obj, dict):
+        return {k: _redact_values(v, secrets) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_redact_values(v, secrets) for v in obj]
+    return obj
+
+
 def write_report(out_dir: Path, registry: Registry, family: str, verdicts: Mapping[str, Verdict],
                  run: RunInfo, outcomes: Iterable[Outcome] = (), secrets: SecretSet | None = None,
                  breakdown: Mapping[str, Mapping[str, Any]] | None = None,
                  error_codes: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Write the report folder; returns the report dict. Raises ReportWriteError on any failure."""
     secrets = secrets or SecretSet()
-    outs = list(outcomes)
+    # Redact before rendering: XML escaping (&quot; &lt; &#10;) would hide a secret from the text sweep.
+    outs = [dataclasses.replace(o, nodeid=secrets.redact(o.nodeid), message=secrets.redact(o.message),
+                                transport=secrets.redact(o.transport) if o.transport else o.transport)
+            for o in outcomes]
     try:
         report = build_report(registry, family, verdicts, run, breakdown, error_codes)
-        report = secrets.redact_obj(report)
+        report = _redact_values(report, secrets)
         out_dir.mkdir(parents=True, exist_ok=True)
         _write(out_dir / "compliance-report.yaml", secrets.redact(render_report(report, registry, family)))
         _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry, family)))

@@ -10,19 +10,36 @@ from typing import Any
 
 import yaml
 
+#: Characters YAML reads as line breaks: a scalar holding one is written double-quoted, escaped on one line.
+_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+
+
+def _style(value: Any) -> str | None:
+    return '"' if isinstance(value, str) and any(b in value for b in _BREAKS) else None
+
 
 def scalar(value: Any) -> str:
-    """One YAML scalar, quoted when it needs to be."""
-    text = yaml.safe_dump(value, default_flow_style=True, width=10**6, allow_unicode=True)
+    """One YAML scalar (block context), quoted when it needs to be; always a single line."""
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**6, allow_unicode=True,
+                          default_style=_style(value))
     text = text.strip()
     if text.endswith("\n...") or text.endswith("..."):
         text = text.rsplit("\n", 1)[0].strip() if "\n" in text else text[:-3].strip()
     return text
 
 
+def _flow_scalar(value: Any) -> str:
+    """One scalar as it must be written inside a flow collection (where ``,{}[]`` are indicators)."""
+    if isinstance(value, dict | list):
+        return scalar(value)
+    text = yaml.safe_dump([value], default_flow_style=True, width=10**6, allow_unicode=True,
+                          default_style=_style(value)).strip()
+    return text[1:-1]
+
+
 def flow(mapping: dict[str, Any]) -> str:
     """A one-line flow mapping: ``{a: 1, b: no}``."""
-    return "{" + ", ".join(f"{k}: {scalar(v)}" for k, v in mapping.items()) + "}"
+    return "{" + ", ".join(f"{k}: {_flow_scalar(v)}" for k, v in mapping.items()) + "}"
 
 
 def block(mapping: dict[str, Any], indent: int = 0, flow_keys: frozenset[str] = frozenset()) -> list[str]:

@@ -1,0 +1,176 @@
+"""The ``agentd-conformance`` command, run as a real subprocess.
+
+It proves the exit-code contract (0 completed, 1 required tier unsatisfied, 2 usage error, 3 harness
+could not run), that every error is one line with no traceback, that ``registry`` and ``template``
+print what the registry holds, and that ``cli --exe /bin/true`` runs to a fail-closed report while no
+suites exist (pytest's "no tests collected" is a completed run, not an error).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.command import HarnessFailure, _read_report, run_suite
+from conformance.context import RunContext
+from conformance.paths import PACKAGE_DIR
+
+ROOT = PACKAGE_DIR.parent
+TEMPLATE = ROOT / "compliance-report.template.yaml"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The command with ``args``; its stderr must never hold a traceback, whatever happened."""
+    proc = subprocess.run([sys.executable, "-m", "conformance.command", *args], capture_output=True, text=True,
+                          env=_env(), cwd=cwd, timeout=120, stdin=subprocess.DEVNULL)
+    assert "Traceback" not in proc.stderr, f"traceback on stderr for {args}: {proc.stderr}"
+    return proc
+
+
+def test_help_lists_the_commands() -> None:
+    r = run("--help")
+    assert r.returncode == 0, r.stderr
+    for word in ("registry", "template", "cli", "agent"):
+        assert word in r.stdout
+
+
+def test_no_command_is_a_usage_error() -> None:
+    assert run().returncode == 2
+
+
+def test_registry_text_lists_all_66() -> None:
+    r = run("registry", "--family", "a2acli")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("66 requirement(s)")
+    assert "A2ACLI_SKILL_001" in r.stdout and "(conditional)" in r.stdout
+
+
+def test_registry_tier_1_gives_39_rows_in_every_format() -> None:
+    as_json = json.loads(run("registry", "--family", "a2acli", "--tier", "1", "--format", "json").stdout)
+    as_yaml = yaml.safe_load(run("registry", "--family", "a2acli", "--tier", "1", "--format", "yaml").stdout)
+    text = run("registry", "--family", "a2acli", "--tier", "1").stdout
+    assert len(as_json) == 39 and as_json == as_yaml
+    assert {row["tier"] for row in as_json} == {1}
+    assert text.strip().endswith("39 requirement(s)")
+
+
+def test_template_prints_the_committed_file() -> None:
+    r = run("template")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == TEMPLATE.read_text(encoding="utf-8")
+
+
+def test_cli_run_without_suites_writes_a_fail_closed_report(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    r = run("cli", "--exe", "/bin/true", "--report-dir", str(report), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    data = yaml.safe_load((report / "compliance-report.yaml").read_text(encoding="utf-8"))
+    assert len(data["requirements"]) == 66
+    for rid, entry in data["requirements"].items():
+        assert (entry["status"], entry["note"]) == ("not_measured", "no check implemented"), rid
+    assert not any(row["satisfied"] for row in data["summary"].values())
+    assert data["report"]["tier_claimed"] is None and data["report"]["adapter_used"] is False
+    assert (report / "summary.md").is_file() and (report / "junit.xml").is_file()
+    assert "tier_1" in r.stdout and "Tier claimed: none" in r.stdout
+
+
+def test_require_tier_unsatisfied_exits_1(tmp_path: Path) -> None:
+    r = run("cli", "--exe", "/bin/true", "--report-dir", str(tmp_path / "r"), "--require-tier", "1", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "tier 1 is not satisfied" in r.stderr
+
+
+def test_missing_executable_is_one_line_exit_2(tmp_path: Path) -> None:
+    r = run("cli", "--exe", "/no/such", "--report-dir", str(tmp_path / "r"), cwd=tmp_path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "/no/such" in lines[0], r.stderr
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("cli", "--no-such-flag"), "--no-such-flag"),
+    (("--bogus",), "--bogus"),
+    (("cli", "--exe", "/bin/true", "--jobs", "0"), "--jobs"),
+    (("cli", "--exe", "/bin/true", "--only", "NOT_AN_ID"), "NOT_AN_ID"),
+    (("cli", "--exe", "/bin/true", "--tier", "7"), "--tier"),
+    (("cli", "--exe", "/bin/true", "--adapter", "missing.yaml"), "missing.yaml"),
+    (("cli", "--exe", "/bin/true", "--skill", "missing/SKILL.md"), "SKILL.md"),
+    (("agent", "--token", "bad"), "--token"),
+    (("agent", "--token", "root=abcdefgh"), "root"),
+    (("agent", "--token", "operator=abc"), "shorter"),
+    (("agent", "--url", "ftp://127.0.0.1/"), "--url"),
+    (("agent", "--launch", "nothing"), "nothing"),
+])
+def test_usage_errors_exit_2_with_one_line(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+    r = run(*args, "--report-dir", str(tmp_path / "r"), cwd=tmp_path) if args[0] in ("cli", "agent") \
+        else run(*args, cwd=tmp_path)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], r.stderr
+
+
+# ── a stale or missing report is never read as a result ────────────────────────────────────
+
+def _stale(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "compliance-report.yaml").write_text(
+        "summary:\n  tier_1: {total: 1, pass: 1, partial: 0, fail: 0, not_measured: 0, na: 0, satisfied: true}\n",
+        encoding="utf-8")
+
+
+@pytest.mark.parametrize("code", [2, 3, 4, -9, 137])
+def test_an_incomplete_pytest_run_is_a_harness_failure_even_beside_an_old_report(tmp_path: Path, code: int) -> None:
+    _stale(tmp_path)
+    with pytest.raises(HarnessFailure, match="could not complete"):
+        _read_report(tmp_path, code)
+
+
+def _suite(tmp_path: Path, body: str) -> Path:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_checks.py").write_text(body, encoding="utf-8")
+    return suite
+
+
+@pytest.fixture
+def child_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in _env().items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.mark.usefixtures("child_env")
+def test_run_suite_replaces_an_old_report_and_leaves_no_secret_in_the_folder(tmp_path: Path) -> None:
+    secret = "tok-91e7c0ffee42"
+    suite = _suite(tmp_path, (
+        "import pytest\n\n\n"
+        "@pytest.mark.requirement('A2ACLI_AUTH_004')\n"
+        "def test_leaks(run_secrets):\n"
+        f"    run_secrets.add('{secret}')\n"
+        f"    assert False, 'debug output held {secret}'\n"))
+    report = tmp_path / "report"
+    _stale(report)
+    code = run_suite(suite, RunContext(family="a2acli"), report, jobs=1, timeout=120)
+    assert code == 1
+    data: dict[str, Any] = _read_report(report, code)
+    assert data["requirements"]["A2ACLI_AUTH_004"]["status"] == "fail"
+    assert data["summary"]["tier_1"]["satisfied"] is False
+    log = (report / "pytest.log").read_text(encoding="utf-8")
+    assert "test_leaks" in log, "pytest's own output is kept"
+    for path in report.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(encoding="utf-8"), f"secret survives in {path}"
