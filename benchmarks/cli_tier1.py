@@ -26,7 +26,7 @@ def cli_process_seconds(report_dir: Path) -> tuple[float, int]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         for att in doc.get("attachments", []):
             if att.get("name", "").startswith("cli run ") and isinstance(att.get("data"), dict):
-                total += float(att["data"].get("duration") or 0.0)
+                total += float(att["data"].get("duration_s") or 0.0)
                 count += 1
     return total, count
 
