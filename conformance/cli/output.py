@@ -194,3 +194,15 @@ def json_find(obj: Any, key: str) -> list[Any]:
         for v in obj:
             out.extend(json_find(v, key))
     return out
+
+
+def has_token(text: str, value: str) -> bool:
+    """Does ``value`` (an identifier) appear in ``text`` whole, not as part of a longer identifier?
+
+    Identifiers are found by value (the agent knows the ids it made); a copy-pasteable id is one a
+    reader can select on its own, so it must be delimited by something that is not an identifier
+    character (letters, digits, ``-``, ``_``, ``.``).
+    """
+    if not value:
+        return False
+    return re.search(rf"(?<![A-Za-z0-9_.-]){re.escape(value)}(?![A-Za-z0-9_-])", text) is not None
