@@ -50,8 +50,7 @@ def _card_fetches(a: ScriptedAgent) -> list[str]:
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="host")
-def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any,
-                                                              agent: Callable[..., ScriptedAgent]) -> None:
+def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`card get -a http://127.0.0.1:<port>` fetches /.well-known/agent-card.json and presents it.
 
     Catches a CLI that requests the origin itself as the card.
@@ -59,7 +58,9 @@ def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any,
     a, name = _named_agent(agent)
     r = cli.run("card", "get", "-a", a.base_url)
     fetched = _card_fetches(a)
-    assert WELL_KNOWN_CARD_PATH in fetched, f"the well-known card path was never requested; GETs seen: {fetched}; {_seen(r)}"
+    assert WELL_KNOWN_CARD_PATH in fetched, (
+        f"the well-known card path was never requested; GETs seen: {fetched}; {_seen(r)}"
+    )
     _assert_card_presented(r, a, name)
 
 
@@ -70,14 +71,16 @@ def test_card_get_uses_an_explicit_card_url_as_is(cli: Any, agent: Callable[...,
     r = cli.run("card", "get", "-a", a.base_url + EXTRA_CARD_PATH)
     fetched = _card_fetches(a)
     assert fetched and fetched[0] == EXTRA_CARD_PATH, (
-        f"expected the first request to be GET {EXTRA_CARD_PATH}; GETs seen: {fetched}; {_seen(r)}")
+        f"expected the first request to be GET {EXTRA_CARD_PATH}; GETs seen: {fetched}; {_seen(r)}"
+    )
     _assert_card_presented(r, a, name)
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="file_path")
 @pytest.mark.parametrize("form", ["file-uri", "plain-path"])
-def test_card_get_reads_a_local_card_file(cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path,
-                                          form: str) -> None:
+def test_card_get_reads_a_local_card_file(
+    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, form: str
+) -> None:
     """A local card (`file://…` or a plain path) is read from disk, not fetched, and presented."""
     a, name = _named_agent(agent)
     path = a.card_file(tmp_path).resolve()
@@ -90,8 +93,9 @@ def test_card_get_reads_a_local_card_file(cli: Any, agent: Callable[..., Scripte
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="transport_selection")
 @pytest.mark.parametrize("first", ["JSONRPC", "HTTP+JSON"])
-def test_transport_follows_the_order_of_the_card_it_read(cli: Any, agent: Callable[..., ScriptedAgent],
-                                                          tmp_path: Path, first: str) -> None:
+def test_transport_follows_the_order_of_the_card_it_read(
+    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, first: str
+) -> None:
     """A `send` through a local card file goes to the card's first interface, on its binding.
 
     Both orders are tried, so a CLI hard-wired to one binding (or one that ignores the card and

@@ -21,15 +21,13 @@ from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
     CardSpec,
-    Data,
     MessageReply,
-    Raw,
     Script,
     ScriptedAgent,
     TaskFlow,
     Text,
-    Url,
 )
+from conformance.suites.cli.artifact_probe import RAW_SIZE, all_kinds_artifact, assert_every_part_rendered
 from conformance.wire.strict import read_strict
 
 #: A bound for checks where the CLI might wait forever: a hang becomes a fail well before the fixture's.
@@ -46,7 +44,9 @@ def _seen(r: CliResult) -> str:
 
 def _one_message(agent: ScriptedAgent, r: CliResult) -> dict[str, Any]:
     msgs = agent.sent_messages()
-    assert len(msgs) == 1, f"expected exactly one SendMessage/SendStreamingMessage, the agent got {len(msgs)}: {msgs!r}; {_seen(r)}"
+    assert len(msgs) == 1, (
+        f"expected exactly one SendMessage/SendStreamingMessage, the agent got {len(msgs)}: {msgs!r}; {_seen(r)}"
+    )
     return msgs[0]
 
 
@@ -74,7 +74,9 @@ def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Call
     assert strict.ok, f"the message the CLI sent is not a valid A2A Message: {strict.summary()}; message: {msg!r}"
     assert msg.get("messageId"), f"the message carries no messageId: {msg!r}"
     assert msg.get("role") == "ROLE_USER", f"expected role ROLE_USER, got {msg.get('role')!r}"
-    assert [p.get("text") for p in msg.get("parts", [])] == [text], f"expected one text part {text!r}, got {msg.get('parts')!r}"
+    assert [p.get("text") for p in msg.get("parts", [])] == [text], (
+        f"expected one text part {text!r}, got {msg.get('parts')!r}"
+    )
     assert not msg.get("taskId"), f"a new interaction must not name a task, got taskId {msg.get('taskId')!r}"
     tasks = a.tasks
     assert len(tasks) == 1, f"expected the agent to have created one task, it has {len(tasks)}"
@@ -86,8 +88,9 @@ def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Call
 
 @pytest.mark.requirement("A2ACLI_SEND_002", part="blocking_default")
 @pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
-def test_send_waits_for_the_terminal_state_by_default(cli: Any, agent: Callable[..., ScriptedAgent],
-                                                       streaming: bool) -> None:
+def test_send_waits_for_the_terminal_state_by_default(
+    cli: Any, agent: Callable[..., ScriptedAgent], streaming: bool
+) -> None:
     """Without flags, `send` returns only once the task is COMPLETED (scripted 0.5 s after WORKING).
 
     The reported state proves it waited: a CLI that returns on the first answer can only know
@@ -102,12 +105,14 @@ def test_send_waits_for_the_terminal_state_by_default(cli: Any, agent: Callable[
     out = r.stdout_text
     assert output.has_token(out, tasks[0].id), f"taskId {tasks[0].id} not in stdout; {_seen(r)}"
     assert output.state_matches(out, "TASK_STATE_COMPLETED"), (
-        f"send returned without the terminal state COMPLETED (it did not wait); {_seen(r)}")
+        f"send returned without the terminal state COMPLETED (it did not wait); {_seen(r)}"
+    )
 
 
 @pytest.mark.requirement("A2ACLI_SEND_002", part="async")
-def test_async_returns_identifiers_while_the_task_is_still_working(cli: Any,
-                                                                    agent: Callable[..., ScriptedAgent]) -> None:
+def test_async_returns_identifiers_while_the_task_is_still_working(
+    cli: Any, agent: Callable[..., ScriptedAgent]
+) -> None:
     """`send --async` exits 0 at once with taskId, contextId and the WORKING state.
 
     The task is scripted to complete only after 6 s; a CLI that ignores --async waits for it and
@@ -139,17 +144,22 @@ def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Any, agent: Ca
     Catches a CLI that never streams, or stops reading after the first event.
     """
     art = _tag("streamed-artifact")
-    flow = TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.4)),
-                    artifacts=(ArtifactSpec(parts=(Text(art),), at=0.2),))
+    flow = TaskFlow(
+        states=(("WORKING", 0.0), ("COMPLETED", 0.4)), artifacts=(ArtifactSpec(parts=(Text(art),), at=0.2),)
+    )
     a = agent(Script(send=flow, card=CardSpec(streaming=True)))
     r = cli.run("send", "--stream", "--text", _tag("stream"), "-a", a.base_url, timeout=HANG_BOUND)
     assert not r.timed_out, f"--stream did not finish within {HANG_BOUND}s; {_seen(r)}"
     assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
     ops = [q.operation for q in a.a2a_requests()]
-    assert "SendStreamingMessage" in ops, f"--stream on a streaming card never opened SendStreamingMessage; requests: {ops}"
+    assert "SendStreamingMessage" in ops, (
+        f"--stream on a streaming card never opened SendStreamingMessage; requests: {ops}"
+    )
     out = r.stdout_text
     assert art in out, f"the artifact streamed at 0.2 s is missing from the output; {_seen(r)}"
-    assert output.state_matches(out, "TASK_STATE_COMPLETED"), f"the terminal state COMPLETED is not reported; {_seen(r)}"
+    assert output.state_matches(out, "TASK_STATE_COMPLETED"), (
+        f"the terminal state COMPLETED is not reported; {_seen(r)}"
+    )
 
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="stream_unsupported")
@@ -164,15 +174,15 @@ def test_stream_without_streaming_capability_does_not_hang(cli: Any, agent: Call
     assert r.exit_code is not None, f"the CLI was ended by signal {r.term_signal}; {_seen(r)}"
     if r.exit_code == 0:
         assert output.state_matches(r.stdout_text, "TASK_STATE_COMPLETED"), (
-            f"exit 0 (fallback) but the task's terminal state COMPLETED is not reported; {_seen(r)}")
+            f"exit 0 (fallback) but the task's terminal state COMPLETED is not reported; {_seen(r)}"
+        )
     else:
         said = (r.stderr_text + r.stdout_text).strip()
         assert said, f"exit {r.exit_code} with no error message at all (not a clear error); {_seen(r)}"
 
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="message_only_reply")
-def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any,
-                                                               agent: Callable[..., ScriptedAgent]) -> None:
+def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """A stream that carries one Message (no task) and closes: exit 0 with the reply shown."""
     reply = _tag("message-only-reply")
     a = agent(Script(send=MessageReply(parts=(Text(reply),))))
@@ -185,45 +195,13 @@ def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any,
 
 # --------------------------------------------------------------------------- SEND_004
 
-RAW_SIZE = 423  # any size format ("423 bytes", "423 B") shows these digits
-
-
-def _all_kinds_artifact() -> tuple[ArtifactSpec, dict[str, str]]:
-    """One artifact with a text, a data, an inline-file and a URL-file part; the values to find."""
-    v = {
-        "text": _tag("artifact-text"),
-        "data_key": _tag("data-key"),
-        "data_value": _tag("data-value"),
-        "raw_name": _tag("inline") + ".bin",
-        "raw_type": "application/x-conformance-raw",
-        "url_name": _tag("remote") + ".pdf",
-        "url_type": "application/pdf",
-    }
-    parts = (
-        Text(v["text"]),
-        Data({v["data_key"]: v["data_value"]}),
-        Raw(b"\x00" * RAW_SIZE, filename=v["raw_name"], media_type=v["raw_type"]),
-        Url("http://127.0.0.1:9/files/remote.pdf", filename=v["url_name"], media_type=v["url_type"]),
-    )
-    return ArtifactSpec(parts=parts, name=_tag("artifact")), v
-
-
-def assert_every_part_rendered(r: CliResult, v: dict[str, str]) -> None:
-    """Every part kind of `_all_kinds_artifact` is visible in the text output (none dropped)."""
-    out = r.stdout_text
-    missing = [f"{k}={v[k]!r}" for k in ("text", "data_key", "data_value", "raw_name", "raw_type",
-                                         "url_name", "url_type") if v[k] not in out]
-    if str(RAW_SIZE) not in out:
-        missing.append(f"size of the inline file ({RAW_SIZE} bytes)")
-    assert not missing, f"parts dropped from the rendering, missing: {', '.join(missing)}; {_seen(r)}"
-
 
 @pytest.mark.requirement("A2ACLI_SEND_004")
 def test_send_renders_every_artifact_part_kind(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """Text output of a completed send shows the text part, the data part's JSON, and each file
     part's name and media type (plus the inline file's size). Catches a renderer that skips a kind.
     """
-    art, v = _all_kinds_artifact()
+    art, v = all_kinds_artifact()
     a = agent(Script(send=TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.2)), artifacts=(art,))))
     r = cli.run("send", "--text", _tag("render"), "-a", a.base_url)
     assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
@@ -233,18 +211,25 @@ def test_send_renders_every_artifact_part_kind(cli: Any, agent: Callable[..., Sc
 @pytest.mark.requirement("A2ACLI_SEND_004")
 def test_send_json_output_keeps_every_artifact_part(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`-o json` carries the artifact's four parts as the agent sent them (nothing stripped)."""
-    art, v = _all_kinds_artifact()
+    art, v = all_kinds_artifact()
     a = agent(Script(send=TaskFlow.single("COMPLETED", art)))
     r = cli.run("send", "--text", _tag("render"), "-o", "json", "-a", a.base_url)
     assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
     doc, problem = output.parse_json_document(r.stdout_text)
     assert problem is None, f"{problem}; {_seen(r)}"
-    parts = [p for arts in output.json_find(doc, "artifacts") if isinstance(arts, list)
-             for art_obj in arts if isinstance(art_obj, dict) for p in art_obj.get("parts", [])]
+    parts = [
+        p
+        for arts in output.json_find(doc, "artifacts")
+        if isinstance(arts, list)
+        for art_obj in arts
+        if isinstance(art_obj, dict)
+        for p in art_obj.get("parts", [])
+    ]
     kinds = [_part_kind(p) for p in parts]
     assert kinds == ["text", "data", "raw", "url"], f"artifact parts in -o json: {kinds}; {_seen(r)}"
     assert parts[0]["text"] == v["text"] and parts[1]["data"] == {v["data_key"]: v["data_value"]}, (
-        f"artifact content changed: {parts[:2]!r}")
+        f"artifact content changed: {parts[:2]!r}"
+    )
     assert len(base64.b64decode(parts[2]["raw"])) == RAW_SIZE, f"inline file bytes changed: {parts[2]!r}"
 
 
@@ -262,8 +247,9 @@ def _files(tmp_path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("A2ACLI_SEND_005")
-def test_media_type_binds_to_the_part_flag_before_it(cli: Any, agent: Callable[..., ScriptedAgent],
-                                                      tmp_path: Path) -> None:
+def test_media_type_binds_to_the_part_flag_before_it(
+    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
+) -> None:
     """`--media-type` sets the media type of exactly the part flag it follows, over any guess.
 
     `report.txt` is sent as application/pdf, the JSON data part as a vendor type; the leading text
@@ -271,9 +257,21 @@ def test_media_type_binds_to_the_part_flag_before_it(cli: Any, agent: Callable[.
     """
     f = _files(tmp_path)
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
-    r = cli.run("send", "--text", "lead", "--file", str(f["blob"]), "--media-type", "application/pdf",
-                "--data", str(f["data"]), "--media-type", "application/vnd.conformance+json",
-                "-a", a.base_url)
+    r = cli.run(
+        "send",
+        "--text",
+        "lead",
+        "--file",
+        str(f["blob"]),
+        "--media-type",
+        "application/pdf",
+        "--data",
+        str(f["data"]),
+        "--media-type",
+        "application/vnd.conformance+json",
+        "-a",
+        a.base_url,
+    )
     assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
     parts = _one_message(a, r).get("parts", [])
     types = [(_part_kind(p), p.get("mediaType")) for p in parts]
@@ -281,7 +279,8 @@ def test_media_type_binds_to_the_part_flag_before_it(cli: Any, agent: Callable[.
     assert types[1][1] == "application/pdf", f"--file part: expected mediaType application/pdf, got {types}"
     assert types[2][1] == "application/vnd.conformance+json", f"--data part: expected the vendor type, got {types}"
     assert types[0][1] not in ("application/pdf", "application/vnd.conformance+json"), (
-        f"a --media-type was applied to the text part it does not follow: {types}")
+        f"a --media-type was applied to the text part it does not follow: {types}"
+    )
 
 
 @pytest.mark.requirement("A2ACLI_SEND_005")
@@ -294,8 +293,9 @@ def test_media_type_without_a_part_flag_is_a_usage_error(cli: Any, agent: Callab
 
 
 @pytest.mark.requirement("A2ACLI_SEND_006")
-def test_part_flags_repeat_and_keep_command_line_order(cli: Any, agent: Callable[..., ScriptedAgent],
-                                                        tmp_path: Path) -> None:
+def test_part_flags_repeat_and_keep_command_line_order(
+    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
+) -> None:
     """`--text`, `--data`, `--file` (path and URL), `--text` arrive as five parts in that order:
     inline bytes for the path, a URL reference for the URL. Catches parts regrouped by kind or
     only one part kept.
@@ -304,8 +304,21 @@ def test_part_flags_repeat_and_keep_command_line_order(cli: Any, agent: Callable
     first, last = _tag("first"), _tag("last")
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     ref = f"{a.base_url}/files/{_tag('ref')}.pdf"
-    r = cli.run("send", "--text", first, "--data", str(f["data"]), "--file", str(f["blob"]),
-                "--file", ref, "--text", last, "-a", a.base_url)
+    r = cli.run(
+        "send",
+        "--text",
+        first,
+        "--data",
+        str(f["data"]),
+        "--file",
+        str(f["blob"]),
+        "--file",
+        ref,
+        "--text",
+        last,
+        "-a",
+        a.base_url,
+    )
     assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
     parts = _one_message(a, r).get("parts", [])
     kinds = [_part_kind(p) for p in parts]
