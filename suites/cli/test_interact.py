@@ -17,7 +17,7 @@ import pytest
 
 from conformance.cli import output
 from conformance.cli.runner import CliResult
-from conformance.fixtures.scripted_agent import Script, ScriptedAgent, TaskFlow
+from conformance.fixtures.scripted_agent import CardSpec, Script, ScriptedAgent, TaskFlow
 
 
 def _id(label: str) -> str:
@@ -105,11 +105,15 @@ def test_mismatched_context_id_is_sent_not_reconciled(cli: Any, agent: Callable[
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="refused_identifier")
-def test_unknown_task_id_fails_without_starting_a_task(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
+def test_unknown_task_id_fails_without_starting_a_task(
+    cli: Any, agent: Callable[..., ScriptedAgent], streaming: bool
+) -> None:
     """An unknown `--task-id` (agent: TaskNotFoundError) exits non-zero, names TaskNotFoundError,
     points at --debug, and the agent never received a message without that taskId (no new task).
+    Tried with and without the streaming capability, since a CLI may send by either method.
     """
-    a = agent(Script(send=TaskFlow.single("COMPLETED")))
+    a = agent(Script(send=TaskFlow.single("COMPLETED"), card=CardSpec(streaming=streaming)))
     missing = _id("no-such-task")
     r = cli.run("send", "--text", "reply", "--task-id", missing, "-a", a.base_url)
     assert r.exit_code not in (0, None), f"a refused --task-id must exit non-zero; {_seen(r)}"
