@@ -102,7 +102,7 @@ def test_transport_follows_the_order_of_the_card_it_read(
     guesses an endpoint) fails one of them.
     """
     order = ("JSONRPC", "HTTP+JSON") if first == "JSONRPC" else ("HTTP+JSON", "JSONRPC")
-    card = CardSpec(interfaces=tuple(Interface(b) for b in order))  # type: ignore[arg-type]
+    card = CardSpec(interfaces=tuple(Interface(b) for b in order))
     a = agent(Script(card=card, send=TaskFlow.single("COMPLETED")))
     ref = a.card_file(tmp_path).resolve().as_uri()
     r = cli.run("send", "--text", "which transport?", "-a", ref)
