@@ -201,3 +201,15 @@ def shown(result: Any) -> str:
     out = getattr(result, "stdout_text", "")
     err = getattr(result, "stderr_text", "")
     return f"exit {getattr(result, 'exit_code', None)}; stdout: {out[:3000]!r}; stderr: {err[:3000]!r}"
+
+
+def has_token(text: str, value: str) -> bool:
+    """Does ``value`` (an identifier) appear in ``text`` whole, not as part of a longer identifier?
+
+    Identifiers are found by value (the agent knows the ids it made); a copy-pasteable id is one a
+    reader can select on its own, so it must be delimited by something that is not an identifier
+    character (letters, digits, ``-``, ``_``, ``.``).
+    """
+    if not value:
+        return False
+    return re.search(rf"(?<![A-Za-z0-9_.-]){re.escape(value)}(?![A-Za-z0-9_-])", text) is not None

@@ -1,0 +1,57 @@
+"""An artifact with one part of every kind, and the check that a CLI's text output shows them all.
+
+Shared by the `send` and `task get` rendering checks (SPEC.md §10.2, §10.3): a text part must be
+shown as text, a data part as JSON, a file part by name, media type and (inline bytes) size.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from conformance.cli.runner import CliResult
+from conformance.fixtures.scripted_agent import ArtifactSpec, Data, Raw, Text, Url
+
+#: Size of the inline file part; any size format ("423 bytes", "423 B") shows these digits.
+RAW_SIZE = 423
+_SIZE = re.compile(rf"(?<![0-9A-Za-z_-]){RAW_SIZE}(?![0-9a-f-])")
+
+
+def _tag(label: str) -> str:
+    return f"{label}-{uuid.uuid4().hex[:12]}"
+
+
+def all_kinds_artifact() -> tuple[ArtifactSpec, dict[str, str]]:
+    """One artifact with a text, a data, an inline-file and a URL-file part; the values to find."""
+    v = {
+        "text": _tag("artifact-text"),
+        "data_key": _tag("data-key"),
+        "data_value": _tag("data-value"),
+        "raw_name": _tag("inline") + ".bin",
+        "raw_type": "application/x-conformance-raw",
+        "url_name": _tag("remote") + ".pdf",
+        "url_type": "application/pdf",
+    }
+    parts = (
+        Text(v["text"]),
+        Data({v["data_key"]: v["data_value"]}),
+        Raw(b"\x00" * RAW_SIZE, filename=v["raw_name"], media_type=v["raw_type"]),
+        Url("http://127.0.0.1:9/files/remote.pdf", filename=v["url_name"], media_type=v["url_type"]),
+    )
+    return ArtifactSpec(parts=parts, name=_tag("artifact")), v
+
+
+def assert_every_part_rendered(r: CliResult, v: dict[str, str]) -> None:
+    """Every part of `all_kinds_artifact` is visible in stdout: nothing dropped (AssertionError otherwise)."""
+    out = r.stdout_text
+    missing = [
+        f"{k}={v[k]!r}"
+        for k in ("text", "data_key", "data_value", "raw_name", "raw_type", "url_name", "url_type")
+        if v[k] not in out
+    ]
+    if not _SIZE.search(out):
+        missing.append(f"size of the inline file ({RAW_SIZE} bytes)")
+    assert not missing, (
+        f"parts dropped from the rendering, missing: {', '.join(missing)}; exit {r.exit_code}; "
+        f"stdout: {r.stdout_text!r}; stderr: {r.stderr_text!r}"
+    )

@@ -1,0 +1,113 @@
+"""`card get` (SPEC.md §10.1, §13.1): resolving an Agent Card reference and choosing a transport from it.
+
+A reference is a host/origin (the well-known path is appended), a full card URL (used as-is) or a
+local file (`file://` or a plain path). Checks find the card's unique name and its interface URLs
+in the output by value, and read which path the agent was asked for.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cli.runner import CliResult
+from conformance.fixtures.scripted_agent import (
+    WELL_KNOWN_CARD_PATH,
+    CardSpec,
+    Interface,
+    Script,
+    ScriptedAgent,
+    TaskFlow,
+)
+
+EXTRA_CARD_PATH = "/agents/conformance/card.json"
+
+
+def _seen(r: CliResult) -> str:
+    return f"exit {r.exit_code}, timed_out={r.timed_out}; stdout: {r.stdout_text!r}; stderr: {r.stderr_text!r}"
+
+
+def _named_agent(agent: Callable[..., ScriptedAgent], **card: Any) -> tuple[ScriptedAgent, str]:
+    name = f"card-probe-{uuid.uuid4().hex[:12]}"
+    return agent(Script(card=CardSpec(name=name, **card))), name
+
+
+def _assert_card_presented(r: CliResult, a: ScriptedAgent, name: str) -> None:
+    """The card was parsed and presented: exit 0, its name and every interface URL in stdout."""
+    assert r.exit_code == 0, f"expected exit 0 for card get; {_seen(r)}"
+    out = r.stdout_text
+    assert name in out, f"the card's name {name!r} is not in the output (card not read or not shown); {_seen(r)}"
+    for binding, url in (("JSONRPC", a.jsonrpc_url), ("HTTP+JSON", a.rest_url)):
+        assert url in out, f"the declared {binding} interface {url} is not presented; {_seen(r)}"
+
+
+def _card_fetches(a: ScriptedAgent) -> list[str]:
+    return [q.path for q in a.requests if q.method.startswith("GET ")]
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_001", part="host")
+def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+    """`card get -a http://127.0.0.1:<port>` fetches /.well-known/agent-card.json and presents it.
+
+    Catches a CLI that requests the origin itself as the card.
+    """
+    a, name = _named_agent(agent)
+    r = cli.run("card", "get", "-a", a.base_url)
+    fetched = _card_fetches(a)
+    assert WELL_KNOWN_CARD_PATH in fetched, (
+        f"the well-known card path was never requested; GETs seen: {fetched}; {_seen(r)}"
+    )
+    _assert_card_presented(r, a, name)
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_001", part="url")
+def test_card_get_uses_an_explicit_card_url_as_is(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+    """A full card URL (the card served at a non-standard path) is fetched exactly, nothing appended."""
+    a, name = _named_agent(agent, extra_path=EXTRA_CARD_PATH)
+    r = cli.run("card", "get", "-a", a.base_url + EXTRA_CARD_PATH)
+    fetched = _card_fetches(a)
+    assert fetched and fetched[0] == EXTRA_CARD_PATH, (
+        f"expected the first request to be GET {EXTRA_CARD_PATH}; GETs seen: {fetched}; {_seen(r)}"
+    )
+    _assert_card_presented(r, a, name)
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_001", part="file_path")
+@pytest.mark.parametrize("form", ["file-uri", "plain-path"])
+def test_card_get_reads_a_local_card_file(
+    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, form: str
+) -> None:
+    """A local card (`file://…` or a plain path) is read from disk, not fetched, and presented."""
+    a, name = _named_agent(agent)
+    path = a.card_file(tmp_path).resolve()
+    ref = path.as_uri() if form == "file-uri" else str(path)
+    r = cli.run("card", "get", "-a", ref)
+    _assert_card_presented(r, a, name)
+    fetched = [q.path for q in a.requests if q.binding == "CARD"]
+    assert not fetched, f"the CLI fetched the card over HTTP although it was given the local file {ref}: {fetched}"
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_001", part="transport_selection")
+@pytest.mark.parametrize("first", ["JSONRPC", "HTTP+JSON"])
+def test_transport_follows_the_order_of_the_card_it_read(
+    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, first: str
+) -> None:
+    """A `send` through a local card file goes to the card's first interface, on its binding.
+
+    Both orders are tried, so a CLI hard-wired to one binding (or one that ignores the card and
+    guesses an endpoint) fails one of them.
+    """
+    order = ("JSONRPC", "HTTP+JSON") if first == "JSONRPC" else ("HTTP+JSON", "JSONRPC")
+    card = CardSpec(interfaces=tuple(Interface(b) for b in order))
+    a = agent(Script(card=card, send=TaskFlow.single("COMPLETED")))
+    ref = a.card_file(tmp_path).resolve().as_uri()
+    r = cli.run("send", "--text", "which transport?", "-a", ref)
+    assert r.exit_code == 0, f"expected exit 0 for a send through the card file; {_seen(r)}"
+    protocol = [(q.binding, q.operation) for q in a.a2a_requests()]
+    assert protocol, f"the agent received no protocol request; {_seen(r)}"
+    wrong = [p for p in protocol if p[0] != first]
+    assert not wrong, f"the card lists {first} first, but requests came on {protocol}"
