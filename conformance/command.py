@@ -338,14 +338,7 @@ def _cmd_cli(args: argparse.Namespace) -> int:
         scope=scope, scope_note=note)
     sys.stderr.write(f"agentd-conformance: checking {shlex.join(prefix)} → {report_dir}\n")
     code = run_suite(SUITES_DIR / "cli", ctx, report_dir, args.jobs, args.timeout)
-    report = _read_report(report_dir, code)
-    _print_summary(report, report_dir)
-    if args.require_tier:
-        row = report["summary"].get(f"tier_{args.require_tier}", {})
-        if row.get("satisfied") is not True:
-            sys.stderr.write(f"agentd-conformance: tier {args.require_tier} is not satisfied\n")
-            return EXIT_UNSATISFIED
-    return EXIT_OK
+    return _conclude(report_dir, code, args.require_tier and f"tier_{args.require_tier}")
 
 
 def _pairs(values: list[str], flag: str, keys: Sequence[str] | None = None) -> dict[str, str]:
@@ -401,13 +394,16 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
     code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout)
+    return _conclude(report_dir, code, args.require_level and f"level_{args.require_level}")
+
+
+def _conclude(report_dir: Path, code: int, required: str | None) -> int:
+    """Read the finished report, print its summary, and judge the required tier or level."""
     report = _read_report(report_dir, code)
     _print_summary(report, report_dir)
-    if args.require_level:
-        row = report["summary"].get(f"level_{args.require_level}", {})
-        if row.get("satisfied") is not True:
-            sys.stderr.write(f"agentd-conformance: level {args.require_level} is not satisfied\n")
-            return EXIT_UNSATISFIED
+    if required and report["summary"].get(required, {}).get("satisfied") is not True:
+        sys.stderr.write(f"agentd-conformance: {required.replace('_', ' ')} is not satisfied\n")
+        return EXIT_UNSATISFIED
     return EXIT_OK
 
 
