@@ -197,6 +197,7 @@ class Observer:
     def __init__(self, instance: Any, recorder: Recorder) -> None:
         self.client = rpc_client(instance, "operator", recorder=recorder)
         self.feed = EVENTS in declared_uris(public_card(instance, recorder))
+        self._read: set[str] = set()  # tasks already read strictly
 
     def close(self) -> None:
         self.client.close()
@@ -206,15 +207,19 @@ class Observer:
         ids: set[str] = set()
         token: str | None = None
         for _ in range(1000):
-            params: dict[str, Any] = {"pageSize": 100}
+            params: dict[str, Any] = {"pageSize": 100, "historyLength": 0, "includeArtifacts": False}
             if token:
                 params["pageToken"] = token
             res = ok_result(self.client.call("ListTasks", params), "ListTasks as the operator")
-            tasks = res.get("tasks") or [] if isinstance(res, dict) else []
+            if not isinstance(res, dict):
+                fail(f"ListTasks answered a result that is not an object: {quote(res)}")
+            tasks = res.get("tasks") or []
             for i, t in enumerate(tasks):
-                strict(t, Task, f"$.result.tasks[{i}]", "a task ListTasks listed")
+                if not (isinstance(t, dict) and t.get("id") in self._read):
+                    strict(t, Task, f"$.result.tasks[{i}]", "a task ListTasks listed")
+                    self._read.add(t["id"])
                 ids.add(t["id"])
-            token = res.get("nextPageToken") if isinstance(res, dict) else None
+            token = res.get("nextPageToken")
             if not token:
                 break
         return frozenset(ids)
@@ -248,9 +253,14 @@ class Observer:
             return Snapshot(self.task_ids(), self.feed_seq(), None)
         return Snapshot(self.task_ids(), None, self.settings())
 
-    def changes(self, before: Snapshot) -> list[str]:
-        """What differs from ``before``: new tasks, feed events, configuration (empty: nothing)."""
-        after = self.snapshot()
+    def changes(self, before: Snapshot, *, tasks: bool = True, effects: bool = True) -> list[str]:
+        """What differs from ``before`` (empty: nothing): new tasks when ``tasks``; feed events and
+        configuration changes when ``effects``."""
+        after = Snapshot(
+            self.task_ids() if tasks else before.tasks,
+            self.feed_seq() if effects and before.feed_seq is not None else before.feed_seq,
+            self.settings() if effects and before.feed_seq is None else before.settings,
+        )
         out: list[str] = []
         new = sorted(after.tasks - before.tasks)
         if new:

@@ -80,14 +80,15 @@ class OpRunner:
         return known + sorted(o for o in ops if o not in ORDER)
 
     def send(self, op: str) -> RpcReply:
-        """Send ``op``; a Message answer's document is held to the op's result schema."""
-        reply = send_command(self.client, op, self.args_for(op))
+        return send_command(self.client, op, self.args_for(op))
+
+    def check_document(self, op: str, reply: RpcReply) -> None:
+        """A Message answer's document is held to the op's result schema (when the bundle has one)."""
         result = reply.result if reply.error is None and isinstance(reply.result, dict) else {}
         pointer = f"$defs/result/{op}"
         if "message" in result and self.bundles.has("command", pointer):
             doc = data_document(result["message"], f"the {op} reply")
             self.bundles.check("command", pointer, doc, f"the {op} result")
-        return reply
 
     def args_for(self, op: str) -> dict[str, Any]:
         if op == "workflow.run":

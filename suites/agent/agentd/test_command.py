@@ -217,9 +217,12 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: An
     wrong = []
     try:
         for op in runner.order(published):
-            kind = reply_kind(runner.send(op), op)
+            reply = runner.send(op)
+            kind = reply_kind(reply, op)
             if kind != published[op]:
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
+            elif kind == "message":
+                runner.check_document(op, reply)
     finally:
         runner.close()
     if wrong:
@@ -244,6 +247,7 @@ def _all_answered(runner: OpRunner, ops: tuple[str, ...]) -> None:
             problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
         else:
             reply_kind(reply, op)
+            runner.check_document(op, reply)
     if problems:
         fail("ops the page says are served here were refused: " + "; ".join(problems))
 
