@@ -26,6 +26,7 @@ from conformance.suites.agent.agentd.support import (
     EVENTS,
     EVENTS_METHOD,
     answer_message,
+    answer_task,
     data_document,
     declared_uris,
     ext,
@@ -34,7 +35,10 @@ from conformance.suites.agent.agentd.support import (
     quote,
     rpc_client,
     send_command,
+    send_params,
     strict,
+    text_message,
+    unique,
 )
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcStreamReply
@@ -340,3 +344,31 @@ class WebhookReceiver:
                     break
                 self._cond.wait(left)
             return list(self.deliveries)
+
+
+class Sentinel:
+    """A task the subscriber starts itself once its stream is open (in a context of its own); its
+    first task event on the feed shows that everything published before it has been delivered."""
+
+    def __init__(self) -> None:
+        self.context_id = unique("ctx")
+        self.task_id: str | None = None
+
+    def events(self, results: Results) -> list[dict[str, Any]]:
+        out = []
+        for ev in events_of(results):
+            task = (ev.get("data") or {}).get("task") if ev.get("kind") == "task" else None
+            if isinstance(task, dict) and (task.get("contextId") == self.context_id or
+                                           (self.task_id is not None and task.get("id") == self.task_id)):
+                out.append(ev)
+        return out
+
+    def seen(self, results: Results) -> bool:
+        return bool(self.events(results))
+
+    def send(self, client: JsonRpcClient, what: str = "the sentinel message") -> dict[str, Any]:
+        msg = text_message("sentinel")
+        msg["contextId"] = self.context_id
+        task = answer_task(client.call("SendMessage", send_params(msg)), what)
+        self.task_id = str(task.get("id"))
+        return task
