@@ -186,6 +186,42 @@ def read_feed(client: JsonRpcClient, params: Mapping[str, Any] | None, *, uris: 
     return client.stream(EVENTS_METHOD, dict(params or {}), headers=ext(*uris), deadline=deadline, until=until)
 
 
+def newest_seq(client: JsonRpcClient) -> int:
+    """The feed's newest seq, from the hello of a subscription that reads nothing else."""
+    reply = read_feed(client, {}, deadline=5.0, until=lambda e: True)
+    hello = hello_of(results_of(reply.payloads))
+    if hello is None or not isinstance(hello.get("seq"), int):
+        fail(f"the feed did not open with a hello carrying seq: {quote(reply.payloads[:2] or reply.json)}")
+    return int(hello["seq"])
+
+
+def read_replay(client: JsonRpcClient, from_seq: int | None, *, uris: Sequence[str] = (EVENTS,),
+                deadline: float = 5.0) -> RpcStreamReply:
+    """Subscribe (from ``from_seq``) and read the hello and the replay: until an event reaches the
+    hello's seq (an operator's feed carries every event), or at once when there is nothing past the
+    cursor; the deadline ends a replay that never gets there."""
+    state: dict[str, int] = {}
+
+    def until(ev: SseEvent) -> bool:
+        try:
+            result = ev.json().get("result")
+        except (ValueError, AttributeError):
+            return False
+        if not isinstance(result, dict):
+            return False
+        if isinstance(result.get("hello"), dict):
+            seq = result["hello"].get("seq")
+            state["seq"] = seq if isinstance(seq, int) else -1
+            return from_seq is None or state["seq"] <= from_seq
+        if isinstance(result.get("event"), dict) and "seq" in state:
+            seq = result["event"].get("seq")
+            return isinstance(seq, int) and seq >= state["seq"]
+        return False
+
+    params = {} if from_seq is None else {"fromSeq": from_seq}
+    return read_feed(client, params, uris=uris, deadline=deadline, until=until)
+
+
 # ---- the operator's view -------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -229,24 +265,11 @@ class Observer:
         return frozenset(ids)
 
     def feed_seq(self) -> int:
-        """The feed's newest seq, from the hello of a subscription that reads nothing else."""
-        reply = read_feed(self.client, {}, deadline=5.0, until=lambda e: True)
-        hello = hello_of(results_of(reply.payloads))
-        if hello is None or not isinstance(hello.get("seq"), int):
-            fail(f"the operator's feed did not open with a hello carrying seq: {quote(reply.payloads[:2])}")
-        return int(hello["seq"])
+        return newest_seq(self.client)
 
-    def feed_since(self, seq: int, newest: int) -> list[dict[str, Any]]:
-        """The events past ``seq`` up to ``newest`` as the operator's feed replays them."""
-        def seen_all(ev: SseEvent) -> bool:
-            try:
-                got = ev.json().get("result", {}).get("event", {}).get("seq", -1)
-            except (ValueError, AttributeError):
-                return False
-            return isinstance(got, int) and got >= newest
-
-        reply = read_feed(self.client, {"fromSeq": seq}, deadline=3.0, until=seen_all)
-        return events_of(results_of(reply.payloads))
+    def feed_since(self, seq: int) -> list[dict[str, Any]]:
+        """The events past ``seq`` as the operator's feed replays them."""
+        return events_of(results_of(read_replay(self.client, seq, deadline=3.0).payloads))
 
     def settings(self) -> Any:
         return data_document(answer_message(send_command(self.client, "config"), "config as the operator"),
@@ -270,7 +293,7 @@ class Observer:
         if new:
             out.append(f"ListTasks shows {len(new)} new task(s) {new[:5]}")
         if before.feed_seq is not None and after.feed_seq is not None and after.feed_seq != before.feed_seq:
-            evs = self.feed_since(before.feed_seq, after.feed_seq)
+            evs = self.feed_since(before.feed_seq)
             shown = [{"seq": e.get("seq"), "kind": e.get("kind"), "data": e.get("data")} for e in evs[:5]]
             out.append(f"the operator's feed moved from seq {before.feed_seq} to {after.feed_seq}: {quote(shown)}")
         if before.settings != after.settings:
