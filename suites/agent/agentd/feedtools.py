@@ -346,7 +346,8 @@ class WebhookReceiver:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/hook"
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{name}:{port}/hook"
 
     def __enter__(self) -> WebhookReceiver:
         self._thread.start()

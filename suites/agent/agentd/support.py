@@ -114,7 +114,7 @@ def public_card(instance: Any, recorder: Recorder) -> dict[str, Any]:
 
 def declared_uris(card: Mapping[str, Any]) -> list[str]:
     exts = (card.get("capabilities") or {}).get("extensions") or []
-    return [e.get("uri") for e in exts if isinstance(e, dict)]
+    return [str(e.get("uri")) for e in exts if isinstance(e, dict)]
 
 
 def ext(*uris: str) -> dict[str, str]:
@@ -451,6 +451,6 @@ def principals(
         tokens = {n: f"{n}-{_secrets.token_urlsafe(18)}" for n, _, _ in key}
         for tok in tokens.values():
             agent_targets.secrets.add(tok)
-        made = tuple(Principal(name=n, token=tokens[n], role=r, grants=frozenset(g)) for n, r, g in key)  # type: ignore[arg-type]
+        made = tuple(Principal(name=n, token=tokens[n], role=r, grants=frozenset(g)) for n, r, g in key)
         _PRINCIPALS[key] = (made, tokens)
     return _PRINCIPALS[key]

@@ -43,12 +43,12 @@ from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
 
-def annotations(task: dict[str, Any]) -> Any:
+def annotations_of(task: dict[str, Any]) -> Any:
     return (task.get("metadata") or {}).get(ANNOTATIONS)
 
 
 def _ann(task: dict[str, Any], what: str) -> dict[str, Any]:
-    ann = annotations(task)
+    ann = annotations_of(task)
     if not isinstance(ann, dict):
         fail(f"{what}: task {task.get('id')} carries no annotations object under metadata[{ANNOTATIONS!r}]; "
              f"metadata {quote(task.get('metadata'))}")
@@ -107,7 +107,7 @@ def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any
     inst = agent_targets.agentd(**standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (ANNOTATIONS,))
-    missing = [where for where, task in answers if not isinstance(annotations(task), dict)]
+    missing = [where for where, task in answers if not isinstance(annotations_of(task), dict)]
     if missing:
         fail(f"answers without the annotations object though task-annotations was activated: {missing}; "
              f"e.g. metadata {quote(dict(answers)[missing[0]].get('metadata'))}")
@@ -120,7 +120,7 @@ def test_no_answer_carries_annotations_without_activation(agent_targets: Any, re
     inst = agent_targets.agentd(**standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (EVENTS,))
-    leaked = [where for where, task in answers if annotations(task) is not None]
+    leaked = [where for where, task in answers if annotations_of(task) is not None]
     if leaked:
         fail(f"answers carrying annotations though task-annotations was not activated: {leaked}")
 
@@ -326,7 +326,7 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
         b.check("task-annotations", "", _ann(task, f"the task event seq {ev.get('seq')}"),
                 f"the annotations of task event seq {ev.get('seq')}")
     for ev in _sentinel_events(inst, recorder, (EVENTS,)):
-        if annotations(ev["data"]["task"]) is not None:
+        if annotations_of(ev["data"]["task"]) is not None:
             fail(f"task event seq {ev.get('seq')} carries annotations on a feed that did not activate them")
 
 

@@ -233,7 +233,7 @@ def _published_ops(card: dict[str, Any]) -> dict[str, str]:
     for e in (card.get("capabilities") or {}).get("extensions") or []:
         if isinstance(e, dict) and e.get("uri") == COMMAND:
             ops = (e.get("params") or {}).get("ops") or []
-            return {o["op"]: o.get("reply") for o in ops if isinstance(o, dict) and "op" in o}
+            return {str(o["op"]): str(o.get("reply")) for o in ops if isinstance(o, dict) and "op" in o}
     fail(f"the card declares no {COMMAND} with params.ops: {quote(card.get('capabilities'))}")
 
 
