@@ -1,0 +1,172 @@
+"""Running any built-in op as the operator, with arguments that name things that exist.
+
+An op refers to runs, subagents, tasks, sign-ins and sessions by name; :class:`OpRunner` creates
+what an op needs first (over the wire: a held workflow run, a subagent turn, a device sign-in from
+the card's device endpoint, a session from ``auth.sessions``) so the answer shows how the op
+replies, not that a name was unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from a2a.types.a2a_pb2 import SendMessageResponse
+
+from conformance.outcome import fail
+from conformance.suites.agent.agentd.support import (
+    Bundles,
+    answer_message,
+    answer_task,
+    data_document,
+    quote,
+    rpc_client,
+    send_command,
+    settled,
+    unique,
+)
+from conformance.wire import Recorder
+from conformance.wire.httpbase import HttpEndpoint
+from conformance.wire.jsonrpc import RpcReply
+from conformance.wire.strict import read_strict
+
+#: A safe order: reads first, things an op names before the op, destructive controls last.
+ORDER = (
+    "status", "config", "workflow.status", "subagent.status", "debug.events", "auth.device.pending",
+    "workflow.run", "plan.get", "run.get", "workflow.signal", "workflow.cancel",
+    "subagent.send", "subagent.get", "conversation.get", "subagent.kill",
+    "admin.cancel", "admin.set", "admin.pause", "admin.resume",
+    "auth.device.approve", "auth.device.deny", "auth.sessions", "auth.sessions.revoke", "admin.drain",
+)  # fmt: skip
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def reply_kind(reply: RpcReply, op: str) -> str:
+    """``message`` or ``task`` for an answer (read strictly), else a description of what came."""
+    if reply.status >= 500:
+        fail(f"{op}: HTTP {reply.status}; body {quote(reply.json or reply.body)}")
+    if reply.error is not None:
+        return f"refused {reply.error.code} {quote(reply.json.get('error'), 200)}"
+    got = read_strict(reply.result, SendMessageResponse, path="$.result")
+    if not got.ok:
+        fail(f"{op}: the answer is not a strict A2A SendMessageResponse: {got.summary()}")
+    result = reply.result if isinstance(reply.result, dict) else {}
+    if "message" in result:
+        return "message"
+    if "task" in result:
+        return "task"
+    return f"neither a Message nor a Task: {quote(result, 200)}"
+
+
+class OpRunner:
+    """The operator of one instance, able to send every built-in op with meaningful arguments."""
+
+    def __init__(self, instance: Any, recorder: Recorder, card: dict[str, Any], bundles: Bundles) -> None:
+        self.instance = instance
+        self.recorder = recorder
+        self.card = card
+        self.bundles = bundles
+        self.client = rpc_client(instance, recorder=recorder)
+        self._cache: dict[str, str] = {}
+
+    def close(self) -> None:
+        self.client.close()
+
+    @staticmethod
+    def order(ops: Any) -> list[str]:
+        """``ops`` in a safe order (ops this runner does not know go last)."""
+        known = [o for o in ORDER if o in ops]
+        return known + sorted(o for o in ops if o not in ORDER)
+
+    def send(self, op: str) -> RpcReply:
+        return send_command(self.client, op, self.args_for(op))
+
+    def check_document(self, op: str, reply: RpcReply) -> None:
+        """A Message answer's document is held to the op's result schema (when the bundle has one)."""
+        result = reply.result if reply.error is None and isinstance(reply.result, dict) else {}
+        pointer = f"$defs/result/{op}"
+        if "message" in result and self.bundles.has("command", pointer):
+            doc = data_document(result["message"], f"the {op} reply")
+            self.bundles.check("command", pointer, doc, f"the {op} result")
+
+    def args_for(self, op: str) -> dict[str, Any]:
+        if op == "workflow.run":
+            return {"workflow": "build"}
+        if op in ("plan.get", "run.get", "workflow.cancel"):
+            return {"runId": self._run_id()}
+        if op == "workflow.signal":
+            return {"runId": self._run_id(), "signal": "nudge"}
+        if op == "subagent.send":
+            return {"subagent": unique("sub"), "text": "hello"}
+        if op in ("subagent.get", "conversation.get", "subagent.kill"):
+            return {"subagent": self._subagent()}
+        if op == "admin.cancel":
+            return {"taskId": self._held_task()}
+        if op == "admin.set":
+            return {"path": "feed.note", "value": unique("note")}
+        if op in ("auth.device.approve", "auth.device.deny"):
+            return {"userCode": self._device_code()}
+        if op == "auth.sessions.revoke":
+            return {"session": self._session("agent")}
+        return {}
+
+    # ---- what ops name -------------------------------------------------------------------------
+    def _hold(self) -> dict[str, Any]:
+        return answer_task(send_command(self.client, "workflow.run", {"workflow": "hold"}),
+                           "workflow.run of the held workflow (to have a run to name)")
+
+    def _run_id(self) -> str:
+        if "run" not in self._cache:
+            task = self._hold()
+            status = data_document(answer_message(send_command(self.client, "workflow.status"), "workflow.status"),
+                                   "workflow.status")
+            runs = [r for r in status.get("runs") or [] if isinstance(r, dict) and r.get("taskId") == task["id"]]
+            if not runs or not isinstance(runs[0].get("runId"), str):
+                fail(f"workflow.status does not show the run of task {task['id']}: {quote(status)}")
+            self._cache["run"] = runs[0]["runId"]
+        return self._cache["run"]
+
+    def _held_task(self) -> str:
+        return str(self._hold()["id"])
+
+    def _subagent(self) -> str:
+        if "subagent" not in self._cache:
+            name = unique("sub")
+            task = answer_task(send_command(self.client, "subagent.send", {"subagent": name, "text": "hi"}),
+                               "subagent.send (to have a subagent to name)")
+            settled(self.client, task, "subagent.send")
+            self._cache["subagent"] = name
+        return self._cache["subagent"]
+
+    def _device_code(self) -> str:
+        """A pending sign-in: POST the card's device authorization endpoint (loopback only)."""
+        url = _device_endpoint(self.card)
+        if urlsplit(url).hostname not in _LOOPBACK:
+            fail(f"the card's device authorization endpoint {url!r} is not on loopback; the harness will not call it")
+        http = HttpEndpoint("", binding="JSONRPC", recorder=self.recorder)
+        try:
+            reply = http.send("POST", url, headers=[("Content-Type", "application/x-www-form-urlencoded")],
+                              content=b"client_id=agentd-conformance")
+        finally:
+            http.close()
+        code = reply.json.get("user_code") if isinstance(reply.json, dict) else None
+        if reply.status != 200 or not isinstance(code, str):
+            fail(f"device authorization at {url} answered HTTP {reply.status} {quote(reply.json or reply.body)}")
+        return code
+
+    def _session(self, role: str) -> str:
+        doc = data_document(answer_message(send_command(self.client, "auth.sessions"), "auth.sessions"),
+                            "auth.sessions")
+        for s in doc.get("sessions") or []:
+            if isinstance(s, dict) and s.get("role") == role and isinstance(s.get("session"), str):
+                return s["session"]
+        fail(f"auth.sessions lists no {role} session to revoke: {quote(doc)}")
+
+
+def _device_endpoint(card: dict[str, Any]) -> str:
+    for scheme in (card.get("securitySchemes") or {}).values():
+        flow = ((scheme or {}).get("oauth2SecurityScheme") or {}).get("flows", {}).get("deviceCode") or {}
+        if isinstance(flow.get("deviceAuthorizationUrl"), str):
+            return str(flow["deviceAuthorizationUrl"])
+    fail(f"the card declares no OAuth device-code flow: securitySchemes {quote(card.get('securitySchemes'))}")

@@ -1,0 +1,456 @@
+"""What the agentd checks share: the page's identifiers, a JSON-RPC client per role, command
+messages, answers read strictly, refusals read through the one error table, and the schema bundles.
+
+Everything here speaks only the wire. The identifiers are the extensions page's, written here from
+the page (never imported from the reference agentd), so a check holds a target to the page.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from google.protobuf.message import Message as ProtoMessage
+from hypothesis import HealthCheck, Phase, settings
+from jsonschema import Draft202012Validator
+
+from conformance.outcome import fail, not_measured
+from conformance.paths import FIXTURES_DIR
+from conformance.wire import Recorder
+from conformance.wire.errors import ErrorView, from_jsonrpc
+from conformance.wire.httpbase import HttpEndpoint, StreamReply
+from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
+from conformance.wire.methods import RESPONSE_TYPES
+from conformance.wire.strict import read_strict
+
+COMMAND: Final = "https://agentd.dev/a2a/ext/command"
+EVENTS: Final = "https://agentd.dev/a2a/ext/events"
+ANNOTATIONS: Final = "https://agentd.dev/a2a/ext/task-annotations"
+EVENTS_METHOD: Final = "agentd.events/SubscribeToEvents"
+DATA_PART_KEY: Final = "agentd"
+AGENTD_DOMAIN: Final = "agentd.dev"
+A2A_DOMAIN: Final = "a2a-protocol.org"
+CARD_PATH: Final = "/.well-known/agent-card.json"
+
+#: The op families of the page's table, and when each is served.
+ALWAYS_OPS: Final = (
+    "status", "config",
+    "workflow.run", "workflow.status", "workflow.cancel", "workflow.signal",
+    "subagent.send", "subagent.kill", "subagent.status", "plan.get",
+    "admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set",
+)  # fmt: skip
+INTROSPECTION_OPS: Final = ("conversation.get", "run.get", "subagent.get", "debug.events")
+SIGN_IN_OPS: Final = ("auth.device.pending", "auth.device.approve", "auth.device.deny")
+SESSION_OPS: Final = ("auth.sessions", "auth.sessions.revoke")
+#: "The admin.* and auth.* ops, config and debug.events are operator-only, and no grant reaches them."
+OPERATOR_ONLY_OPS: Final = (
+    "config", "debug.events",
+    "admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set",
+    *SIGN_IN_OPS, *SESSION_OPS,
+)  # fmt: skip
+
+#: Hypothesis settings of the bad-input checks: bounded, deterministic, no database on disk, no
+#: shrinking (the first failing example is the evidence).
+BAD_INPUT = settings(
+    max_examples=30,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    phases=(Phase.explicit, Phase.generate),
+    report_multiple_bugs=False,
+    suppress_health_check=list(HealthCheck),
+)
+
+_ids = itertools.count(1)
+
+
+def unique(prefix: str) -> str:
+    """A value no earlier request of this process used (message ids, markers)."""
+    return f"{prefix}-{next(_ids)}-{id(_ids):x}"
+
+
+# ---- clients ---------------------------------------------------------------------------------
+
+def rpc_client(
+    instance: Any, role: str = "operator", *, recorder: Recorder, token: str | None = None, timeout: float = 10.0
+) -> JsonRpcClient:
+    """A JSON-RPC client calling ``instance`` as ``role`` (or with an explicit bearer ``token``).
+
+    Where the target knows no credentials at all (a loopback listener with nothing configured, a unix
+    socket) every caller is the operator; any other role then cannot be measured.
+    """
+    headers: dict[str, str] = {}
+    if token is None:
+        if instance.tokens:
+            token = instance.token(role)
+        elif role != "operator":
+            not_measured(f"needs a {role} principal; this target has no credentials configured")
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    if instance.uds_path:
+        return JsonRpcClient("/", uds=instance.uds_path, headers=headers, recorder=recorder, timeout=timeout)
+    return JsonRpcClient(instance.url, headers=headers, recorder=recorder, timeout=timeout)
+
+
+def public_card(instance: Any, recorder: Recorder) -> dict[str, Any]:
+    """The public agent card as served (fails when it is not a JSON object)."""
+    base = "" if instance.uds_path else instance.base_url
+    http = HttpEndpoint(base, binding="JSONRPC-UNIX" if instance.uds_path else "JSONRPC",
+                        uds=instance.uds_path, recorder=recorder)
+    try:
+        reply = http.send("GET", CARD_PATH, headers=[("Accept", "application/json")])
+    finally:
+        http.close()
+    if reply.status != 200 or not isinstance(reply.json, dict):
+        fail(f"GET {CARD_PATH} answered HTTP {reply.status}: {reply.body[:300]!r}")
+    return reply.json
+
+
+def declared_uris(card: Mapping[str, Any]) -> list[str]:
+    exts = (card.get("capabilities") or {}).get("extensions") or []
+    return [str(e.get("uri")) for e in exts if isinstance(e, dict)]
+
+
+def ext(*uris: str) -> dict[str, str]:
+    """An ``A2A-Extensions`` header naming ``uris`` (no header for none)."""
+    return {"A2A-Extensions": ", ".join(uris)} if uris else {}
+
+
+# ---- messages --------------------------------------------------------------------------------
+
+def command_part(op: Any, args: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    envelope: dict[str, Any] = {"op": op}
+    envelope.update(args or {})
+    return {"data": {DATA_PART_KEY: envelope}}
+
+
+def command_message(
+    op: Any,
+    args: Mapping[str, Any] | None = None,
+    *,
+    mark: bool = True,
+    task_id: str | None = None,
+    parts: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A user message carrying one command DataPart, listing the command URI unless ``mark`` is off."""
+    msg: dict[str, Any] = {
+        "role": "ROLE_USER",
+        "messageId": unique("m"),
+        "parts": [dict(p) for p in parts] if parts is not None else [command_part(op, args)],
+    }
+    if mark:
+        msg["extensions"] = [COMMAND]
+    if task_id is not None:
+        msg["taskId"] = task_id
+    return msg
+
+
+def text_message(text: str, *, task_id: str | None = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "ROLE_USER", "messageId": unique("m"), "parts": [{"text": text}]}
+    if task_id is not None:
+        msg["taskId"] = task_id
+    return msg
+
+
+def send_params(message: Mapping[str, Any], *, accepted: Sequence[str] | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"message": dict(message)}
+    if accepted is not None:
+        params["configuration"] = {"acceptedOutputModes": list(accepted)}
+    return params
+
+
+def send_command(
+    client: JsonRpcClient,
+    op: Any,
+    args: Mapping[str, Any] | None = None,
+    *,
+    header: bool = True,
+    mark: bool = True,
+    uris: Sequence[str] = (),
+) -> RpcReply:
+    """SendMessage with one command, activated by header (plus ``uris``) and ``message.extensions``."""
+    names = list(uris)
+    if header and COMMAND not in names:
+        names.insert(0, COMMAND)
+    return client.call("SendMessage", send_params(command_message(op, args, mark=mark)), headers=ext(*names))
+
+
+# ---- answers ---------------------------------------------------------------------------------
+
+def quote(value: Any, limit: int = 600) -> str:
+    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def ok_result(reply: RpcReply, what: str) -> Any:
+    """The ``result`` of a successful answer; fails quoting the answer otherwise."""
+    if reply.status != 200:
+        fail(f"{what}: HTTP {reply.status}, expected 200; body {quote(reply.json or reply.body)}")
+    if reply.error is not None:
+        fail(f"{what}: refused with {reply.error.code} {reply.error.message!r}; error {quote(reply.json)}")
+    if reply.result is None:
+        fail(f"{what}: no result in the answer {quote(reply.json or reply.body)}")
+    return reply.result
+
+
+def strict(obj: Any, message_type: type[ProtoMessage], path: str, what: str) -> None:
+    """Hold ``obj`` to the A2A type strictly; fail quoting every violation."""
+    got = read_strict(obj, message_type, path=path)
+    if not got.ok:
+        fail(f"{what} is not a strict A2A {message_type.DESCRIPTOR.name}: {got.summary()}")
+
+
+def send_answer(reply: RpcReply, what: str) -> dict[str, Any]:
+    """The strictly read result of a SendMessage: ``{"message": …}`` or ``{"task": …}``."""
+    result = ok_result(reply, what)
+    strict(result, RESPONSE_TYPES["SendMessage"], "$.result", f"{what}: the result")
+    if not isinstance(result, dict):
+        fail(f"{what}: the result is not an object: {quote(result)}")
+    return result
+
+
+def answer_message(reply: RpcReply, what: str) -> dict[str, Any]:
+    result = send_answer(reply, what)
+    if "message" not in result:
+        fail(f"{what}: expected a Message reply, got {sorted(result)}: {quote(result)}")
+    msg: dict[str, Any] = result["message"]
+    return msg
+
+
+def answer_task(reply: RpcReply, what: str) -> dict[str, Any]:
+    result = send_answer(reply, what)
+    if "task" not in result:
+        fail(f"{what}: expected a Task reply, got {sorted(result)}: {quote(result)}")
+    task: dict[str, Any] = result["task"]
+    return task
+
+
+def data_document(message: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """The result document of a read: the one part of the Message, a DataPart holding an object."""
+    parts = message.get("parts") or []
+    if len(parts) != 1 or not isinstance(parts[0], dict) or not isinstance(parts[0].get("data"), dict):
+        fail(f"{what}: expected exactly one DataPart holding the result document, got parts {quote(parts)}")
+    doc: dict[str, Any] = parts[0]["data"]
+    return doc
+
+
+def result_artifact(task: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """The ``<taskId>.result`` artifact's document (one DataPart)."""
+    want = f"{task.get('id')}.result"
+    arts = [a for a in task.get("artifacts") or [] if isinstance(a, dict) and a.get("artifactId") == want]
+    if len(arts) != 1:
+        have = [a.get("artifactId") for a in task.get("artifacts") or [] if isinstance(a, dict)]
+        fail(f"{what}: expected one artifact {want!r}, got artifact ids {have!r}")
+    return data_document(arts[0], f"{what}: artifact {want}")
+
+
+def task_state(task: Mapping[str, Any]) -> Any:
+    return (task.get("status") or {}).get("state")
+
+
+TERMINAL: Final = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
+
+
+def get_task(client: JsonRpcClient, task_id: str, what: str, *, uris: Sequence[str] = ()) -> dict[str, Any]:
+    """GetTask, read strictly."""
+    task = ok_result(client.call("GetTask", {"id": task_id}, headers=ext(*uris)), what)
+    strict(task, RESPONSE_TYPES["GetTask"], "$.result", f"{what}: the task")
+    out: dict[str, Any] = task
+    return out
+
+
+def settled(client: JsonRpcClient, task: dict[str, Any], what: str, *, timeout: float = 5.0) -> dict[str, Any]:
+    """The task once it is terminal or input-required (polled with GetTask until ``timeout``)."""
+    end = time.monotonic() + timeout
+    while task_state(task) not in TERMINAL | {"TASK_STATE_INPUT_REQUIRED"}:
+        if time.monotonic() > end:
+            fail(f"{what}: task {task.get('id')} still {task_state(task)} after {timeout:g}s")
+        time.sleep(0.05)
+        task = get_task(client, str(task.get("id")), what)
+    return task
+
+
+# ---- refusals --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refusal as it came back: the HTTP status, the normalised error and the raw body."""
+
+    http_status: int
+    view: ErrorView
+    body: Any
+
+
+def refusal(reply: RpcReply | StreamReply, what: str) -> Refusal:
+    """The refusal a request got; fails when it was answered (or crashed the target)."""
+    body = reply.json
+    if reply.status >= 500:
+        fail(f"{what}: HTTP {reply.status} (a server error, not a refusal); body {quote(body or reply.body)}")
+    if isinstance(reply, StreamReply) and reply.events:
+        frames = [e.data for e in reply.events[:3]]
+        fail(f"{what}: expected a refusal, got an event stream; first frames {quote(frames)}")
+    if not isinstance(body, dict) or "error" not in body:
+        fail(f"{what}: expected a JSON-RPC error, got HTTP {reply.status} {quote(body or reply.body)}")
+    return Refusal(reply.status, from_jsonrpc(body["error"]), body)
+
+
+def refusal_problems(
+    got: Refusal, *, code: int, reason: str, domain: str = AGENTD_DOMAIN, http_status: int | None = None
+) -> list[str]:
+    """Every way a refusal differs from the page's row (empty when it matches)."""
+    v = got.view
+    out = list(v.problems)
+    if v.code != code:
+        out.append(f"code {v.code!r}, expected {code}")
+    if not v.has_error_info:
+        out.append(f"no google.rpc.ErrorInfo in error.data (expected reason {reason})")
+    else:
+        if v.reason != reason:
+            out.append(f"ErrorInfo.reason {v.reason!r}, expected {reason!r}")
+        if v.domain != domain:
+            out.append(f"ErrorInfo.domain {v.domain!r}, expected {domain!r}")
+    if http_status is not None and got.http_status != http_status:
+        out.append(f"HTTP status {got.http_status}, expected {http_status}")
+    return out
+
+
+def assert_refused(
+    reply: RpcReply | StreamReply,
+    what: str,
+    *,
+    code: int,
+    reason: str,
+    domain: str = AGENTD_DOMAIN,
+    http_status: int | None = None,
+) -> Refusal:
+    got = refusal(reply, what)
+    problems = refusal_problems(got, code=code, reason=reason, domain=domain, http_status=http_status)
+    if problems:
+        fail(f"{what}: {'; '.join(problems)}; error {quote(got.body.get('error'))}")
+    return got
+
+
+# ---- schema bundles --------------------------------------------------------------------------
+
+#: Where the bundles come from by default: the harness's own copy, written from the page.
+DEFAULT_BUNDLE_DIR: Final = FIXTURES_DIR / "reference_agentd" / "schemas"
+
+
+class Bundles:
+    """The JSON Schema bundles (command, events, task-annotations) a target is validated against."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._docs: dict[str, dict[str, Any]] = {}
+        self._validators: dict[tuple[str, str], Draft202012Validator] = {}
+
+    def doc(self, name: str) -> dict[str, Any]:
+        if name not in self._docs:
+            path = self.directory / f"{name}.schema.json"
+            self._docs[name] = json.loads(path.read_text(encoding="utf-8"))
+        return self._docs[name]
+
+    def validator(self, name: str, pointer: str = "") -> Draft202012Validator:
+        key = (name, pointer)
+        if key not in self._validators:
+            root = self.doc(name)
+            schema = {"$ref": f"#/{pointer}", "$defs": root.get("$defs", {})} if pointer else root
+            self._validators[key] = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        return self._validators[key]
+
+    def has(self, name: str, pointer: str) -> bool:
+        node: Any = self.doc(name)
+        for step in pointer.split("/"):
+            if not isinstance(node, dict) or step not in node:
+                return False
+            node = node[step]
+        return True
+
+    def errors(self, name: str, pointer: str, instance: Any) -> list[str]:
+        """Every schema error of ``instance`` against ``#/<pointer>`` of bundle ``name``."""
+        out = []
+        for err in sorted(self.validator(name, pointer).iter_errors(instance), key=lambda e: list(e.absolute_path)):
+            where = "/".join(str(p) for p in err.absolute_path) or "(root)"
+            out.append(f"{where}: {err.message}")
+        return out
+
+    def check(self, name: str, pointer: str, instance: Any, what: str) -> None:
+        errs = self.errors(name, pointer, instance)
+        if errs:
+            fail(f"{what} is not valid against the {name} bundle (#/{pointer}): {'; '.join(errs[:5])}; "
+                 f"value {quote(instance)}")
+
+    def kinds(self) -> dict[str, str]:
+        """The closed event-kind vocabulary and each kind's audience (owner, everyone, operator)."""
+        kinds: dict[str, str] = self.doc("events").get("x-agentd-kinds", {})
+        return kinds
+
+
+@cache
+def _bundles_at(directory: str) -> Bundles:
+    return Bundles(Path(directory))
+
+
+def bundles(run_context: Any) -> Bundles:
+    """The bundles of this run: ``target.schema_dir`` when the run names one, else the harness's copy."""
+    target = getattr(run_context, "target", None) or {}
+    return _bundles_at(str(target.get("schema_dir") or DEFAULT_BUNDLE_DIR))
+
+
+# ---- configurations a launched reference is asked for ------------------------------------------
+
+#: The argument schema of the workflow-declared command the checks configure (the page's example).
+REVIEW_SCHEMA: Final = {"type": "object", "required": ["change"], "properties": {"change": {"type": "string"}}}
+#: The answer an input-required gate asks for, and where it is announced.
+ASK_SCHEMA: Final = {"type": "object", "required": ["approve"], "properties": {"approve": {"type": "boolean"}}}
+ASK_CHANNEL: Final = "#reviews"
+
+
+def workflows() -> tuple[Any, ...]:
+    """The workflows of the standard configuration: ``build`` runs to completion, ``hold`` stays
+    working until canceled, ``ask`` stops at an input-required gate, ``review`` declares the
+    command ``review.change`` (roles operator and agent)."""
+    from conformance.fixtures.reference_agentd import Workflow
+
+    return (
+        Workflow("build"),
+        Workflow("hold", hold=True),
+        Workflow("ask", ask=dict(ASK_SCHEMA), ask_channel=ASK_CHANNEL),
+        Workflow("review", roles=("operator", "agent"), command="review.change", schema=dict(REVIEW_SCHEMA)),
+    )
+
+
+def standard(**more: Any) -> dict[str, Any]:
+    """Needs of the standard instance: principals per role, the workflows, the agent granted review.change."""
+    needs: dict[str, Any] = {"auth": True, "workflows": workflows(), "grants": {"agent": ("review.change",)}}
+    needs.update(more)
+    return needs
+
+
+_PRINCIPALS: dict[tuple[tuple[str, str, tuple[str, ...]], ...], tuple[tuple[Any, ...], dict[str, str]]] = {}
+
+
+def principals(
+    agent_targets: Any, specs: Sequence[tuple[str, str, Sequence[str]]]
+) -> tuple[tuple[Any, ...], dict[str, str]]:
+    """Principals ``(name, role, grants)`` with fresh bearer tokens (registered as secrets), made
+    once per spec list so a cached instance and its tokens stay together; returns them and
+    name → token."""
+    key = tuple((n, r, tuple(sorted(g))) for n, r, g in specs)
+    if key not in _PRINCIPALS:
+        import secrets as _secrets
+
+        from conformance.fixtures.reference_agentd import Principal
+
+        tokens = {n: f"{n}-{_secrets.token_urlsafe(18)}" for n, _, _ in key}
+        for tok in tokens.values():
+            agent_targets.secrets.add(tok)
+        made = tuple(Principal(name=n, token=tokens[n], role=r, grants=frozenset(g)) for n, r, g in key)
+        _PRINCIPALS[key] = (made, tokens)
+    return _PRINCIPALS[key]

@@ -1,0 +1,355 @@
+"""The task-annotations extension: agentd's facts about a task in ``Task.metadata[<URI>]`` (link,
+created, statusHistory oldest first, principal, askSchema, askChannel, command), valid against the
+bundle, only in answers to requests that activated it (and on feed task events likewise), never in
+a webhook body.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import pytest
+from a2a.types.a2a_pb2 import StreamResponse, Task, TaskPushNotificationConfig
+
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.agentd.feedtools import FeedReader, Sentinel, WebhookReceiver, hello_of
+from conformance.suites.agent.agentd.support import (
+    ANNOTATIONS,
+    ASK_CHANNEL,
+    ASK_SCHEMA,
+    COMMAND,
+    EVENTS,
+    answer_task,
+    bundles,
+    command_message,
+    ext,
+    get_task,
+    ok_result,
+    public_card,
+    quote,
+    result_artifact,
+    rpc_client,
+    send_command,
+    send_params,
+    settled,
+    standard,
+    strict,
+    text_message,
+    unique,
+)
+from conformance.wire import Recorder
+from conformance.wire.jsonrpc import JsonRpcClient
+
+
+def annotations_of(task: dict[str, Any]) -> Any:
+    return (task.get("metadata") or {}).get(ANNOTATIONS)
+
+
+def _ann(task: dict[str, Any], what: str) -> dict[str, Any]:
+    ann = annotations_of(task)
+    if not isinstance(ann, dict):
+        fail(f"{what}: task {task.get('id')} carries no annotations object under metadata[{ANNOTATIONS!r}]; "
+             f"metadata {quote(task.get('metadata'))}")
+    return ann
+
+
+def _first_task_frame(reply: Any, what: str) -> dict[str, Any]:
+    if reply.errors or not reply.results:
+        fail(f"{what}: no stream frame; errors {[(e.code, e.message) for e in reply.errors]}, "
+             f"body {quote(reply.json or reply.body)}")
+    first = reply.results[0]
+    strict(first, StreamResponse, "$.frames[0].result", f"{what}: the first frame")
+    if not isinstance(first, dict) or "task" not in first:
+        fail(f"{what}: the first frame carries no Task: {quote(first)}")
+    task: dict[str, Any] = first["task"]
+    return task
+
+
+def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
+    """A Task from every answer that carries one: SendMessage (a message and a command),
+    SendStreamingMessage, GetTask, ListTasks, SubscribeToTask and CancelTask, each request naming
+    ``uris`` in A2A-Extensions."""
+    h = ext(*uris)
+    out: list[tuple[str, dict[str, Any]]] = []
+    out.append(("SendMessage", answer_task(c.call("SendMessage", send_params(text_message("hello")), headers=h),
+                                           "SendMessage")))
+    held = answer_task(c.call("SendMessage", send_params(command_message("workflow.run", {"workflow": "hold"})),
+                              headers=ext(COMMAND, *uris)), "SendMessage with workflow.run")
+    out.append(("SendMessage (a command)", held))
+    stream = c.stream("SendStreamingMessage", send_params(text_message("hello")), headers=h, deadline=5.0,
+                      until=lambda e: True)
+    out.append(("SendStreamingMessage", _first_task_frame(stream, "SendStreamingMessage")))
+    out.append(("GetTask", get_task(c, held["id"], "GetTask", uris=uris)))
+    listed = ok_result(c.call("ListTasks", {"contextId": held["contextId"]}, headers=h), "ListTasks")
+    tasks = listed.get("tasks") if isinstance(listed, dict) else None
+    mine = [t for t in tasks or [] if isinstance(t, dict) and t.get("id") == held["id"]]
+    if not mine:
+        fail(f"ListTasks for context {held['contextId']} does not list task {held['id']}: {quote(listed)}")
+    strict(mine[0], Task, "$.result.tasks[]", "the task ListTasks listed")
+    out.append(("ListTasks", mine[0]))
+    sub = c.stream("SubscribeToTask", {"id": held["id"]}, headers=h, deadline=5.0, until=lambda e: True)
+    out.append(("SubscribeToTask", _first_task_frame(sub, "SubscribeToTask")))
+    canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=h), "CancelTask")
+    strict(canceled, Task, "$.result", "the CancelTask answer")
+    out.append(("CancelTask", canceled))
+    return out
+
+
+# ---- present exactly when activated ------------------------------------------------------------
+
+@pytest.mark.requirement("AGENTD_ANN_001")
+def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any, recorder: Recorder) -> None:
+    """With task-annotations named, every answer carrying a Task (both sends, GetTask, ListTasks,
+    SubscribeToTask, CancelTask) holds the annotations object under metadata[<URI>].
+    Catches ``annotations-missing``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        answers = task_answers(c, (ANNOTATIONS,))
+    missing = [where for where, task in answers if not isinstance(annotations_of(task), dict)]
+    if missing:
+        fail(f"answers without the annotations object though task-annotations was activated: {missing}; "
+             f"e.g. metadata {quote(dict(answers)[missing[0]].get('metadata'))}")
+
+
+@pytest.mark.requirement("AGENTD_ANN_002")
+def test_no_answer_carries_annotations_without_activation(agent_targets: Any, recorder: Recorder) -> None:
+    """Naming other extensions (events) but not task-annotations, no Task answer carries them.
+    Catches ``annotations-without-activation``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        answers = task_answers(c, (EVENTS,))
+    leaked = [where for where, task in answers if annotations_of(task) is not None]
+    if leaked:
+        fail(f"answers carrying annotations though task-annotations was not activated: {leaked}")
+
+
+@pytest.mark.requirement("AGENTD_ANN_010")
+def test_annotations_are_valid_against_the_bundle(agent_targets: Any, recorder: Recorder,
+                                                  run_context: Any) -> None:
+    """Every annotations object (on every Task answer, and at an input-required gate) validates
+    against the task-annotations bundle. Catches ``annotations-extra-member``."""
+    inst = agent_targets.agentd(**standard())
+    b = bundles(run_context)
+    with rpc_client(inst, recorder=recorder) as c:
+        answers = task_answers(c, (ANNOTATIONS,))
+        gate = _ask_task(c)
+    for where, task in [*answers, ("an input-required task", gate)]:
+        b.check("task-annotations", "", _ann(task, where), f"the annotations of {where}")
+
+
+# ---- members -----------------------------------------------------------------------------------
+
+def _run(c: JsonRpcClient, op: str, args: dict[str, Any]) -> dict[str, Any]:
+    task = answer_task(send_command(c, op, args, uris=(ANNOTATIONS,)), op)
+    task = settled(c, task, op)
+    return get_task(c, task["id"], op, uris=(ANNOTATIONS,))
+
+
+def _turn(c: JsonRpcClient) -> dict[str, Any]:
+    return answer_task(c.call("SendMessage", send_params(text_message("hi")), headers=ext(ANNOTATIONS)), "a message")
+
+
+def _ask_task(c: JsonRpcClient) -> dict[str, Any]:
+    task = _run(c, "workflow.run", {"workflow": "ask"})
+    if task.get("status", {}).get("state") != "TASK_STATE_INPUT_REQUIRED":
+        fail(f"the ask workflow's task is {task.get('status')}, expected TASK_STATE_INPUT_REQUIRED")
+    return task
+
+
+@pytest.mark.requirement("AGENTD_ANN_003")
+def test_link_names_what_the_task_tracks(agent_targets: Any, recorder: Recorder) -> None:
+    """link is ``{kind, id}``: ``turn`` for a conversation turn, ``run`` (id the run's id) for a
+    workflow run, ``subagent`` for a subagent turn. Catches ``link-kind-wrong``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        turn = _turn(c)
+        run = _run(c, "workflow.run", {"workflow": "build"})
+        sub = _run(c, "subagent.send", {"subagent": unique("s"), "text": "hi"})
+    run_id = result_artifact(run, "the workflow.run task").get("runId")
+    for what, task, kind, ident in (("a conversation turn", turn, "turn", None),
+                                    ("a workflow run", run, "run", run_id),
+                                    ("a subagent turn", sub, "subagent", None)):
+        link = _ann(task, what).get("link")
+        if not isinstance(link, dict) or set(link) != {"kind", "id"}:
+            fail(f"{what}: link is {quote(link)}, expected an object with exactly kind and id")
+        if link["kind"] != kind:
+            fail(f"{what}: link.kind is {link['kind']!r}, expected {kind!r}")
+        if not isinstance(link["id"], str) or not link["id"]:
+            fail(f"{what}: link.id is {link['id']!r}, expected a non-empty string")
+        if ident is not None and link["id"] != ident:
+            fail(f"{what}: link.id is {link['id']!r}, the run's id is {ident!r}")
+
+
+def _when(value: Any, what: str) -> datetime:
+    if not isinstance(value, str):
+        fail(f"{what} is {value!r}, expected an RFC 3339 timestamp")
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        fail(f"{what} is {value!r}, not an RFC 3339 timestamp")
+    if when.tzinfo is None:
+        fail(f"{what} is {value!r}, a timestamp without an offset")
+    return when
+
+
+@pytest.mark.requirement("AGENTD_ANN_004")
+def test_created_is_always_present(agent_targets: Any, recorder: Recorder) -> None:
+    """created is present on every annotated task, a timestamp no later than its first recorded
+    state. Catches ``no-created``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        answers = task_answers(c, (ANNOTATIONS,))
+    for where, task in answers:
+        ann = _ann(task, where)
+        if "created" not in ann:
+            fail(f"{where}: the annotations carry no created: {quote(ann)}")
+        created = _when(ann["created"], f"{where}: created")
+        history = ann.get("statusHistory") or []
+        if history and isinstance(history[0], dict):
+            first = _when(history[0].get("ts"), f"{where}: statusHistory[0].ts")
+            if first < created:
+                fail(f"{where}: created {ann['created']} is after the first state's ts {history[0].get('ts')}")
+
+
+@pytest.mark.requirement("AGENTD_ANN_005")
+def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(agent_targets: Any,
+                                                                              recorder: Recorder) -> None:
+    """statusHistory lists each state ``{state, ts}`` oldest first and ends in the task's current
+    state: a held run canceled went through working to canceled; a completed run ends completed.
+    Catches ``history-newest-first``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
+        canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=ext(ANNOTATIONS)), "CancelTask")
+        done = _run(c, "workflow.run", {"workflow": "build"})
+    for what, task, path in (("the canceled run", canceled, ("TASK_STATE_WORKING", "TASK_STATE_CANCELED")),
+                             ("the completed run", done, ("TASK_STATE_WORKING", "TASK_STATE_COMPLETED"))):
+        history = _ann(task, what).get("statusHistory")
+        if not isinstance(history, list) or not history or not all(isinstance(h, dict) for h in history):
+            fail(f"{what}: statusHistory is {quote(history)}, expected a non-empty list of {{state, ts}}")
+        states = [h.get("state") for h in history]
+        times = [_when(h.get("ts"), f"{what}: statusHistory ts") for h in history]
+        if states[-1] != task.get("status", {}).get("state"):
+            fail(f"{what}: statusHistory ends in {states[-1]!r}, the task is {task.get('status', {}).get('state')!r};"
+                 f" history {states}")
+        if times != sorted(times):
+            fail(f"{what}: statusHistory is not oldest first: {quote(history)}")
+        at = [states.index(s) if s in states else -1 for s in path]
+        if -1 in at or at != sorted(at):
+            fail(f"{what}: statusHistory {states} does not show {list(path)} in that order")
+
+
+@pytest.mark.requirement("AGENTD_ANN_006")
+def test_principal_names_who_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
+    """Tasks started by the user, the agent and the operator name their starters: present, the same
+    for the same caller, different between callers. Catches ``no-principal``."""
+    inst = agent_targets.agentd(**standard())
+    seen: dict[str, list[Any]] = {}
+    for role in ("user", "user", "agent", "operator"):
+        with rpc_client(inst, role, recorder=recorder) as c:
+            task = answer_task(c.call("SendMessage", send_params(text_message("hi")), headers=ext(ANNOTATIONS)),
+                               f"a message from the {role}")
+        principal = _ann(task, f"the {role}'s task").get("principal")
+        if not isinstance(principal, str) or not principal:
+            fail(f"the {role}'s task: principal is {principal!r}, expected who started it")
+        seen.setdefault(role, []).append(principal)
+    if len(set(seen["user"])) != 1:
+        fail(f"two tasks of the same user name different principals {seen['user']}")
+    if len({seen["user"][0], seen["agent"][0], seen["operator"][0]}) != 3:
+        fail(f"tasks of different callers name the same principal: {seen}")
+
+
+@pytest.mark.requirement("AGENTD_ANN_007")
+def test_input_required_task_carries_the_ask_schema(agent_targets: Any, recorder: Recorder) -> None:
+    """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
+    gate asks for (the one configured). Catches ``no-ask-schema``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        ann = _ann(_ask_task(c), "the input-required task")
+    if ann.get("askSchema") != ASK_SCHEMA:
+        fail(f"askSchema is {quote(ann.get('askSchema'))}, the gate asks for {quote(ASK_SCHEMA)}")
+
+
+@pytest.mark.requirement("AGENTD_ANN_008")
+def test_input_gate_names_where_it_is_announced(agent_targets: Any, recorder: Recorder) -> None:
+    """A gate announced on a channel carries askChannel naming it. Catches ``no-ask-channel``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        ann = _ann(_ask_task(c), "the input-required task")
+    if ann.get("askChannel") != ASK_CHANNEL:
+        fail(f"askChannel is {ann.get('askChannel')!r}, the gate is announced on {ASK_CHANNEL!r}")
+
+
+@pytest.mark.requirement("AGENTD_ANN_009")
+def test_command_names_the_op_that_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
+    """Tasks started by workflow.run, subagent.send and the workflow-declared review.change name
+    that op in command; a plain message's task names none. Catches ``no-command``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        started = [("workflow.run", _run(c, "workflow.run", {"workflow": "build"})),
+                   ("subagent.send", _run(c, "subagent.send", {"subagent": unique("s"), "text": "hi"})),
+                   ("review.change", _run(c, "review.change", {"change": "c-1"}))]
+        turn = _turn(c)
+    for op, task in started:
+        got = _ann(task, f"the {op} task").get("command")
+        if got != op:
+            fail(f"the task started by {op}: command is {got!r}, expected {op!r}")
+    if "command" in _ann(turn, "a conversation turn"):
+        fail(f"a task started by a plain message names command {_ann(turn, 'turn')['command']!r}")
+
+
+# ---- the feed and webhooks ---------------------------------------------------------------------
+
+def _sentinel_events(inst: Any, recorder: Recorder, uris: tuple[str, ...]) -> list[dict[str, Any]]:
+    sentinel = Sentinel()
+    with (rpc_client(inst, recorder=recorder) as c,
+          FeedReader(rpc_client(inst, recorder=recorder), {}, uris=uris, stop_when=sentinel.seen) as feed):
+        feed.wait_for(lambda r: hello_of(r) is not None, "the hello frame")
+        sentinel.send(c)
+        events = sentinel.events(feed.wait_for(sentinel.seen, "the sentinel task's event"))
+    return events
+
+
+@pytest.mark.requirement("AGENTD_ANN_011")
+def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: Any, recorder: Recorder,
+                                                                   run_context: Any) -> None:
+    """On a subscription naming events and task-annotations, a task event's task carries the
+    annotations (valid against the bundle); naming events alone, it does not.
+    Catches ``feed-task-unannotated``."""
+    inst = agent_targets.agentd()
+    b = bundles(run_context)
+    for ev in _sentinel_events(inst, recorder, (EVENTS, ANNOTATIONS)):
+        task = ev["data"]["task"]
+        strict(task, Task, "$.event.data.task", "a task event's task")
+        b.check("task-annotations", "", _ann(task, f"the task event seq {ev.get('seq')}"),
+                f"the annotations of task event seq {ev.get('seq')}")
+    for ev in _sentinel_events(inst, recorder, (EVENTS,)):
+        if annotations_of(ev["data"]["task"]) is not None:
+            fail(f"task event seq {ev.get('seq')} carries annotations on a feed that did not activate them")
+
+
+@pytest.mark.requirement("AGENTD_ANN_012")
+def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Recorder) -> None:
+    """A webhook registered (and the task canceled) by requests naming task-annotations delivers
+    bodies without them, to a loopback receiver in the test process.
+    Catches ``webhook-carries-annotations``."""
+    inst = agent_targets.agentd(**standard())
+    if (public_card(inst, recorder).get("capabilities") or {}).get("pushNotifications") is not True:
+        not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
+    with WebhookReceiver() as hook, rpc_client(inst, recorder=recorder) as c:
+        held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
+        cfg = ok_result(c.call("CreateTaskPushNotificationConfig",
+                               {"taskId": held["id"], "url": hook.url, "token": unique("hook")},
+                               headers=ext(ANNOTATIONS)), "CreateTaskPushNotificationConfig")
+        strict(cfg, TaskPushNotificationConfig, "$.result", "the push notification config")
+        ok_result(c.call("CancelTask", {"id": held["id"]}, headers=ext(ANNOTATIONS)), "CancelTask")
+        got = hook.wait_for(lambda ds: bool(ds), timeout=5.0)
+    if not got:
+        fail(f"push notifications are declared and a webhook was registered for task {held['id']}, "
+             f"yet nothing arrived at {hook.url} within 5s of canceling it")
+    for i, d in enumerate(got):
+        strict(d.body, StreamResponse, f"$.webhook[{i}]", "a webhook body")
+        if ANNOTATIONS in json.dumps(d.body):
+            fail(f"webhook body {i} carries the annotations: {quote(d.body)}")

@@ -1,0 +1,435 @@
+"""The command extension: one DataPart ``{"agentd": {"op": …}}``, activated twice, validated against
+the op's schema, answered as a Message (reads, no task) or a Task (work, ``<taskId>.result``), the
+op families served where the page says, operator-only ops out of every other role's reach, and
+workflow-declared commands held to their schema, grants and roles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from a2a.types.a2a_pb2 import StreamResponse
+
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.agentd.oprunner import OpRunner, reply_kind
+from conformance.suites.agent.agentd.support import (
+    ALWAYS_OPS,
+    COMMAND,
+    INTROSPECTION_OPS,
+    OPERATOR_ONLY_OPS,
+    SESSION_OPS,
+    SIGN_IN_OPS,
+    answer_message,
+    answer_task,
+    assert_refused,
+    bundles,
+    command_message,
+    data_document,
+    ext,
+    public_card,
+    quote,
+    refusal,
+    refusal_problems,
+    result_artifact,
+    rpc_client,
+    send_command,
+    send_params,
+    settled,
+    standard,
+    strict,
+    unique,
+    workflows,
+)
+from conformance.suites.agent.agentd.support import principals as make_principals
+
+INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
+DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}
+
+
+# ---- the envelope and its two activations --------------------------------------------------------
+
+@pytest.mark.requirement("AGENTD_CMD_001")
+def test_status_command_activated_by_header_and_marker_is_run(agent_targets: Any, recorder: Any,
+                                                              run_context: Any) -> None:
+    """A SendMessage whose one DataPart is ``{"agentd": {"op": "status"}}``, with the command URI in
+    A2A-Extensions and in message.extensions, runs the op: the answer is its result document.
+    Catches ``command-runs-as-chat``."""
+    inst = agent_targets.agentd()
+    with rpc_client(inst, recorder=recorder) as c:
+        msg = answer_message(send_command(c, "status"), "the status command")
+    doc = data_document(msg, "the status reply")
+    bundles(run_context).check("command", "$defs/result/status", doc, "the status result")
+
+
+@pytest.mark.requirement("AGENTD_CMD_002")
+def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: Any, recorder: Any,
+                                                                     run_context: Any) -> None:
+    """SendStreamingMessage carrying the status command streams the op's reply Message.
+    Catches ``stream-refuses-commands``."""
+    inst = agent_targets.agentd()
+    with rpc_client(inst, recorder=recorder) as c:
+        reply = c.stream("SendStreamingMessage", send_params(command_message("status")), headers=ext(COMMAND),
+                         deadline=10.0)
+    if reply.errors or not reply.is_sse:
+        fail(f"the streamed status command was not answered with a stream: HTTP {reply.status}, "
+             f"errors {[(e.code, e.message) for e in reply.errors]}, body {quote(reply.json or reply.body)}")
+    results = reply.results
+    for i, r in enumerate(results):
+        strict(r, StreamResponse, f"$.frames[{i}].result", "a streamed command frame")
+    messages = [r["message"] for r in results if isinstance(r, dict) and "message" in r]
+    if len(messages) != 1:
+        fail(f"expected the stream to carry one reply Message, got frames {quote(results)}")
+    doc = data_document(messages[0], "the streamed status reply")
+    bundles(run_context).check("command", "$defs/result/status", doc, "the streamed status result")
+
+
+@pytest.mark.requirement("AGENTD_CMD_010")
+def test_command_reply_message_lists_the_command_uri(agent_targets: Any, recorder: Any) -> None:
+    """The Message answering a command names the command URI in its extensions.
+    Catches ``reply-unmarked``."""
+    inst = agent_targets.agentd()
+    with rpc_client(inst, recorder=recorder) as c:
+        msg = answer_message(send_command(c, "status"), "the status command")
+    if COMMAND not in (msg.get("extensions") or []):
+        fail(f"the reply Message's extensions are {msg.get('extensions')!r}; expected them to list {COMMAND}")
+
+
+# ---- arguments ---------------------------------------------------------------------------------
+
+#: Arguments each op's schema refuses, with the argument at fault (all ops served everywhere).
+BAD_ARGS: tuple[tuple[str, dict[str, Any], str], ...] = (
+    ("admin.set", {"path": "runs.maxConcurrent", "value": "many"}, "value"),
+    ("admin.set", {"path": "log.level", "value": 3}, "value"),
+    ("admin.set", {"path": "no.such.setting", "value": 1}, "path"),
+    ("admin.set", {"path": "feed.note"}, "value"),
+    ("config", {"path": 5}, "path"),
+    ("workflow.signal", {"runId": 7, "signal": "go"}, "runId"),
+    ("subagent.send", {"subagent": "s", "text": ""}, "text"),
+)
+
+
+@pytest.mark.requirement("AGENTD_CMD_003")
+def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, recorder: Any,
+                                                          run_context: Any) -> None:
+    """Each op's arguments are held to its published schema: a wrong type, a value outside an enum
+    or range, a missing required argument are refused with INVALID_COMMAND_ARGS, and arguments that
+    match are accepted. Catches ``no-arg-validation``."""
+    inst = agent_targets.agentd()
+    b = bundles(run_context)
+    with rpc_client(inst, recorder=recorder) as c:
+        for op, args, _field in BAD_ARGS:
+            if not b.errors("command", f"$defs/args/{op}", args):
+                fail(f"harness: {op} {args} is valid against the bundle; the case proves nothing")
+            assert_refused(send_command(c, op, args), f"{op} with {args}", **INVALID_ARGS)
+        good = {"path": "feed.note", "value": unique("note")}
+        answer_message(send_command(c, "admin.set", good), f"admin.set with schema-valid arguments {good}")
+
+
+@pytest.mark.requirement("AGENTD_CMD_004")
+def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: Any, recorder: Any) -> None:
+    """An unknown argument is refused with INVALID_COMMAND_ARGS naming it, never dropped and run.
+    Catches ``ignore-unknown-arg``."""
+    inst = agent_targets.agentd()
+    with rpc_client(inst, recorder=recorder) as c:
+        for op, args, extra in (("status", {"verbose": True}, "verbose"),
+                                ("workflow.status", {"runId": "r-1", "all": 1}, "all"),
+                                ("admin.set", {"path": "feed.note", "value": "x", "force": True}, "force")):
+            got = assert_refused(send_command(c, op, args), f"{op} with the unknown argument {extra!r}",
+                                 **INVALID_ARGS)
+            named = [v.field for v in got.view.field_violations]
+            if not any(extra in f for f in named):
+                fail(f"{op}: the refusal of unknown argument {extra!r} names fields {named!r}, not {extra!r}")
+
+
+# ---- reply kinds -------------------------------------------------------------------------------
+
+READS = ("status", "config", "workflow.status", "subagent.status")
+
+
+@pytest.mark.requirement("AGENTD_CMD_005")
+def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: Any, recorder: Any,
+                                                                run_context: Any) -> None:
+    """Reads answer with a Message holding one DataPart: the op's result document (valid against
+    the bundle). Catches ``read-reply-as-text``."""
+    inst = agent_targets.agentd()
+    b = bundles(run_context)
+    with rpc_client(inst, recorder=recorder) as c:
+        for op in READS:
+            doc = data_document(answer_message(send_command(c, op), op), f"the {op} reply")
+            b.check("command", f"$defs/result/{op}", doc, f"the {op} result")
+
+
+@pytest.mark.requirement("AGENTD_CMD_006")
+def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
+    """Polling reads leaves nothing behind: the operator's task list is the same before and after.
+    Catches ``read-creates-task``."""
+    from conformance.suites.agent.agentd.feedtools import Observer
+
+    inst = agent_targets.agentd()
+    obs = Observer(inst, recorder)
+    try:
+        before = obs.task_ids()
+        with rpc_client(inst, recorder=recorder) as c:
+            for op in READS:
+                answer_message(send_command(c, op), op)
+        new = sorted(obs.task_ids() - before)
+    finally:
+        obs.close()
+    if new:
+        fail(f"reads {READS} created task(s) {new}")
+
+
+@pytest.mark.requirement("AGENTD_CMD_007")
+def test_work_answers_with_a_task(agent_targets: Any, recorder: Any) -> None:
+    """workflow.run and subagent.send (work) answer with a Task. Catches ``work-reply-as-message``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        answer_task(send_command(c, "workflow.run", {"workflow": "build"}), "workflow.run")
+        answer_task(send_command(c, "subagent.send", {"subagent": unique("s"), "text": "hi"}), "subagent.send")
+
+
+@pytest.mark.requirement("AGENTD_CMD_008")
+def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Any, recorder: Any,
+                                                            run_context: Any) -> None:
+    """The result of work is the task's ``<taskId>.result`` artifact, a document valid against the
+    op's result schema. Catches ``result-artifact-misnamed``."""
+    inst = agent_targets.agentd(**standard())
+    b = bundles(run_context)
+    with rpc_client(inst, recorder=recorder) as c:
+        for op, args in (("workflow.run", {"workflow": "build", "input": {"n": 1}}),
+                         ("subagent.send", {"subagent": unique("s"), "text": "hi"})):
+            task = settled(c, answer_task(send_command(c, op, args), op), op)
+            doc = result_artifact(task, f"the {op} task")
+            b.check("command", f"$defs/result/{op}", doc, f"the {op} result artifact")
+
+
+@pytest.mark.requirement("AGENTD_CMD_009")
+def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Any, recorder: Any,
+                                                               run_context: Any) -> None:
+    """Each op of the card's ops list, run by the operator on an instance serving every family,
+    answers a Message where the card says ``message`` and a Task where it says ``task``.
+    Catches ``work-reply-as-message``."""
+    inst = agent_targets.agentd(fresh=True, **standard(introspection=True, device_grant=True))
+    card = public_card(inst, recorder)
+    published = _published_ops(card)
+    runner = OpRunner(inst, recorder, card, bundles(run_context))
+    wrong = []
+    try:
+        for op in runner.order(published):
+            reply = runner.send(op)
+            kind = reply_kind(reply, op)
+            if kind != published[op]:
+                wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
+            elif kind == "message":
+                runner.check_document(op, reply)
+    finally:
+        runner.close()
+    if wrong:
+        fail("; ".join(wrong))
+
+
+def _published_ops(card: dict[str, Any]) -> dict[str, str]:
+    for e in (card.get("capabilities") or {}).get("extensions") or []:
+        if isinstance(e, dict) and e.get("uri") == COMMAND:
+            ops = (e.get("params") or {}).get("ops") or []
+            return {str(o["op"]): str(o.get("reply")) for o in ops if isinstance(o, dict) and "op" in o}
+    fail(f"the card declares no {COMMAND} with params.ops: {quote(card.get('capabilities'))}")
+
+
+# ---- which ops are served where ----------------------------------------------------------------
+
+def _all_answered(runner: OpRunner, ops: tuple[str, ...]) -> None:
+    problems = []
+    for op in runner.order(ops):
+        reply = runner.send(op)
+        if reply.error is not None:
+            problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
+        else:
+            reply_kind(reply, op)
+            runner.check_document(op, reply)
+    if problems:
+        fail("ops the page says are served here were refused: " + "; ".join(problems))
+
+
+@pytest.mark.requirement("AGENTD_CMD_011")
+def test_always_served_families_are_served_to_an_operator(agent_targets: Any, recorder: Any,
+                                                          run_context: Any) -> None:
+    """Status and configuration, workflows, subagents and plans, operator controls: every op is
+    answered for the operator on an instance with nothing switched on. Catches ``admin-op-missing``."""
+    inst = agent_targets.agentd(fresh=True, workflows=workflows())
+    runner = OpRunner(inst, recorder, public_card(inst, recorder), bundles(run_context))
+    try:
+        _all_answered(runner, ALWAYS_OPS)
+    finally:
+        runner.close()
+
+
+@pytest.mark.requirement("AGENTD_CMD_012")
+def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: Any, recorder: Any,
+                                                                run_context: Any) -> None:
+    """conversation.get, run.get, subagent.get and debug.events are answered with introspection on.
+    Catches ``introspection-ops-refused``."""
+    inst = agent_targets.agentd(introspection=True, workflows=workflows())
+    runner = OpRunner(inst, recorder, public_card(inst, recorder), bundles(run_context))
+    try:
+        _all_answered(runner, INTROSPECTION_OPS)
+    finally:
+        runner.close()
+
+
+@pytest.mark.requirement("AGENTD_CMD_013")
+def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targets: Any, recorder: Any,
+                                                                     run_context: Any) -> None:
+    """With the device grant on, auth.device.pending/approve/deny are answered; with it off they are
+    unknown ops (UNKNOWN_OP). Catches ``device-ops-always``."""
+    off = agent_targets.agentd(auth=True)
+    with rpc_client(off, recorder=recorder) as c:
+        for op, args in (("auth.device.pending", {}), ("auth.device.approve", {"userCode": "ABCD1234"}),
+                         ("auth.device.deny", {"userCode": "ABCD1234"})):
+            assert_refused(send_command(c, op, args), f"{op} with the device grant off",
+                           code=-32602, reason="UNKNOWN_OP")
+    on = agent_targets.agentd(auth=True, device_grant=True)
+    runner = OpRunner(on, recorder, public_card(on, recorder), bundles(run_context))
+    try:
+        _all_answered(runner, SIGN_IN_OPS)
+    finally:
+        runner.close()
+
+
+@pytest.mark.requirement("AGENTD_CMD_014")
+def test_session_ops_are_served_on_a_tcp_listener(agent_targets: Any, recorder: Any, run_context: Any) -> None:
+    """auth.sessions and auth.sessions.revoke are answered on a TCP listener.
+    Catches ``session-ops-missing``."""
+    inst = agent_targets.agentd(fresh=True, auth=True)
+    if inst.uds_path:
+        not_measured("the target is a unix socket listener; session ops are served on TCP only")
+    runner = OpRunner(inst, recorder, public_card(inst, recorder), bundles(run_context))
+    try:
+        _all_answered(runner, SESSION_OPS)
+    finally:
+        runner.close()
+
+
+# ---- who may call what -------------------------------------------------------------------------
+
+#: Arguments that satisfy each operator-only op's schema, so only the caller decides the answer.
+OPERATOR_ONLY_ARGS: dict[str, dict[str, Any]] = {
+    "config": {},
+    "debug.events": {},
+    "admin.drain": {},
+    "admin.pause": {},
+    "admin.resume": {},
+    "admin.cancel": {"taskId": "t-unknown"},
+    "admin.set": {"path": "feed.note", "value": "granted?"},
+    "auth.device.pending": {},
+    "auth.device.approve": {"userCode": "ABCD1234"},
+    "auth.device.deny": {"userCode": "ABCD1234"},
+    "auth.sessions": {},
+    "auth.sessions.revoke": {"session": "s-unknown"},
+}
+
+ROLE_SPECS = (
+    ("op-1", "operator", ()),
+    ("user-granted", "user", OPERATOR_ONLY_OPS),
+    ("agent-granted", "agent", OPERATOR_ONLY_OPS),
+    ("user-plain", "user", ()),
+    ("agent-plain", "agent", ()),
+)
+
+
+@pytest.mark.requirement("AGENTD_CMD_015")
+def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: Any,
+                                                                              recorder: Any) -> None:
+    """admin.*, auth.*, config and debug.events are refused with PERMISSION_DENIED (-31403, HTTP 403)
+    to user and agent principals, with and without grants naming them; the operator runs config.
+    Catches ``grant-reaches-operator-op``."""
+    made, tokens = make_principals(agent_targets, ROLE_SPECS)
+    inst = agent_targets.agentd(principals=made, introspection=True, device_grant=True)
+    with rpc_client(inst, recorder=recorder, token=tokens["op-1"]) as c:
+        answer_message(send_command(c, "config"), "config as the operator")
+    wrong = []
+    for name in ("user-granted", "agent-granted", "user-plain", "agent-plain"):
+        with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
+            for op in OPERATOR_ONLY_OPS:
+                reply = send_command(c, op, OPERATOR_ONLY_ARGS[op])
+                if reply.error is None:
+                    wrong.append(f"{name}: {op} was answered {quote(reply.result, 200)}")
+                    continue
+                got = refusal(reply, f"{op} as {name}")
+                problems = refusal_problems(got, **DENIED)
+                if problems:
+                    wrong.append(f"{name}: {op}: {'; '.join(problems)}")
+    if wrong:
+        fail("operator-only ops reached or refused wrongly: " + " | ".join(wrong))
+
+
+# ---- workflow-declared commands ----------------------------------------------------------------
+
+@pytest.mark.requirement("AGENTD_CMD_016")
+def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(agent_targets: Any,
+                                                                              recorder: Any) -> None:
+    """``review.change`` (declared by workflow review, schema: change is a required string) starts
+    the workflow and answers a Task; arguments off its schema are refused with
+    INVALID_COMMAND_ARGS. Catches ``workflow-command-unvalidated``."""
+    inst = agent_targets.agentd(**standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        before = _review_runs(c)
+        task = answer_task(send_command(c, "review.change", {"change": "c-1"}), "review.change")
+        settled(c, task, "review.change")
+        after = _review_runs(c)
+        if len(after) <= len(before):
+            fail(f"review.change answered task {task.get('id')} but workflow.status shows no new review run: "
+                 f"before {quote(before)}, after {quote(after)}")
+        for args in ({"change": 5}, {}, {"change": "c-2", "priority": "high"}):
+            assert_refused(send_command(c, "review.change", args), f"review.change with {args}", **INVALID_ARGS)
+
+
+def _review_runs(c: Any) -> list[Any]:
+    doc = data_document(answer_message(send_command(c, "workflow.status"), "workflow.status"), "workflow.status")
+    runs = doc.get("runs") if isinstance(doc.get("runs"), list) else []
+    return [r for r in runs if isinstance(r, dict) and r.get("workflow") == "review"]
+
+
+WF_SPECS = (
+    ("wf-op", "operator", ()),
+    ("agent-with-grant", "agent", ("review.change",)),
+    ("agent-without-grant", "agent", ()),
+    ("user-with-grant", "user", ("review.change",)),
+)
+
+
+@pytest.mark.requirement("AGENTD_CMD_017")
+def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Any, recorder: Any) -> None:
+    """review.change (start admits operator and agent) is run for the operator and for an agent
+    whose grants name it; an agent without the grant and a granted user (role not admitted) get
+    PERMISSION_DENIED with HTTP 403. Catches ``workflow-command-ignores-grants``."""
+    made, tokens = make_principals(agent_targets, WF_SPECS)
+    inst = agent_targets.agentd(principals=made, workflows=workflows())
+    for name in ("wf-op", "agent-with-grant"):
+        with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
+            answer_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
+    for name in ("agent-without-grant", "user-with-grant"):
+        with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
+            assert_refused(send_command(c, "review.change", {"change": unique("c")}),
+                           f"review.change as {name}", **DENIED)
+
+
+@pytest.mark.requirement("AGENTD_CMD_018")
+def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_targets: Any,
+                                                                          recorder: Any) -> None:
+    """An instance configured with a workflow whose command is ``status`` does not start; a target
+    that starts anyway shadows a built-in op. Catches ``workflow-shadows-builtin``."""
+    if not agent_targets.launchable:
+        not_measured("needs the harness to launch the target with a workflow that declares a built-in op name")
+    from conformance.fixtures.reference_agentd import ConfigError, Workflow
+
+    shadow = Workflow("shadow", command="status", schema={"type": "object", "properties": {}})
+    try:
+        inst = agent_targets.agentd(fresh=True, workflows=(shadow,))
+    except ConfigError:
+        return
+    with rpc_client(inst, recorder=recorder) as c:
+        reply = send_command(c, "status")
+    fail(f"an instance whose workflow 'shadow' declares the built-in op 'status' started; status now answers "
+         f"{quote(reply.json, 300)}")

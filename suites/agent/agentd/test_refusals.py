@@ -1,0 +1,479 @@
+"""Errors the extensions add: every row of the page's table with its code, ``google.rpc.ErrorInfo``
+reason and domain, ``google.rpc.BadRequest`` for malformed commands, HTTP 403 for
+PERMISSION_DENIED; and for every refusal, nothing run and no task created, as the operator's task
+list and feed show. Bad input (hypothesis): malformed command envelopes, arguments, JSON-RPC
+envelopes and A2A-Extensions headers get the specified refusal, never a 5xx, and run nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance.outcome import fail
+from conformance.suites.agent.agentd.feedtools import Observer
+from conformance.suites.agent.agentd.support import (
+    A2A_DOMAIN,
+    AGENTD_DOMAIN,
+    ANNOTATIONS,
+    BAD_INPUT,
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
+    Bundles,
+    answer_message,
+    answer_task,
+    bundles,
+    command_message,
+    command_part,
+    ext,
+    quote,
+    refusal,
+    refusal_problems,
+    rpc_client,
+    send_params,
+    text_message,
+    unique,
+)
+from conformance.wire import Recorder
+from conformance.wire.httpbase import StreamReply
+from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
+
+NEEDS: dict[str, dict[str, Any]] = {"auth": {"auth": True}, "events-off": {"auth": True, "events": False}}
+
+
+class Ctx:
+    """One refusal case's surroundings: the instance, clients per role, an existing task."""
+
+    def __init__(self, instance: Any, recorder: Recorder) -> None:
+        self.instance = instance
+        self.recorder = recorder
+        self._clients: dict[str, JsonRpcClient] = {}
+        self.task_id = ""
+
+    def client(self, role: str = "operator") -> JsonRpcClient:
+        if role not in self._clients:
+            self._clients[role] = rpc_client(self.instance, role, recorder=self.recorder)
+        return self._clients[role]
+
+    def make_task(self) -> None:
+        task = answer_task(self.client().call("SendMessage", send_params(text_message("a task to name"))),
+                           "a plain message (to have a task to name)")
+        self.task_id = str(task["id"])
+
+    def close(self) -> None:
+        for c in self._clients.values():
+            c.close()
+
+
+Reply = RpcReply | StreamReply
+
+
+def _marker() -> dict[str, Any]:
+    """admin.set arguments whose effect, were the command run, shows in the configuration and feed."""
+    return {"path": "feed.note", "value": unique("refused-but-ran")}
+
+
+def _send(ctx: Ctx, message: dict[str, Any], uris: tuple[str, ...] = (COMMAND,), role: str = "operator",
+          accepted: list[str] | None = None) -> Reply:
+    return ctx.client(role).call("SendMessage", send_params(message, accepted=accepted), headers=ext(*uris))
+
+
+def _subscribe(ctx: Ctx, uris: tuple[str, ...]) -> Reply:
+    return ctx.client().stream(EVENTS_METHOD, {"fromSeq": 0}, headers=ext(*uris), deadline=5.0,
+                               until=lambda e: True)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One way to provoke one row of the table."""
+
+    name: str
+    rid: str
+    code: int
+    reason: str
+    send: Callable[[Ctx], Reply]
+    domain: str = AGENTD_DOMAIN
+    http_status: int | None = None
+    needs: str = "auth"
+    fields: tuple[str, ...] = ()  # a malformed command: the BadRequest names a field containing each
+    needs_task: bool = False
+
+
+def _two_parts(ctx: Ctx) -> Reply:
+    parts = [command_part("admin.set", _marker()), command_part("admin.set", _marker())]
+    return _send(ctx, command_message("admin.set", parts=parts))
+
+
+CASES: tuple[Case, ...] = (
+    Case("events-not-declared", "AGENTD_REFUSE_001", -32601, "EXTENSION_NOT_DECLARED",
+         lambda ctx: _subscribe(ctx, (EVENTS,)), needs="events-off"),
+    Case("events-not-named", "AGENTD_REFUSE_002", -32601, "EXTENSION_NOT_ACTIVATED",
+         lambda ctx: _subscribe(ctx, ())),
+    Case("events-header-names-others", "AGENTD_REFUSE_002", -32601, "EXTENSION_NOT_ACTIVATED",
+         lambda ctx: _subscribe(ctx, (COMMAND, ANNOTATIONS))),
+    Case("command-without-header", "AGENTD_REFUSE_003", -32602, "EXTENSION_NOT_ACTIVATED",
+         lambda ctx: _send(ctx, command_message("admin.set", _marker()), uris=())),
+    Case("command-header-names-others", "AGENTD_REFUSE_003", -32602, "EXTENSION_NOT_ACTIVATED",
+         lambda ctx: _send(ctx, command_message("admin.set", _marker()), uris=(ANNOTATIONS,))),
+    Case("command-unmarked", "AGENTD_REFUSE_004", -32602, "EXTENSION_NOT_MARKED",
+         lambda ctx: _send(ctx, command_message("admin.set", _marker(), mark=False))),
+    Case("command-marked-with-another-uri", "AGENTD_REFUSE_004", -32602, "EXTENSION_NOT_MARKED",
+         lambda ctx: _send(ctx, {**command_message("admin.set", _marker(), mark=False), "extensions": [ANNOTATIONS]})),
+    Case("two-command-parts", "AGENTD_REFUSE_005", -32602, "COMMAND_ENVELOPE_AMBIGUOUS", _two_parts,
+         fields=("parts",)),
+    Case("command-names-a-task", "AGENTD_REFUSE_006", -32602, "COMMAND_TASK_ID",
+         lambda ctx: _send(ctx, command_message("admin.set", _marker(), task_id=ctx.task_id)),
+         fields=("taskId",), needs_task=True),
+    Case("unknown-op", "AGENTD_REFUSE_007", -32602, "UNKNOWN_OP",
+         lambda ctx: _send(ctx, command_message("admin.reboot", {}))),
+    Case("op-name-in-other-case", "AGENTD_REFUSE_007", -32602, "UNKNOWN_OP",
+         lambda ctx: _send(ctx, command_message("ADMIN.SET", _marker()))),
+    Case("argument-of-wrong-type", "AGENTD_REFUSE_008", -32602, "INVALID_COMMAND_ARGS",
+         lambda ctx: _send(ctx, command_message("admin.set", {"path": "runs.maxConcurrent", "value": "many"})),
+         fields=("value",)),
+    Case("unknown-argument", "AGENTD_REFUSE_008", -32602, "INVALID_COMMAND_ARGS",
+         lambda ctx: _send(ctx, command_message("admin.set", {**_marker(), "force": True})), fields=("force",)),
+    Case("missing-argument", "AGENTD_REFUSE_008", -32602, "INVALID_COMMAND_ARGS",
+         lambda ctx: _send(ctx, command_message("admin.set", {"path": "feed.note"})), fields=("value",)),
+    Case("json-not-accepted", "AGENTD_REFUSE_009", -32005, "CONTENT_TYPE_NOT_SUPPORTED",
+         lambda ctx: _send(ctx, command_message("admin.set", _marker()), accepted=["text/plain"]),
+         domain=A2A_DOMAIN),
+    Case("introspection-op-while-off", "AGENTD_REFUSE_010", -32004, "INTROSPECTION_DISABLED",
+         lambda ctx: _send(ctx, command_message("debug.events", {}))),
+    Case("introspection-read-while-off", "AGENTD_REFUSE_010", -32004, "INTROSPECTION_DISABLED",
+         lambda ctx: _send(ctx, command_message("conversation.get", {"subagent": "s-1"}))),
+    Case("admin-op-as-user", "AGENTD_REFUSE_011", -31403, "PERMISSION_DENIED",
+         lambda ctx: _send(ctx, command_message("admin.set", _marker()), role="user"), http_status=403),
+    Case("operator-op-as-agent", "AGENTD_REFUSE_011", -31403, "PERMISSION_DENIED",
+         lambda ctx: _send(ctx, command_message("admin.set", _marker()), role="agent"), http_status=403),
+)
+
+
+def _params(cases: tuple[Case, ...], rid: str | None = None) -> list[Any]:
+    return [pytest.param(c, marks=pytest.mark.requirement(rid or c.rid), id=c.name) for c in cases]
+
+
+@pytest.fixture
+def ctx_for(agent_targets: Any, recorder: Recorder) -> Iterator[Callable[[Case], Ctx]]:
+    made: list[Ctx] = []
+
+    def make(case: Case) -> Ctx:
+        ctx = Ctx(agent_targets.agentd(**NEEDS[case.needs]), recorder)
+        made.append(ctx)
+        if case.needs_task:
+            ctx.make_task()
+        return ctx
+
+    yield make
+    for c in made:
+        c.close()
+
+
+# ---- the table ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", _params(CASES))
+def test_refusal_has_the_code_and_reason_of_its_row(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
+    """Each provocation is refused with its row's JSON-RPC code and ErrorInfo reason (HTTP 403 for
+    PERMISSION_DENIED; domain a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Each row's defect
+    (e.g. ``command-without-marker``, ``unknown-op-wrong-code``, ``permission-denied-http-200``) fails it."""
+    got = refusal(case.send(ctx_for(case)), case.name)
+    problems = refusal_problems(got, code=case.code, reason=case.reason, domain=got.view.domain or "",
+                                http_status=case.http_status)
+    if case.domain == A2A_DOMAIN and got.view.domain != A2A_DOMAIN:
+        problems.append(f"ErrorInfo.domain {got.view.domain!r}, expected {A2A_DOMAIN!r}")
+    if problems:
+        fail(f"{case.name}: {'; '.join(problems)}; error {quote(got.body.get('error'))}")
+
+
+@pytest.mark.parametrize("case", _params(CASES, "AGENTD_REFUSE_012"))
+def test_refusal_carries_errorinfo_naming_reason_and_domain(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
+    """error.data holds a google.rpc.ErrorInfo whose reason names the case, under domain agentd.dev
+    (a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Catches ``errorinfo-wrong-domain``."""
+    got = refusal(case.send(ctx_for(case)), case.name)
+    v = got.view
+    problems = list(v.problems)
+    if not v.has_error_info:
+        problems.append("error.data holds no google.rpc.ErrorInfo")
+    else:
+        if v.reason != case.reason:
+            problems.append(f"ErrorInfo.reason {v.reason!r}, expected {case.reason!r}")
+        if v.domain != case.domain:
+            problems.append(f"ErrorInfo.domain {v.domain!r}, expected {case.domain!r}")
+    if problems:
+        fail(f"{case.name}: {'; '.join(problems)}; error {quote(got.body.get('error'))}")
+
+
+@pytest.mark.parametrize("case", _params(tuple(c for c in CASES if c.fields), "AGENTD_REFUSE_013"))
+def test_malformed_command_names_each_field_in_a_bad_request(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
+    """A malformed command's refusal also carries a google.rpc.BadRequest whose field violations
+    name each offending field. Catches ``no-bad-request``."""
+    got = refusal(case.send(ctx_for(case)), case.name)
+    named = [fv.field for fv in got.view.field_violations]
+    if not named:
+        fail(f"{case.name}: no google.rpc.BadRequest field violation in error.data {quote(got.body.get('error'))}")
+    missing = [f for f in case.fields if not any(f in n for n in named)]
+    if missing:
+        fail(f"{case.name}: the BadRequest names {named!r}, none naming {missing!r}")
+
+
+@pytest.mark.parametrize("case", _params(CASES, "AGENTD_REFUSE_014"))
+def test_refused_request_runs_nothing(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
+    """The refused request has no effect: the operator's feed shows no new event (with the feed off:
+    the configuration is unchanged), though each refused command would set the configuration and
+    push a config event if run. Catches ``refused-command-runs``."""
+    ctx = ctx_for(case)
+    obs = Observer(ctx.instance, ctx.recorder)
+    try:
+        before = obs.snapshot()
+        reply = case.send(ctx)
+        refusal(reply, case.name)
+        changed = obs.changes(before, tasks=False)
+    finally:
+        obs.close()
+    if changed:
+        fail(f"{case.name} was refused, yet: {'; '.join(changed)}")
+
+
+@pytest.mark.parametrize("case", _params(CASES, "AGENTD_REFUSE_015"))
+def test_refused_request_creates_no_task(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
+    """The operator's task list is the same before and after the refusal.
+    Catches ``refused-creates-task``."""
+    ctx = ctx_for(case)
+    obs = Observer(ctx.instance, ctx.recorder)
+    try:
+        before = obs.task_ids()
+        refusal(case.send(ctx), case.name)
+        new = sorted(obs.task_ids() - before)
+    finally:
+        obs.close()
+    if new:
+        fail(f"{case.name} was refused, yet ListTasks shows new task(s) {new}")
+
+
+# ---- bad input (hypothesis) --------------------------------------------------------------------
+
+_leaf = st.none() | st.booleans() | st.integers(-3, 70) | st.text(max_size=8)
+_json = st.recursive(_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                                        max_size=3), max_leaves=6)
+_key = st.text(min_size=1, max_size=8)
+
+
+class Probe:
+    """Send one bad input with the operator's before/after view around it."""
+
+    def __init__(self, instance: Any, recorder: Recorder) -> None:
+        self.client = rpc_client(instance, recorder=recorder)
+        self.obs = Observer(instance, recorder)
+
+    def close(self) -> None:
+        self.client.close()
+        self.obs.close()
+
+    def refused(self, send: Callable[[], Reply], what: str, *, codes: tuple[int, ...],
+                reasons: tuple[str, ...] | None = None) -> Any:
+        """Send; the answer must be a refusal with one of ``codes`` (and ``reasons``), not a 5xx, and
+        leave no task, event or configuration change behind. Returns the refusal."""
+        before = self.obs.snapshot()
+        got = refusal(send(), what)
+        if got.view.code not in codes:
+            fail(f"{what}: refused with code {got.view.code!r}, expected one of {codes}; "
+                 f"error {quote(got.body.get('error'))}")
+        if reasons is not None and got.view.reason not in reasons:
+            fail(f"{what}: ErrorInfo.reason {got.view.reason!r}, expected one of {reasons}; "
+                 f"error {quote(got.body.get('error'))}")
+        changed = self.obs.changes(before)
+        if changed:
+            fail(f"{what} was refused, yet: {'; '.join(changed)}")
+        return got
+
+
+def _envelopes(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
+    """DataPart data under the agentd key that the command bundle's envelope schema refuses."""
+    not_object = _json.filter(lambda v: not isinstance(v, dict))
+    bad_op = _json.filter(lambda v: not (isinstance(v, str) and v))
+    envelope = not_object | st.builds(
+        lambda op, args, has_op: ({"op": op} if has_op else {}) | args,
+        bad_op, st.dictionaries(_key.filter(lambda k: k != "op"), _json, max_size=2), st.booleans())
+    beside = st.dictionaries(_key.filter(lambda k: k != "agentd"), _json, max_size=2)
+    valid_with_extra = st.builds(lambda extra: {"agentd": {"op": "admin.set", **_marker()}} | extra,
+                                 st.dictionaries(_key.filter(lambda k: k != "agentd"), _json, min_size=1, max_size=2))
+    data = st.builds(lambda env, extra: {"agentd": env} | extra, envelope, beside) | valid_with_extra
+    return data.filter(lambda d: bool(b.errors("command", "", d)))
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_008", "AGENTD_REFUSE_014", "AGENTD_REFUSE_015")
+def test_malformed_command_envelopes_are_refused_and_run_nothing(agent_targets: Any, recorder: Recorder,
+                                                                  run_context: Any) -> None:
+    """Command DataParts the envelope schema refuses (agentd not an object, op missing or not a
+    non-empty string, members beside agentd) are refused with -32602 (INVALID_COMMAND_ARGS or
+    UNKNOWN_OP), never a 5xx, and leave no task, event or setting behind."""
+    probe = Probe(agent_targets.agentd(auth=True), recorder)
+
+    @BAD_INPUT
+    @given(_envelopes(bundles(run_context)))
+    def run(data: dict[str, Any]) -> None:
+        msg = command_message("admin.set", parts=[{"data": data}])
+        probe.refused(lambda: probe.client.call("SendMessage", send_params(msg), headers=ext(COMMAND)),
+                      f"the command part {quote(data, 200)}", codes=(-32602,),
+                      reasons=("INVALID_COMMAND_ARGS", "UNKNOWN_OP"))
+
+    try:
+        run()
+    finally:
+        probe.close()
+
+
+def _admin_set_args(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
+    paths = st.sampled_from(["log.level", "runs.maxConcurrent", "feed.note"]) | _json
+    values = st.sampled_from(["debug", "info", 8, "note"]) | _json
+    base = st.fixed_dictionaries({}, optional={"path": paths, "value": values})
+    extra = st.dictionaries(_key.filter(lambda k: k not in ("path", "value", "op")), _json, max_size=2)
+    return st.builds(lambda a, x: a | x, base, extra).filter(
+        lambda a: bool(b.errors("command", "$defs/args/admin.set", a)))
+
+
+def _offending(b: Bundles, args: dict[str, Any]) -> set[str]:
+    """The argument names a correct BadRequest must name for ``args`` (extra, missing, mistyped)."""
+    out: set[str] = set()
+    for err in b.validator("command", "$defs/args/admin.set").iter_errors(args):
+        if err.validator == "additionalProperties":
+            out |= {k for k in args if k not in ("path", "value")}
+        elif err.validator == "required":
+            out |= {k for k in ("path", "value") if k not in args}
+        elif err.absolute_path:
+            out.add(str(err.absolute_path[0]))
+        else:
+            for sub in err.context or ():
+                if sub.absolute_path:
+                    out.add(str(sub.absolute_path[0]))
+    return out
+
+
+@pytest.mark.requirement("AGENTD_CMD_003", "AGENTD_REFUSE_008", "AGENTD_REFUSE_013", "AGENTD_REFUSE_014")
+def test_malformed_arguments_are_refused_with_field_violations_and_run_nothing(
+        agent_targets: Any, recorder: Recorder, run_context: Any) -> None:
+    """admin.set arguments its schema refuses (wrong or missing path or value, values outside a
+    path's range, unknown arguments) are refused with -32602 INVALID_COMMAND_ARGS and a BadRequest
+    naming each offending argument; the setting and the feed are untouched."""
+    b = bundles(run_context)
+    probe = Probe(agent_targets.agentd(auth=True), recorder)
+
+    @BAD_INPUT
+    @given(_admin_set_args(b))
+    def run(args: dict[str, Any]) -> None:
+        what = f"admin.set with {quote(args, 200)}"
+        got = probe.refused(lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", args)),
+                                                      headers=ext(COMMAND)),
+                            what, codes=(-32602,), reasons=("INVALID_COMMAND_ARGS",))
+        named = [fv.field for fv in got.view.field_violations]
+        missing = sorted(f for f in _offending(b, args) if not any(f in n for n in named))
+        if missing:
+            fail(f"{what}: the BadRequest names {named!r}, not the offending argument(s) {missing!r}")
+
+    try:
+        run()
+    finally:
+        probe.close()
+
+
+_MUTATIONS: dict[str, st.SearchStrategy[Any]] = {
+    "jsonrpc": st.sampled_from(["1.0", "2", 2.0, "", None]),
+    "method": st.sampled_from([5, None, ["SendMessage"], {"name": "SendMessage"}]),
+    "id": st.sampled_from([{}, [1], True]),
+    "params": st.sampled_from([[1], "params", 7]),
+}
+
+
+def _broken_envelopes() -> st.SearchStrategy[tuple[str, bytes]]:
+    """A JSON-RPC SendMessage carrying a valid admin.set command, broken at one or more members
+    (``None``: the member is left out), or UTF-8 text that is not JSON."""
+    def build(changes: dict[str, Any]) -> tuple[str, bytes]:
+        env: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                               "params": send_params(command_message("admin.set", _marker()))}
+        for k, v in changes.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+        return "invalid-request", json.dumps(env).encode()
+
+    broken = st.dictionaries(st.sampled_from(sorted(_MUTATIONS)), st.none(), min_size=1).flatmap(
+        lambda keys: st.fixed_dictionaries({k: _MUTATIONS[k] for k in keys})).map(build)
+    not_json = st.text(max_size=30).map(str.encode).filter(_not_json).map(lambda raw: ("parse-error", raw))
+    return broken | not_json
+
+
+def _not_json(raw: bytes) -> bool:
+    try:
+        json.loads(raw)
+    except ValueError:
+        return True
+    return False
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_014", "AGENTD_REFUSE_015")
+def test_broken_jsonrpc_envelopes_around_a_command_are_refused_and_run_nothing(agent_targets: Any,
+                                                                                recorder: Recorder) -> None:
+    """A command inside a broken JSON-RPC envelope (wrong jsonrpc, method, id or params; not JSON)
+    is refused by the binding (-32700, -32600, -32601 or -32602), never with a 5xx, and the command
+    is not run: no task, no event, no setting."""
+    probe = Probe(agent_targets.agentd(auth=True), recorder)
+
+    @BAD_INPUT
+    @given(_broken_envelopes())
+    def run(case: tuple[str, bytes]) -> None:
+        kind, raw = case
+        codes = (-32700,) if kind == "parse-error" else (-32600, -32601, -32602)
+        probe.refused(lambda: probe.client.raw(raw, headers=ext(COMMAND)), f"the body {raw[:200]!r}", codes=codes)
+
+    try:
+        run()
+    finally:
+        probe.close()
+
+
+_URI_ITEMS = st.sampled_from([
+    COMMAND, COMMAND.upper(), COMMAND + "/", COMMAND.replace("https", "http"), COMMAND + "s",
+    "https://agentd.dev/a2a/ext", ANNOTATIONS, EVENTS, "urn:x-unknown", "*",
+]) | st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters=","), min_size=1, max_size=12)
+_SEP = st.sampled_from([",", ", ", " ,", " , ", ",,"])
+
+
+def _header_lines() -> st.SearchStrategy[list[str]]:
+    line = st.builds(lambda items, seps: "".join(i + s for i, s in zip(items[:-1], seps, strict=False)) + items[-1],
+                     st.lists(_URI_ITEMS, min_size=1, max_size=3), st.lists(_SEP, min_size=2, max_size=2))
+    return st.lists(line, min_size=1, max_size=3)
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_003", "AGENTD_REFUSE_014")
+def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent_targets: Any,
+                                                                            recorder: Recorder) -> None:
+    """Generated A2A-Extensions headers (case, slash and scheme variants, unknown URIs, odd
+    separators, repeated lines): a marked admin.set runs exactly when one comma-separated item is
+    byte for byte the command URI; otherwise it is refused with -32602 EXTENSION_NOT_ACTIVATED,
+    never a 5xx, and changes nothing."""
+    probe = Probe(agent_targets.agentd(auth=True), recorder)
+
+    @BAD_INPUT
+    @given(_header_lines())
+    def run(lines: list[str]) -> None:
+        items = [i.strip() for line in lines for i in line.split(",")]
+        what = f"A2A-Extensions {lines!r}"
+        send = lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", _marker())),  # noqa: E731
+                                         headers={"A2A-Extensions": lines})
+        if COMMAND in items:
+            answer_message(send(), f"{what} (names the command URI)")
+        else:
+            probe.refused(send, what, codes=(-32602,), reasons=("EXTENSION_NOT_ACTIVATED",))
+
+    try:
+        run()
+    finally:
+        probe.close()
