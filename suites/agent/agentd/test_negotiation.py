@@ -187,17 +187,37 @@ def _per_method(matrix: Matrix, uri: str, methods: list[str]) -> tuple[list[Case
     return cases, missing
 
 
+def _tasks_in(case: Case) -> list[dict[str, Any]]:
+    """Every Task an answer carries: a Task result, ``{"task": …}`` (sends, stream frames) or a list."""
+    out: list[dict[str, Any]] = []
+    for _path, obj in case.results:
+        if not isinstance(obj, dict):
+            continue
+        if isinstance(obj.get("task"), dict):
+            out.append(obj["task"])
+        elif isinstance(obj.get("tasks"), list):
+            out += [t for t in obj["tasks"] if isinstance(t, dict)]
+        elif "status" in obj and "id" in obj:
+            out.append(obj)
+    return out
+
+
 @pytest.mark.requirement("AGENTD_NEG_011")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_annotations_echoed_on_every_task_answer(matrix: Matrix, evidence: Evidence,
                                                  run_secrets: SecretSet) -> None:
-    """task-annotations, requested, is activated and echoed on the sends, GetTask, ListTasks,
-    CancelTask, SubscribeToTask and (with the feed on) the feed method. Catches
-    annotations-not-on-list."""
+    """task-annotations, requested, is activated on the sends, GetTask, ListTasks, CancelTask,
+    SubscribeToTask and (with the feed on) the feed method: it is echoed, and every Task the answer
+    carries holds the annotations under the URI. Catches annotations-not-on-list."""
     methods = [m for m in METHODS if m in APPLIES_TO[ANNOTATIONS] and (matrix.events or m != EVENTS_METHOD)]
     cases, missing = _per_method(matrix, ANNOTATIONS, methods)
-    problems = [(c, f"echo {render_echo(c.echo)} lacks task-annotations") for c in cases
-                if ANNOTATIONS not in (c.echo or [])]
+    problems: list[tuple[Case, str]] = []
+    for c in cases:
+        if ANNOTATIONS not in (c.echo or []):
+            problems.append((c, f"echo {render_echo(c.echo)} lacks task-annotations"))
+        bare = [t.get("id") for t in _tasks_in(c) if ANNOTATIONS not in (t.get("metadata") or {})]
+        if bare:
+            problems.append((c, f"task(s) {bare} answered without metadata[{ANNOTATIONS!r}]: not activated"))
     _judge(evidence, run_secrets, cases, problems, "task-annotations was not activated")
     if missing:
         not_measured(f"no request naming task-annotations was answered on {missing}; the others echo it")
