@@ -112,6 +112,12 @@ def rpc_client(
     return JsonRpcClient(instance.url, headers=headers, recorder=recorder, timeout=timeout)
 
 
+def instance_for(agent_targets: Any, **needs: Any) -> Any:
+    """For a statement that holds whatever the configuration: the launched reference configured with
+    ``needs``, or a running target as it is (its own configuration, whatever its declared facts)."""
+    return agent_targets.agentd(**needs) if agent_targets.launchable else agent_targets.agentd()
+
+
 def http_endpoint(instance: Any, recorder: Recorder, timeout: float = 10.0) -> HttpEndpoint:
     """A plain HTTP endpoint on the instance (card reads, CORS requests)."""
     if instance.uds_path:

@@ -92,6 +92,7 @@ class Matrix:
     """Every case on one instance, with what its card declared."""
 
     events: bool
+    launched: bool
     card: dict[str, Any]
     declared: list[str]
     cases: list[Case]
@@ -220,7 +221,8 @@ def _refused(case: Case, error: Any) -> None:
 
 
 def run_matrix(instance: Any, events: bool, recorder: Recorder) -> Matrix:
-    """Send every (method, subset) case to ``instance`` and keep what came back."""
+    """Send every (method, subset) case to ``instance`` and keep what came back. ``events`` is the feed
+    state the instance was launched with (a running target's comes from its card)."""
     card = public_card(instance, recorder)
     declared = declared_uris(card)
     client = rpc_client(instance, recorder=recorder, timeout=10.0)
@@ -233,17 +235,17 @@ def run_matrix(instance: Any, events: bool, recorder: Recorder) -> Matrix:
         seconds = time.monotonic() - t0
     finally:
         client.close()
-    return Matrix(events, card, declared, cases, seconds, runner.setup_requests)
+    return Matrix(events, instance.launched is not None, card, declared, cases, seconds, runner.setup_requests)
 
 
 class MatrixCache:
-    """One matrix per (instance, events) for the whole test process; a failure is kept and re-raised."""
+    """One matrix per instance for the whole test process; a failure is kept and re-raised."""
 
     def __init__(self) -> None:
-        self._done: dict[tuple[str, bool], Matrix | BaseException] = {}
+        self._done: dict[str, Matrix | BaseException] = {}
 
-    def get(self, instance: Any, events: bool, make: Callable[[], Matrix]) -> Matrix:
-        key = (instance.url, events)
+    def get(self, instance: Any, make: Callable[[], Matrix]) -> Matrix:
+        key = instance.url
         if key not in self._done:
             try:
                 self._done[key] = make()

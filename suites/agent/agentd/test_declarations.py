@@ -37,6 +37,7 @@ from conformance.suites.agent.agentd.listener import (
     declared_uris,
     ext,
     extensions_of,
+    instance_for,
     public_card,
     quote,
     rpc_client,
@@ -63,7 +64,11 @@ _VERSIONED = re.compile(r"(^|[-_.@~])v?\d+([._]\d+)*$", re.IGNORECASE)
 
 
 def _instance(agent_targets: Any, config: str) -> Any:
-    return agent_targets.agentd(**CONFIGS[config])
+    """The launched reference in ``config``; a running target as it is (these statements hold whatever
+    it has switched on), except that a unix configuration needs a target on a socket."""
+    if config == "unix":
+        return agent_targets.agentd(**CONFIGS[config])
+    return instance_for(agent_targets, **CONFIGS[config])
 
 
 # ---- declarations on the card ---------------------------------------------------------------------
@@ -93,7 +98,7 @@ def test_events_declared_exactly_while_the_feed_is_on(agent_targets: Any, config
     """The events extension is on the card while the feed is enabled and absent while it is off.
     Catches events-declared-when-off."""
     on = CONFIGS[config]["events"]
-    declared = declared_uris(public_card(_instance(agent_targets, config), recorder))
+    declared = declared_uris(public_card(agent_targets.agentd(**CONFIGS[config]), recorder))
     if (EVENTS in declared) != on:
         fail(f"feed {'on' if on else 'off'}, yet the events extension is "
              f"{'absent from' if on else 'declared on'} the card; declared: {declared}")
@@ -135,7 +140,7 @@ def test_declared_uris_are_byte_exact(agent_targets: Any, config: str, recorder:
             problems.append(f"{uri!r} is declared where the page lists {near[0]!r}")
         elif urlsplit(uri).hostname in ("agentd.dev", "www.agentd.dev"):
             problems.append(f"{uri!r} is not an identifier the page lists")
-    if config == "unix" and UNIX_BINDING not in _declared_identifiers(card):
+    if config == "unix" and UNIX_BINDING not in _declared_identifiers(card):  # the socket's own card
         problems.append(f"the socket's card names no interface with binding {UNIX_BINDING!r}")
     if problems:
         fail("; ".join(problems))
@@ -175,7 +180,7 @@ def test_core_protocol_works_without_extensions(agent_targets: Any, recorder: Re
     """A client that names no extension converses, reads, lists, subscribes to and cancels its task
     and, where the card offers push, registers, lists and deletes a webhook. Catches
     core-needs-extension."""
-    inst = agent_targets.agentd(events=True)
+    inst = instance_for(agent_targets, events=True)
     card = public_card(inst, recorder)
     with rpc_client(inst, recorder=recorder) as client:
         sent = _result(client.call("SendMessage", send_params(text_message("hold"))), "SendMessage")
@@ -238,7 +243,7 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, rec
     """With every extension activated, answers stay strict A2A objects: a command's result is the data
     of a DataPart, and agentd's facts sit in metadata maps under URI keys only. Catches
     reply-extra-field."""
-    inst = agent_targets.agentd(events=True)
+    inst = instance_for(agent_targets, events=True)
     everything = ext(COMMAND, ANNOTATIONS)
     problems: list[str] = []
     with rpc_client(inst, recorder=recorder) as client:
@@ -282,31 +287,42 @@ def test_only_core_and_declared_methods_are_routed(agent_targets: Any, recorder:
     spellings, near misses, made-up methods, the feed method where it is not declared — gets -32601.
     Catches extra-method."""
     problems: list[str] = []
-    on = agent_targets.agentd(events=True)
-    with rpc_client(on, recorder=recorder) as client:
-        for method in CORE_METHODS:
-            if method in STREAMING_METHODS:
-                reply: Any = client.stream(method, {}, deadline=5.0, until=lambda _e: True)
-            else:
-                reply = client.call(method, {})
-            if _refused_as(reply, (-32601,)):
-                problems.append(f"core method {method} is not routed (-32601)")
-        feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
-        if not (feed.payloads and isinstance(feed.payloads[0], dict) and "result" in feed.payloads[0]):
-            problems.append(f"the declared, activated {EVENTS_METHOD} was not answered: "
-                            f"{quote(feed.payloads or feed.json)}")
-        for name in UNROUTED:
-            got = client.call(name, {}, headers=ext(COMMAND, EVENTS, ANNOTATIONS))
-            if not _refused_as(got, (-32601,)):
-                problems.append(f"method {name!r} answered {quote(got.json or got.body, 160)}, expected -32601")
-    off = agent_targets.agentd(events=False)
-    with rpc_client(off, recorder=recorder) as client:
-        got = client.call(EVENTS_METHOD, {}, headers=ext(EVENTS))
-        if not _refused_as(got, (-32601,)):
-            problems.append(f"{EVENTS_METHOD} with the feed off answered {quote(got.json or got.body, 160)}, "
-                            "expected -32601")
+    instances = [instance_for(agent_targets, events=True)]
+    if agent_targets.launchable:
+        instances.append(agent_targets.agentd(events=False))
+    for n, inst in enumerate(instances):
+        feed_declared = EVENTS in declared_uris(public_card(inst, recorder))
+        with rpc_client(inst, recorder=recorder) as client:
+            if n == 0:
+                problems += _core_and_unknown_names(client)
+            feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
+            answered = bool(feed.payloads) and isinstance(feed.payloads[0], dict) and "result" in feed.payloads[0]
+            if feed_declared and not answered:
+                problems.append(f"the declared, activated {EVENTS_METHOD} was not answered: "
+                                f"{quote(feed.payloads or feed.json)}")
+            if not feed_declared and not _refused_as(feed, (-32601,)):
+                problems.append(f"{EVENTS_METHOD} where the card does not declare it answered "
+                                f"{quote(feed.payloads or feed.json, 160)}, expected -32601")
     if problems:
         fail("; ".join(problems))
+
+
+def _core_and_unknown_names(client: JsonRpcClient) -> list[str]:
+    """Each core method is routed (anything but -32601, even with empty params); each name of
+    UNROUTED is -32601 (every extension named, so none is left out for want of activation)."""
+    problems: list[str] = []
+    for method in CORE_METHODS:
+        if method in STREAMING_METHODS:
+            reply: Any = client.stream(method, {}, deadline=5.0, until=lambda _e: True)
+        else:
+            reply = client.call(method, {})
+        if _refused_as(reply, (-32601,)):
+            problems.append(f"core method {method} is not routed (-32601)")
+    for name in UNROUTED:
+        got = client.call(name, {}, headers=ext(COMMAND, EVENTS, ANNOTATIONS))
+        if not _refused_as(got, (-32601,)):
+            problems.append(f"method {name!r} answered {quote(got.json or got.body, 160)}, expected -32601")
+    return problems
 
 
 # ---- the binary's registry and bundles ------------------------------------------------------------
@@ -422,11 +438,12 @@ def _read_document(client: JsonRpcClient, op: str) -> Any:
 @pytest.mark.requirement("AGENTD_DECL_014")
 def test_daemon_output_validates_against_the_bundles(agent_targets: Any, recorder: Recorder, evidence: Evidence,
                                                      run_secrets: SecretSet) -> None:
-    """Command replies (status, config, workflow.status, subagent.status), task annotations and the
-    feed's frames (replayed from the start, annotations activated) all validate against the schema
-    bundles. Catches status-reply-off-schema."""
-    inst = agent_targets.agentd(events=True)
-    evidence.add("bundles", {"source": str(BUNDLE_DIR)})
+    """Command replies (status, config, workflow.status, subagent.status), task annotations and, where
+    the feed is declared, its frames (replayed from the start, annotations activated) all validate
+    against the schema bundles. Catches status-reply-off-schema."""
+    inst = instance_for(agent_targets, events=True)
+    feed = EVENTS in declared_uris(public_card(inst, recorder))
+    evidence.add("bundles", {"source": str(BUNDLE_DIR), "feed declared": feed})
     problems: list[str] = []
     with rpc_client(inst, recorder=recorder) as client:
         for op in ("status", "config", "workflow.status", "subagent.status"):
@@ -439,7 +456,7 @@ def test_daemon_output_validates_against_the_bundles(agent_targets: Any, recorde
             problems.append(f"a task answered with task-annotations activated carries none: {quote(sent.json)}")
         else:
             problems += [f"annotations: {e}" for e in _schema_errors("task-annotations", "", ann)]
-        frames = _replay(client)
+        frames = _replay(client) if feed else []
     for i, frame in enumerate(frames):
         problems += [f"feed frame {i}: {e}" for e in _schema_errors("events", "", frame)]
         data = (frame.get("event") or {}).get("data") if isinstance(frame, dict) else None

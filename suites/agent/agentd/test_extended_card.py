@@ -25,6 +25,7 @@ from conformance.suites.agent.agentd.listener import (
     SIGN_IN_OPS,
     card_reply,
     has_scheme,
+    instance_for,
     op_names,
     params_of,
     public_card,
@@ -58,6 +59,7 @@ SKILLS_FOR: Final = {"operator": {"review", "deploy", "nightly"}, "agent": {"rev
 ROLES: Final = ("operator", "user", "agent")
 #: Configurations whose public ops vocabulary must be identical.
 VOCABULARY_CONFIGS: Final[dict[str, dict[str, Any]]] = {
+    "plain": {"events": True},
     "events-off": {"events": False},
     "introspection": {"events": True, "introspection": True},
     "device-grant": {"events": True, "device_grant": True},
@@ -67,7 +69,25 @@ VOCABULARY_CONFIGS: Final[dict[str, dict[str, Any]]] = {
 
 
 def _narrowing(agent_targets: Any, **more: Any) -> Any:
+    """The launched reference with principals, workflows, grants and a ring of 37 (``more`` on top)."""
     return agent_targets.agentd(**{**NARROWING, **more})
+
+
+def _with_principals(agent_targets: Any) -> Any:
+    """For statements that hold on any listener with credentials: the narrowing configuration, or a
+    running target as it is (the roles' tokens come from the command line)."""
+    return instance_for(agent_targets, **NARROWING)
+
+
+def _schemed(agent_targets: Any, recorder: Recorder) -> Any:
+    """A listener whose card declares an authentication scheme (where the extended card exists)."""
+    inst = _with_principals(agent_targets)
+    card = public_card(inst, recorder)
+    if not has_scheme(card):
+        if inst.launched is not None:
+            fail(f"configured with principals, yet the card declares no security scheme: {quote(card, 300)}")
+        not_measured("this target's card declares no security scheme, so it has no extended card to judge")
+    return inst
 
 
 def _extended(inst: Any, role: str, recorder: Recorder) -> dict[str, Any]:
@@ -91,7 +111,7 @@ def _problems_or_pass(problems: list[str]) -> None:
 def test_public_card_is_the_same_for_every_caller(agent_targets: Any, recorder: Recorder) -> None:
     """The public card read with no credential, with each role's bearer and with a bearer nobody
     issued is one and the same document. Catches card-varies-by-caller."""
-    inst = _narrowing(agent_targets)
+    inst = _with_principals(agent_targets)
     base = public_card(inst, recorder)
     problems = []
     for who, token in [*((r, inst.token(r)) for r in ROLES), ("an unknown bearer", "not-a-token-agentd-conformance")]:
@@ -122,9 +142,11 @@ def test_public_ops_vocabulary_is_identical_everywhere(agent_targets: Any, confi
     ``<uri>/schema.json`` and an ops list holding every op the page names; that list is the same,
     op for op, on every configuration (feed off, introspection on, device grant on, principals and
     workflows, a unix socket) as on a plain instance. Catches public-ops-narrowed."""
-    base = params_of(public_card(agent_targets.agentd(events=True), recorder), COMMAND, "the plain instance's card")
-    params = params_of(public_card(agent_targets.agentd(**VOCABULARY_CONFIGS[config]), recorder), COMMAND,
-                       f"the {config} instance's card")
+    base = params_of(public_card(instance_for(agent_targets, events=True), recorder), COMMAND,
+                     "the plain instance's card")
+    other = instance_for(agent_targets, events=True) if config == "plain" else \
+        agent_targets.agentd(**VOCABULARY_CONFIGS[config])
+    params = params_of(public_card(other, recorder), COMMAND, f"the {config} instance's card")
     problems = []
     if params.get("dataPartKey") != "agentd":
         problems.append(f"dataPartKey {params.get('dataPartKey')!r}, expected 'agentd'")
@@ -143,10 +165,13 @@ def test_every_published_op_has_its_reply_kind(agent_targets: Any, recorder: Rec
     """Every op of the public and of the operator's extended declaration carries ``reply`` message or
     task, the same in both; status and workflow.status are reads, workflow.run is work (the page's
     example). Catches ops-without-reply."""
-    inst = _narrowing(agent_targets)
-    public = params_of(public_card(inst, recorder), COMMAND, "the public card").get("ops") or []
-    extended = params_of(_extended(inst, "operator", recorder), COMMAND,
-                         "the operator's extended card").get("ops") or []
+    inst = _with_principals(agent_targets)
+    card = public_card(inst, recorder)
+    public = params_of(card, COMMAND, "the public card").get("ops") or []
+    extended = []  # a listener with no scheme has no extended card: its public ops are all there is
+    if has_scheme(card) or inst.launched is not None:
+        extended = params_of(_extended(inst, "operator", recorder), COMMAND,
+                             "the operator's extended card").get("ops") or []
     problems = []
     kinds: dict[str, Any] = {}
     for where, ops in (("public", public), ("extended", extended)):
@@ -167,7 +192,7 @@ def test_every_published_op_has_its_reply_kind(agent_targets: Any, recorder: Rec
 def test_public_declarations_carry_nothing_caller_specific(agent_targets: Any, recorder: Recorder) -> None:
     """On an instance with principals, workflow commands and the feed on, the public declarations
     carry no commands, settable, ring or kinds. Catches public-card-leaks-ring."""
-    card = public_card(_narrowing(agent_targets), recorder)
+    card = public_card(_with_principals(agent_targets), recorder)
     cmd = params_of(card, COMMAND, "the public card")
     evt = params_of(card, EVENTS, "the public card")
     leaks = [f"command params.{k}" for k in ("commands", "settable") if k in cmd]
@@ -185,8 +210,10 @@ def test_declared_scheme_sets_extended_card_flag(agent_targets: Any, config: dic
                                                  recorder: Recorder) -> None:
     """A listener with credentials configured (bearer principals, or the device grant) declares a
     scheme and sets capabilities.extendedAgentCard true. Catches extended-flag-false-with-scheme."""
-    card = public_card(agent_targets.agentd(**config), recorder)
+    card = public_card(instance_for(agent_targets, **config), recorder)
     if not has_scheme(card):
+        if not agent_targets.launchable:
+            not_measured("this target's card declares no security scheme, so the statement cannot be judged on it")
         fail(f"configured with {sorted(config)} but the card declares no security scheme: {quote(card, 300)}")
     flag = (card.get("capabilities") or {}).get("extendedAgentCard")
     if flag is not True:
@@ -199,7 +226,8 @@ def test_declared_scheme_sets_extended_card_flag(agent_targets: Any, config: dic
 def test_no_scheme_clears_extended_card_flag(agent_targets: Any, config: dict[str, Any], recorder: Recorder) -> None:
     """A listener that declares no scheme (loopback with nothing configured, a unix socket) sets
     capabilities.extendedAgentCard false. Catches extended-flag-true-without-scheme."""
-    card = public_card(agent_targets.agentd(**config), recorder)
+    card = public_card(agent_targets.agentd(**config) if "listen" in config else instance_for(agent_targets, **config),
+                       recorder)
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}, so the statement about "
                      "listeners without one cannot be judged on it")
@@ -213,7 +241,7 @@ def test_no_scheme_clears_extended_card_flag(agent_targets: Any, config: dict[st
 def test_extended_card_answered_to_named_callers(agent_targets: Any, role: str, recorder: Recorder) -> None:
     """GetExtendedAgentCard answers a caller named by a declared scheme (each role's bearer) with a
     strict AgentCard. Catches extended-card-refused."""
-    _extended(_narrowing(agent_targets), role, recorder)
+    _extended(_schemed(agent_targets, recorder), role, recorder)
 
 
 @pytest.mark.requirement("AGENTD_CARD_008")
@@ -223,7 +251,7 @@ def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: Any, t
                                                             recorder: Recorder) -> None:
     """GetExtendedAgentCard from a caller no declared scheme names (no credential, a bearer nobody
     issued) gets HTTP 401 and no card. Catches extended-card-anonymous."""
-    inst = _narrowing(agent_targets)
+    inst = _schemed(agent_targets, recorder)
     with rpc_client(inst, recorder=recorder, token=token or "unused") as client:
         headers = {"Authorization": None} if token is None else None
         reply = client.call("GetExtendedAgentCard", {}, headers=headers)
@@ -235,7 +263,7 @@ def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: Any, t
 def test_extended_card_unsupported_without_a_scheme(agent_targets: Any, recorder: Recorder) -> None:
     """Where no scheme is declared (loopback with nothing configured), GetExtendedAgentCard answers
     -32004. Catches extended-card-without-scheme."""
-    inst = agent_targets.agentd(events=True)
+    inst = instance_for(agent_targets, events=True)
     card = public_card(inst, recorder)
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}")
