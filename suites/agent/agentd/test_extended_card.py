@@ -24,6 +24,7 @@ from conformance.suites.agent.agentd.listener import (
     PAGE_OPS,
     SIGN_IN_OPS,
     card_reply,
+    declared_uris,
     has_scheme,
     instance_for,
     op_names,
@@ -77,6 +78,15 @@ def _with_principals(agent_targets: Any) -> Any:
     """For statements that hold on any listener with credentials: the narrowing configuration, or a
     running target as it is (the roles' tokens come from the command line)."""
     return instance_for(agent_targets, **NARROWING)
+
+
+def _narrowed(agent_targets: Any, recorder: Recorder, **facts: Any) -> Any:
+    """For statements about how the extended card narrows by role and by what is switched on: the
+    narrowing configuration (plus ``facts``), or a running target whose declared facts match."""
+    if agent_targets.launchable:
+        return _narrowing(agent_targets, **facts)
+    agent_targets.agentd(**facts)  # a running target must have declared these facts
+    return _schemed(agent_targets, recorder)
 
 
 def _schemed(agent_targets: Any, recorder: Recorder) -> Any:
@@ -283,16 +293,22 @@ def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: Any, intr
     off, no sign-in ops without the device grant; session ops on TCP) and this caller may run: the
     operator every served op, others no operator-only op even when a grant names one, and an
     ordinary op a grant names. Catches extended-ops-unnarrowed."""
-    inst = _narrowing(agent_targets, introspection=introspection)
+    inst = _narrowed(agent_targets, recorder, introspection=introspection)
+    launched = inst.launched is not None
+    # Sign-in ops are served only with the device grant: off in the launched configuration, unknown on a
+    # running target unless it declared --fact device_grant.
+    grant = "off" if launched else inst.facts.get("device_grant")
     public = set(op_names(params_of(public_card(inst, recorder), COMMAND, "the public card")))
     problems = []
-    served = {op for op in PAGE_OPS if op not in SIGN_IN_OPS and (introspection or op not in INTROSPECTION_OPS)}
+    unserved_here = {op for op in PAGE_OPS if (grant == "off" and op in SIGN_IN_OPS)
+                     or (not introspection and op in INTROSPECTION_OPS)}
+    served = {op for op in PAGE_OPS if op not in unserved_here and (grant == "on" or op not in SIGN_IN_OPS)}
     for role in ROLES:
         ops = op_names(params_of(_extended(inst, role, recorder), COMMAND, f"the {role}'s extended card"))
-        unserved = [op for op in ops if op in SIGN_IN_OPS or (not introspection and op in INTROSPECTION_OPS)]
+        unserved = [op for op in ops if op in unserved_here]
         if unserved:
             problems.append(f"{role}: lists ops not served here: {unserved}")
-        outside = [op for op in ops if op not in public and op not in COMMANDS_FOR[role]]
+        outside = [op for op in ops if op not in public and not (launched and op in COMMANDS_FOR[role])]
         if outside:
             problems.append(f"{role}: lists ops outside the public vocabulary: {outside}")
         if role == "operator":
@@ -303,7 +319,7 @@ def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: Any, intr
         forbidden = [op for op in ops if op in OPERATOR_ONLY_OPS]
         if forbidden:
             problems.append(f"{role}: lists operator-only ops {forbidden}")
-        if role == "agent" and "workflow.cancel" not in ops:
+        if launched and role == "agent" and "workflow.cancel" not in ops:
             problems.append("agent: its grant names workflow.cancel, yet it is not listed")
     _problems_or_pass(problems)
 
@@ -339,7 +355,8 @@ def test_extended_commands_are_the_callers_workflow_commands(agent_targets: Any,
 def test_settable_only_for_callers_of_admin_set(agent_targets: Any, role: str, recorder: Recorder) -> None:
     """``settable`` (the paths admin.set accepts) is given to the operator, who may run admin.set, as
     a list of paths, and to nobody else. Catches settable-for-everyone."""
-    params = params_of(_extended(_narrowing(agent_targets), role, recorder), COMMAND, f"the {role}'s extended card")
+    params = params_of(_extended(_narrowed(agent_targets, recorder), role, recorder), COMMAND,
+                       f"the {role}'s extended card")
     may = "admin.set" in op_names(params) or role == "operator"
     settable = params.get("settable")
     if may and not (isinstance(settable, list) and settable and all(isinstance(p, str) for p in settable)):
@@ -374,7 +391,9 @@ def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: Any, i
     """``kinds`` is the vocabulary this caller's feed can carry: the operator every kind (audit only
     while introspection is on), others only kinds addressed to owners or to everyone. Catches
     kinds-unnarrowed."""
-    inst = _narrowing(agent_targets, introspection=introspection)
+    inst = _narrowed(agent_targets, recorder, introspection=introspection)
+    if inst.launched is None and EVENTS not in declared_uris(public_card(inst, recorder)):
+        not_measured("this target does not declare the events extension, so there are no kinds to judge")
     audience = _kind_audience()
     problems = []
     for role in ROLES:
