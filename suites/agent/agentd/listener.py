@@ -8,10 +8,12 @@ strict second reader for A2A objects.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import httpx
 from a2a.types.a2a_pb2 import AgentCard
@@ -109,7 +111,28 @@ def rpc_client(
         headers["Authorization"] = f"Bearer {token}"
     if instance.uds_path:
         return JsonRpcClient("/", uds=instance.uds_path, headers=headers, recorder=recorder, timeout=timeout)
-    return JsonRpcClient(instance.url, headers=headers, recorder=recorder, timeout=timeout)
+    return JsonRpcClient(jsonrpc_url(instance), headers=headers, recorder=recorder, timeout=timeout)
+
+
+_ENDPOINTS: dict[str, str] = {}
+
+
+def jsonrpc_url(instance: Any) -> str:
+    """Where the instance's JSON-RPC binding is served, as a peer finds it: the path of the card's
+    JSONRPC interface, on the instance's own origin (the harness never follows a card off loopback).
+    The instance's URL itself when the card names no JSONRPC interface."""
+    if instance.url not in _ENDPOINTS:
+        url = instance.url
+        with contextlib.suppress(httpx.HTTPError):
+            reply = card_reply(instance, Recorder())
+            card = reply.json if isinstance(reply.json, dict) else {}
+            for iface in card.get("supportedInterfaces") or []:
+                if isinstance(iface, dict) and iface.get("protocolBinding") == "JSONRPC":
+                    path = urlsplit(str(iface.get("url", ""))).path or "/"
+                    url = instance.base_url + (path if path.startswith("/") else "/" + path)
+                    break
+        _ENDPOINTS[instance.url] = url
+    return _ENDPOINTS[instance.url]
 
 
 def instance_for(agent_targets: Any, **needs: Any) -> Any:
@@ -147,11 +170,26 @@ def public_card(instance: Any, recorder: Recorder, token: str | None = None) -> 
     return card
 
 
+def strict_violations(obj: Any, message_type: type[ProtoMessage], path: str) -> list[str]:
+    """Every way ``obj`` departs from the A2A type, by the shared strict reader.
+
+    One reading is set aside: the SDK's required-field pass counts an empty string as missing, but the
+    specification makes ``nextPageToken`` required *and* ``""`` on the final page (§ ListTasks), so a
+    present, empty ``nextPageToken`` is not a violation. (Reported for a fix in the shared reader.)
+    """
+    got = read_strict(obj, message_type, path=path)
+    out = [str(v) for v in got.violations
+           if not (v.path.endswith(".nextPageToken") and v.problem.startswith("required field") and v.value == "")]
+    if got.message is None and not out:
+        out.append("protobuf ParseDict refused it")
+    return out
+
+
 def strict(obj: Any, message_type: type[ProtoMessage], path: str, what: str) -> None:
     """Hold ``obj`` to the A2A type strictly; fail quoting every violation."""
-    got = read_strict(obj, message_type, path=path)
-    if not got.ok:
-        fail(f"{what} is not a strict A2A {message_type.DESCRIPTOR.name}: {got.summary()}")
+    problems = strict_violations(obj, message_type, path)
+    if problems:
+        fail(f"{what} is not a strict A2A {message_type.DESCRIPTOR.name}: {'; '.join(problems)}")
 
 
 # ---- cards -----------------------------------------------------------------------------------------

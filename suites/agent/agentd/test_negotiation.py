@@ -25,14 +25,18 @@ from conformance.suites.agent.agentd.listener import (
     HEADER,
     UNKNOWN_URI,
     command_message,
+    declared_uris,
     echo_of,
     ext,
     http_endpoint,
     instance_for,
+    jsonrpc_url,
+    public_card,
     quote,
     render_echo,
     rpc_client,
     send_params,
+    strict_violations,
     text_message,
     unique,
 )
@@ -51,7 +55,6 @@ from conformance.suites.agent.agentd.matrix import (
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 from conformance.wire.methods import CORE_METHODS, RESPONSE_TYPES
-from conformance.wire.strict import read_strict
 
 _CACHE = MatrixCache()
 EVENTS_ON = pytest.param(True, id="events-on")
@@ -84,7 +87,8 @@ def _judge(evidence: Evidence, secrets: SecretSet, cases: list[Case], problems: 
                  [c.exchange.to_evidence(secrets.secrets) for c, _ in problems if c.exchange is not None])
     shown = "; ".join(f"{c.label()}: {msg}" for c, msg in problems[:6])
     more = f"; and {len(problems) - 6} more" if len(problems) > 6 else ""
-    fail(f"{what}: {len(problems)} of {len(cases)} case(s) wrong: {shown}{more}")
+    wrong = len({id(c) for c, _ in problems})
+    fail(f"{what}: {wrong} of {len(cases)} case(s) wrong: {shown}{more}")
 
 
 def _broken(cases: list[Case]) -> list[tuple[Case, str]]:
@@ -206,6 +210,11 @@ def _tasks_in(case: Case) -> list[dict[str, Any]]:
     return out
 
 
+def _require_declared(matrix: Matrix, uri: str) -> None:
+    if uri not in matrix.declared:
+        fail(f"the card does not declare {uri}, so it is activated nowhere; declared: {matrix.declared}")
+
+
 @pytest.mark.requirement("AGENTD_NEG_011")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_annotations_echoed_on_every_task_answer(matrix: Matrix, evidence: Evidence,
@@ -213,6 +222,7 @@ def test_annotations_echoed_on_every_task_answer(matrix: Matrix, evidence: Evide
     """task-annotations, requested, is activated on the sends, GetTask, ListTasks, CancelTask,
     SubscribeToTask and (with the feed on) the feed method: it is echoed, and every Task the answer
     carries holds the annotations under the URI. Catches annotations-not-on-list."""
+    _require_declared(matrix, ANNOTATIONS)
     feed = EVENTS in matrix.declared
     methods = [m for m in METHODS if m in APPLIES_TO[ANNOTATIONS] and (feed or m != EVENTS_METHOD)]
     cases, missing = _per_method(matrix, ANNOTATIONS, methods)
@@ -233,6 +243,7 @@ def test_annotations_echoed_on_every_task_answer(matrix: Matrix, evidence: Evide
 def test_command_echoed_only_on_the_sends(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """The command URI is echoed on every answered send that names it, and on no other method.
     Catches command-not-echoed-on-stream, echo-inapplicable."""
+    _require_declared(matrix, COMMAND)
     sends = sorted(APPLIES_TO[COMMAND])
     cases = [c for c in _answered(matrix, "echo") if COMMAND in c.requested]
     missing = [m for m in sends if not any(c.method == m for c in cases)]
@@ -265,25 +276,15 @@ def test_matrix_answers_parse_strictly(matrix: Matrix, evidence: Evidence, run_s
         for path, obj in c.results:
             if rtype.DESCRIPTOR.full_name == "google.protobuf.Empty" and obj in (None, {}):
                 continue
-            got = read_strict(obj, rtype, path=path)
-            if not got.ok:
-                problems.append((c, f"not a strict {rtype.DESCRIPTOR.name}: {got.summary()}"))
+            found = strict_violations(obj, rtype, path)
+            if found:
+                problems.append((c, f"not a strict {rtype.DESCRIPTOR.name}: {'; '.join(found)}"))
     _judge(evidence, run_secrets, cases, problems, "an answer departs from the A2A type")
 
 
-def _events_params() -> list[Any]:
-    return [pytest.param(True, id="events-on", marks=pytest.mark.requirement("AGENTD_DECL_013", "AGENTD_REFUSE_002")),
-            pytest.param(False, id="events-off",
-                         marks=pytest.mark.requirement("AGENTD_DECL_013", "AGENTD_REFUSE_001"))]
-
-
-@pytest.mark.parametrize("matrix", _events_params(), indirect=True)
-def test_events_method_answered_only_when_declared_and_activated(matrix: Matrix, evidence: Evidence,
-                                                                 run_secrets: SecretSet) -> None:
-    """agentd.events/SubscribeToEvents is answered (a stream) exactly when the card declares the events
-    extension and the request activates it; otherwise -32601 with reason EXTENSION_NOT_DECLARED (not
-    declared) or EXTENSION_NOT_ACTIVATED (declared, not named). Catches events-undeclared-served,
-    events-without-activation."""
+def _feed_state(matrix: Matrix) -> bool:
+    """Whether the card declares the feed, held to the state the instance was launched in (a running
+    target whose card says otherwise cannot be judged for this state)."""
     declared = EVENTS in matrix.declared
     if declared != matrix.events:
         if matrix.launched:
@@ -291,17 +292,43 @@ def test_events_method_answered_only_when_declared_and_activated(matrix: Matrix,
                  f"{'does not declare' if matrix.events else 'declares'} {EVENTS}; declared: {matrix.declared}")
         not_measured(f"this target's card {'does not declare' if matrix.events else 'declares'} the events "
                      f"extension, so the feed-{'on' if matrix.events else 'off'} case cannot be judged on it")
-    cases = matrix.of(EVENTS_METHOD)
+    return declared
+
+
+@pytest.mark.requirement("AGENTD_DECL_013")
+@pytest.mark.parametrize("matrix", BOTH, indirect=True)
+def test_events_method_routed_only_when_declared_and_activated(matrix: Matrix, evidence: Evidence,
+                                                               run_secrets: SecretSet) -> None:
+    """agentd.events/SubscribeToEvents is answered (a stream) exactly when the card declares the events
+    extension and the request activates it, and is -32601 otherwise; no core method is ever -32601.
+    Catches events-undeclared-served, events-without-activation."""
+    declared = EVENTS in matrix.declared
     problems: list[tuple[Case, str]] = []
-    for c in cases:
-        if declared and EVENTS in c.requested:
+    for c in matrix.cases:
+        if c.method != EVENTS_METHOD:
+            if c.code == -32601:
+                problems.append((c, "a core method answered -32601 (not routed)"))
+        elif declared and EVENTS in c.requested:
             if c.outcome != ANSWERED:
                 problems.append((c, f"declared and activated, yet {c.outcome} ({c.code} {c.reason})"))
-            continue
-        want = "EXTENSION_NOT_ACTIVATED" if declared else "EXTENSION_NOT_DECLARED"
-        if c.outcome != REFUSED or (c.code, c.reason) != (-32601, want):
-            problems.append((c, f"expected -32601 {want}, got {c.outcome} ({c.code} {c.reason})"))
-    _judge(evidence, run_secrets, cases, problems, "the events method was not gated by declaration and activation")
+        elif c.outcome != REFUSED or c.code != -32601:
+            problems.append((c, f"expected -32601, got {c.outcome} ({c.code} {c.reason})"))
+    _judge(evidence, run_secrets, matrix.cases, problems, "the route table")
+
+
+@pytest.mark.parametrize("matrix", [
+    pytest.param(True, id="events-on", marks=pytest.mark.requirement("AGENTD_REFUSE_002")),
+    pytest.param(False, id="events-off", marks=pytest.mark.requirement("AGENTD_REFUSE_001"))], indirect=True)
+def test_events_method_refusal_names_its_reason(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """Every refusal of the feed method in the matrix is -32601 with ErrorInfo reason
+    EXTENSION_NOT_DECLARED (the feed off) or EXTENSION_NOT_ACTIVATED (declared, not named). Catches
+    events-undeclared-served, events-without-activation."""
+    declared = _feed_state(matrix)
+    cases = [c for c in matrix.of(EVENTS_METHOD) if not (declared and EVENTS in c.requested)]
+    want = "EXTENSION_NOT_ACTIVATED" if declared else "EXTENSION_NOT_DECLARED"
+    problems = [(c, f"expected -32601 {want}, got {c.outcome} ({c.code} {c.reason})") for c in cases
+                if c.outcome != REFUSED or (c.code, c.reason) != (-32601, want)]
+    _judge(evidence, run_secrets, cases, problems, f"the feed method was not refused with {want}")
 
 
 # ---- focused requests -------------------------------------------------------------------------------
@@ -345,11 +372,21 @@ def _activation_problems(client: JsonRpcClient, task_id: str, lines: list[str]) 
     return out
 
 
+def _declares(inst: Any, recorder: Recorder, *uris: str) -> None:
+    """Fail naming what the card lacks when activation of ``uris`` cannot even begin."""
+    declared = declared_uris(public_card(inst, recorder))
+    missing = [u for u in uris if u not in declared]
+    if missing:
+        fail(f"the card does not declare {missing}, so a request naming them activates nothing; "
+             f"declared: {declared}")
+
+
 @pytest.mark.requirement("AGENTD_NEG_001")
 def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Recorder) -> None:
     """Every URI of a comma-separated header line is read, in any position, with or without spaces:
     a command second in the list still runs, task-annotations second still annotates. Activation is
     seen in the behaviour or the echo. Catches header-first-uri-only."""
+    _declares(events_on, recorder, COMMAND, ANNOTATIONS)
     with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems: list[str] = []
@@ -364,6 +401,7 @@ def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Re
 def test_repeated_header_lines_are_all_read(events_on: Any, recorder: Recorder) -> None:
     """A repeated A2A-Extensions header is read on every line, URIs on the second and later lines
     activate as if listed on the first. Catches header-first-line-only."""
+    _declares(events_on, recorder, COMMAND, ANNOTATIONS)
     with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems: list[str] = []
@@ -432,6 +470,7 @@ def test_uri_with_trailing_slash_activates_nothing(events_on: Any, recorder: Rec
 def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> None:
     """A request naming only URIs agentd does not implement is answered exactly as one naming nothing,
     with no echo; beside the command URI, only the command URI is echoed. Catches unknown-uri-refused."""
+    _declares(events_on, recorder, COMMAND)
     others = [UNKNOWN_URI, "urn:example:not-an-agentd-extension", "https://agentd.dev/a2a/ext/not-declared"]
     problems: list[str] = []
     with rpc_client(events_on, recorder=recorder) as client:
@@ -454,7 +493,7 @@ def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> Non
 def test_deliberate_refusals_echo_nothing(events_on: Any, recorder: Recorder) -> None:
     """Refusals of several kinds, each naming every extension: a command with an unknown op, an
     unmarked command, a task that does not exist, the feed without its URI, an unknown argument.
-    None carries an echo. Catches echo-on-refusal."""
+    Whichever of them is refused carries no echo. Catches echo-on-refusal."""
     everything = ext(COMMAND, EVENTS, ANNOTATIONS)
     all_but_events = ext(COMMAND, ANNOTATIONS)
     problems: list[str] = []
@@ -470,15 +509,19 @@ def test_deliberate_refusals_echo_nothing(events_on: Any, recorder: Recorder) ->
             ("feed not activated", client.stream(EVENTS_METHOD, {}, headers=all_but_events, deadline=5.0,
                                                  until=lambda _e: True)),
         ]
+    refused = 0
     for what, reply in attempts:
         body = reply.payloads[0] if getattr(reply, "payloads", None) else reply.json
         if not (isinstance(body, dict) and "error" in body):
-            problems.append(f"{what}: expected a refusal, got {quote(body, 200)}")
-        elif echo_of(reply.headers) is not None:
+            continue  # not refused: whether it should have been is another requirement's question
+        refused += 1
+        if echo_of(reply.headers) is not None:
             problems.append(f"{what}: refused ({body['error'].get('code')}) yet echoed "
                             f"{render_echo(echo_of(reply.headers))}")
     if problems:
         fail("; ".join(problems))
+    if not refused:
+        not_measured("none of the requests meant to be refused was refused")
 
 
 # ---- CORS -------------------------------------------------------------------------------------------
@@ -535,8 +578,9 @@ def test_cors_preflight_allows_the_extensions_header(cors_target: tuple[Any, str
     http = http_endpoint(inst, recorder)
     try:
         for asked in ("a2a-extensions", "a2a-extensions, a2a-version, content-type"):
-            r = http.send("OPTIONS", "/", headers=[("Origin", origin), ("Access-Control-Request-Method", "POST"),
-                                                   ("Access-Control-Request-Headers", asked)])
+            preflight = [("Origin", origin), ("Access-Control-Request-Method", "POST"),
+                         ("Access-Control-Request-Headers", asked)]
+            r = http.send("OPTIONS", "/" if inst.uds_path else jsonrpc_url(inst), headers=preflight)
             allowed = _tokens(r.headers.get("access-control-allow-headers"))
             credentials = r.headers.get("access-control-allow-credentials", "").lower() == "true"
             ok_headers = "a2a-extensions" in allowed or ("*" in allowed and not credentials)
