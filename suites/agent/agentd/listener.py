@@ -199,7 +199,7 @@ def extensions_of(card: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def declared_uris(card: Mapping[str, Any]) -> list[str]:
-    return [e.get("uri") for e in extensions_of(card) if isinstance(e.get("uri"), str)]
+    return [str(e["uri"]) for e in extensions_of(card) if isinstance(e.get("uri"), str)]
 
 
 def declaration(card: Mapping[str, Any], uri: str) -> dict[str, Any] | None:
@@ -219,7 +219,7 @@ def params_of(card: Mapping[str, Any], uri: str, what: str) -> dict[str, Any]:
 
 
 def op_names(params: Mapping[str, Any]) -> list[str]:
-    return [o.get("op") for o in params.get("ops") or [] if isinstance(o, dict)]
+    return [str(o.get("op")) for o in params.get("ops") or [] if isinstance(o, dict)]
 
 
 def has_scheme(card: Mapping[str, Any]) -> bool:

@@ -50,7 +50,9 @@ from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 from conformance.wire.methods import CORE_METHODS, RESPONSE_TYPES, STREAMING_METHODS
 
 #: The instance configurations the card checks look at.
-CONFIGS: Final = {"events-on": {"events": True}, "events-off": {"events": False}, "unix": {"listen": "unix"}}
+CONFIGS: Final[dict[str, dict[str, Any]]] = {
+    "events-on": {"events": True}, "events-off": {"events": False}, "unix": {"listen": "unix"},
+}
 FEED_CONFIGS: Final = ("events-on", "events-off")
 #: What the launched reference's binary is, as a command line.
 REFERENCE_BINARY: Final = (sys.executable, "-m", "conformance.fixtures.reference_agentd")

@@ -178,7 +178,7 @@ def test_every_published_op_has_its_reply_kind(agent_targets: Any, recorder: Rec
     inst = _with_principals(agent_targets)
     card = public_card(inst, recorder)
     public = params_of(card, COMMAND, "the public card").get("ops") or []
-    extended = []  # a listener with no scheme has no extended card: its public ops are all there is
+    extended: list[Any] = []  # a listener with no scheme has no extended card: its public ops are all there is
     if has_scheme(card) or inst.launched is not None:
         extended = params_of(_extended(inst, "operator", recorder), COMMAND,
                              "the operator's extended card").get("ops") or []
@@ -189,9 +189,9 @@ def test_every_published_op_has_its_reply_kind(agent_targets: Any, recorder: Rec
             if not isinstance(o, dict) or o.get("reply") not in ("message", "task"):
                 problems.append(f"{where} op {quote(o, 120)} has no reply kind message or task")
                 continue
-            if kinds.setdefault(o.get("op"), o["reply"]) != o["reply"]:
-                problems.append(f"op {o.get('op')!r} is {kinds[o.get('op')]!r} on the public card, {o['reply']!r} "
-                                f"on the extended one")
+            op = str(o.get("op"))
+            if kinds.setdefault(op, o["reply"]) != o["reply"]:
+                problems.append(f"op {op!r} is {kinds[op]!r} on the public card, {o['reply']!r} on the extended one")
     for op, want in (("status", "message"), ("workflow.status", "message"), ("workflow.run", "task")):
         if op in kinds and kinds[op] != want:
             problems.append(f"{op} replies {kinds[op]!r}; the page shows {want!r}")
