@@ -1,0 +1,263 @@
+"""The unix socket binding (AGENTD_UDS_*): the card names the binding URI, the JSON-RPC binding runs
+unchanged over the socket, the socket is 0600, the kernel is the authenticator (only the daemon's uid
+or root is served, and every connection is the operator), no extended card, no session ops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from a2a.types.a2a_pb2 import StreamResponse
+
+from conformance.evidence import Evidence
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.agentd.listener import (
+    ANNOTATIONS,
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
+    SESSION_OPS,
+    UNIX_BINDING,
+    card_reply,
+    command_message,
+    declared_uris,
+    echo_of,
+    ext,
+    has_scheme,
+    public_card,
+    quote,
+    render_echo,
+    rpc_client,
+    send_params,
+    strict,
+    text_message,
+    unique,
+)
+from conformance.wire import Recorder
+from conformance.wire.errors import BY_NAME, from_jsonrpc
+from conformance.wire.methods import RESPONSE_TYPES
+
+#: A uid that is neither root nor (normally) a daemon's: nobody.
+OTHER_UID: Final = 65534
+#: A Python that any uid can execute (the harness's own may live under a private home).
+SYSTEM_PYTHON: Final = ("/usr/bin/python3", "/usr/local/bin/python3")
+#: What the client running under another uid does: connect, ask for the card, report what came back.
+PROBE: Final = """
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print(json.dumps({"connected": False, "error": type(e).__name__ + ": " + str(e), "reply": ""}))
+    sys.exit(0)
+data, err = b"", None
+try:
+    s.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n")
+    while len(data) < 65536:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+except OSError as e:
+    err = type(e).__name__ + ": " + str(e)
+print(json.dumps({"connected": True, "error": err, "reply": data[:300].decode("latin-1")}))
+"""
+
+
+@pytest.fixture
+def unix(agent_targets: Any) -> Any:
+    """An instance listening on a unix socket."""
+    return agent_targets.agentd(listen="unix")
+
+
+@pytest.mark.requirement("AGENTD_UDS_001")
+def test_card_interface_names_the_unix_binding(unix: Any, recorder: Recorder) -> None:
+    """The socket's card has an interface with protocolBinding
+    https://agentd.dev/a2a/binding/jsonrpc-unix and url unix://<the socket's path>, and no
+    interface offers a unix:// URL as plain JSONRPC. Catches unix-card-says-jsonrpc."""
+    card = public_card(unix, recorder)
+    interfaces = [i for i in card.get("supportedInterfaces") or [] if isinstance(i, dict)]
+    want_url = f"unix://{unix.uds_path}"
+    if not any(i.get("protocolBinding") == UNIX_BINDING and i.get("url") == want_url for i in interfaces):
+        fail(f"no interface with protocolBinding {UNIX_BINDING!r} and url {want_url!r}: {quote(interfaces)}")
+    wrong = [i for i in interfaces
+             if str(i.get("url", "")).startswith("unix:") and i.get("protocolBinding") != UNIX_BINDING]
+    if wrong:
+        fail(f"a unix:// interface declares another binding: {quote(wrong)}")
+
+
+@pytest.mark.requirement("AGENTD_UDS_002")
+def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Recorder) -> None:
+    """Over the socket, as HTTP/1.1: a message makes a task, GetTask echoes the activated
+    task-annotations and carries them, a missing task is -32001 with its ErrorInfo, a streamed send
+    and the feed answer as SSE. Catches unix-drops-echo."""
+    card = public_card(unix, recorder)
+    problems: list[str] = []
+    with rpc_client(unix, recorder=recorder) as client:
+        sent = client.call("SendMessage", send_params(text_message("over the socket")))
+        if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
+            fail(f"SendMessage over the socket: {quote(sent.json or sent.body)}")
+        strict(sent.result, RESPONSE_TYPES["SendMessage"], "$.result", "SendMessage over the socket")
+        tid = sent.result["task"]["id"]
+        got = client.call("GetTask", {"id": tid}, headers=ext(ANNOTATIONS, COMMAND))
+        if echo_of(got.headers) != [ANNOTATIONS]:
+            problems.append(f"GetTask naming task-annotations and command echoed {render_echo(echo_of(got.headers))}, "
+                            f"expected [{ANNOTATIONS!r}]")
+        if ANNOTATIONS not in ((got.result or {}).get("metadata") or {}):
+            problems.append(f"GetTask with task-annotations activated carries none: {quote(got.json)}")
+        missing = client.call("GetTask", {"id": unique("no-such-task")})
+        err = (missing.json or {}).get("error") if isinstance(missing.json, dict) else None
+        mism = from_jsonrpc(err).mismatches(BY_NAME["TaskNotFoundError"]) if err is not None else ["no error"]
+        if mism:
+            problems.append(f"a missing task: {'; '.join(mism)} ({quote(missing.json or missing.body)})")
+        stream = client.stream("SendStreamingMessage", send_params(text_message("streamed over the socket")),
+                               deadline=5.0, until=lambda _e: True)
+        if not stream.is_sse or not stream.results:
+            problems.append(f"SendStreamingMessage: HTTP {stream.status} {stream.content_type!r}, "
+                            f"{quote(stream.payloads or stream.json)}")
+        else:
+            strict(stream.results[0], StreamResponse, "$.frames[0].result", "the first streamed frame")
+        if EVENTS in declared_uris(card):
+            feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
+            hello = feed.results[0] if feed.results else None
+            if not (feed.is_sse and isinstance(hello, dict) and "hello" in hello):
+                problems.append(f"the feed over the socket: {quote(feed.payloads or feed.json)}")
+            if echo_of(feed.headers) != [EVENTS]:
+                problems.append(f"the feed echoed {render_echo(echo_of(feed.headers))}, expected [{EVENTS!r}]")
+    if problems:
+        fail("; ".join(problems))
+
+
+@pytest.mark.requirement("AGENTD_UDS_003")
+def test_socket_file_is_mode_0600(unix: Any) -> None:
+    """The socket file is a socket with permission bits exactly 0600. Catches socket-mode-0666."""
+    path = Path(unix.uds_path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        not_measured(f"the socket {path} is not visible on this host ({exc})")
+    if not stat.S_ISSOCK(st.st_mode):
+        fail(f"{path} is not a socket (mode {stat.filemode(st.st_mode)})")
+    if stat.S_IMODE(st.st_mode) != 0o600:
+        fail(f"{path} has mode {oct(stat.S_IMODE(st.st_mode))} ({stat.filemode(st.st_mode)}), expected 0o600")
+
+
+def _system_python() -> str | None:
+    return next((p for p in SYSTEM_PYTHON if os.access(p, os.X_OK)), None)
+
+
+def _probe_as(uid: int, path: str, python: str) -> dict[str, Any]:
+    """Run PROBE as ``uid`` (its own group, no supplementary groups), bounded; its verdict as a dict."""
+    proc = subprocess.Popen([python, "-I", "-S", "-c", PROBE, path], user=uid, group=uid, extra_groups=[],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd="/",
+                            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        fail(f"the client running as uid {uid} did not finish within 20 s")
+    try:
+        got: dict[str, Any] = json.loads(out.decode() or "null") or {}
+    except ValueError:
+        got = {}
+    if "connected" not in got:
+        not_measured(f"the client could not run as uid {uid} (exit {proc.returncode}): {err.decode()[-300:]!r}")
+    got["uid"] = uid
+    return got
+
+
+@pytest.mark.requirement("AGENTD_UDS_004")
+def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+    """A client running under a uid that is neither the daemon's nor root is not served: it gets no
+    HTTP answer, while root on the same socket is. On a launched target the harness opens the
+    socket file's mode so the connection reaches the daemon's peer-credential check instead of
+    stopping at the file permission. Catches peercred-any-uid."""
+    if os.geteuid() != 0:
+        not_measured("needs the harness to run as root to start a client under another uid")
+    python = _system_python()
+    if python is None:
+        not_measured(f"needs a Python any uid can run at one of {SYSTEM_PYTHON}")
+    made: str | None = None
+    try:
+        if agent_targets.launchable:
+            made = tempfile.mkdtemp(prefix="agentd-conformance-uds-")
+            os.chmod(made, 0o711)
+            inst = agent_targets.agentd(listen="unix", uds_path=str(Path(made) / "agentd.sock"), fresh=True)
+            os.chmod(inst.uds_path, 0o666)  # let the kernel pass the connect; the daemon must refuse it
+        else:
+            inst = agent_targets.agentd(listen="unix")
+        daemon_uid = Path(inst.uds_path).stat().st_uid
+        if daemon_uid == OTHER_UID:
+            not_measured(f"the daemon runs as uid {OTHER_UID}, the only other uid the harness uses")
+        control = card_reply(inst, recorder)
+        if control.status != 200:
+            fail(f"root's own request on the socket was not served: HTTP {control.status} {control.body[:200]!r}")
+        got = _probe_as(OTHER_UID, str(inst.uds_path), python)
+        mode = oct(stat.S_IMODE(Path(inst.uds_path).stat().st_mode))
+        evidence.add("client under another uid", {**got, "socket_mode": mode, "daemon_uid": daemon_uid})
+        if str(got.get("reply", "")).startswith("HTTP/"):
+            fail(f"uid {OTHER_UID} (neither the daemon's uid {daemon_uid} nor root) was served: "
+                 f"{got['reply'][:200]!r}")
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+
+
+@pytest.mark.requirement("AGENTD_UDS_005")
+def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) -> None:
+    """With no credential at all, a socket connection runs the operator-only op config: it is the
+    operator. Catches unix-caller-not-operator."""
+    with rpc_client(unix, recorder=recorder) as client:
+        reply = client.call("SendMessage", send_params(command_message("config")), headers=ext(COMMAND))
+    msg = (reply.result or {}).get("message") if isinstance(reply.result, dict) else None
+    if reply.error is not None or not isinstance(msg, dict):
+        fail(f"the operator-only op config over the socket, with no credential: HTTP {reply.status}, "
+             f"{quote(reply.json or reply.body)}")
+
+
+@pytest.mark.requirement("AGENTD_UDS_006")
+def test_socket_has_no_scheme_and_no_extended_card(unix: Any, recorder: Recorder) -> None:
+    """The socket's card declares no security scheme and sets extendedAgentCard false, and
+    GetExtendedAgentCard answers -32004. Catches unix-declares-bearer, extended-card-without-scheme."""
+    card = public_card(unix, recorder)
+    problems = []
+    if has_scheme(card) or card.get("securityRequirements"):
+        problems.append(f"the card declares schemes {quote(card.get('securitySchemes'))} / requirements "
+                        f"{quote(card.get('securityRequirements'))}")
+    if (card.get("capabilities") or {}).get("extendedAgentCard") is not False:
+        problems.append(f"extendedAgentCard is {(card.get('capabilities') or {}).get('extendedAgentCard')!r}")
+    with rpc_client(unix, recorder=recorder) as client:
+        reply = client.call("GetExtendedAgentCard", {})
+    if reply.error is None or reply.error.code != -32004:
+        problems.append(f"GetExtendedAgentCard answered {quote(reply.json or reply.body)}, expected -32004")
+    if problems:
+        fail("; ".join(problems))
+
+
+@pytest.mark.requirement("AGENTD_UDS_007")
+def test_socket_serves_no_session_ops(unix: Any, recorder: Recorder) -> None:
+    """Over the socket, the session ops are refused as not served here: -32602 UNKNOWN_OP. Catches
+    session-ops-on-unix."""
+    problems = []
+    with rpc_client(unix, recorder=recorder) as client:
+        for op in SESSION_OPS:
+            reply = client.call("SendMessage", send_params(command_message(op)), headers=ext(COMMAND))
+            err = (reply.json or {}).get("error") if isinstance(reply.json, dict) else None
+            view = from_jsonrpc(err) if err is not None else None
+            if view is None or (view.code, view.reason) != (-32602, "UNKNOWN_OP"):
+                problems.append(f"{op}: {quote(reply.json or reply.body, 240)}, expected -32602 UNKNOWN_OP")
+    if problems:
+        fail("; ".join(problems))
