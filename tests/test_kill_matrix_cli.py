@@ -9,35 +9,24 @@ requirement no defect can kill is a check that was never shown to fail.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from conformance.fixtures.reference_cli.defects import DEFECTS, SKILL_PATH, materialize_skill
 from conformance.registry import default_registry
+from tests.killmatrix import run_command, survivors
 
 TIER1 = [r.id for r in default_registry().select(family="a2acli", tier=1)]
-DETECTED = ("fail", "partial")
 
 
 def run_cli_suite(tmp: Path, only: list[str], env: dict[str, str] | None = None, jobs: int = 1,
                   skill: Path = SKILL_PATH) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "conformance.command", "cli", "--report-dir", str(tmp / "report"),
-           "--jobs", str(jobs), "--skill", str(skill), "--only", *only]
+    args = ["cli", "--jobs", str(jobs), "--skill", str(skill), "--only", *only]
     for k, v in (env or {}).items():
-        cmd += ["--env", f"{k}={v}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=dict(os.environ),
-                          stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, f"the run itself failed (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    report = yaml.safe_load((tmp / "report" / "compliance-report.yaml").read_text(encoding="utf-8"))
-    assert isinstance(report, dict)
-    return report
+        args += ["--env", f"{k}={v}"]
+    return run_command(args, tmp / "report")
 
 
 def test_every_tier1_requirement_has_a_killing_defect() -> None:
@@ -76,7 +65,6 @@ def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None
     # under this defect and point --skill at it, as a vendor would for their own tool.
     skill = materialize_skill(tmp_path / "skill", {defect})[0]
     report = run_cli_suite(tmp_path, ids, env={"REFCLI_DEFECTS": defect}, skill=skill)
-    reqs = report["requirements"]
-    survived = {rid: reqs[rid]["status"] for rid in ids if reqs[rid]["status"] not in DETECTED}
+    survived = survivors(report, ids)
     assert not survived, (f"defect {defect!r} ({DEFECTS[defect].description}) was not caught: {survived}; "
                           f"see {tmp_path}/report/summary.md")
