@@ -174,3 +174,14 @@ def test_unspecified_state_dropped_by_a_serialiser_is_a_missing_required_field()
     result = read_strict({"id": "t", "status": {}}, a2a_pb2.Task)
     assert [v.path for v in result.violations] == ["$.status.state"]
     assert result.message is not None
+
+
+def test_final_empty_listing_page_is_valid_but_a_missing_next_page_token_is_not() -> None:
+    """The spec requires nextPageToken present and "" on the final page; an empty listing is valid.
+    The SDK's validator alone would flag all four fields of this valid response."""
+    from a2a.types import a2a_pb2 as pb
+
+    ok = read_strict({"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}, pb.ListTasksResponse)
+    assert ok.violations == []
+    missing = read_strict({"tasks": [], "pageSize": 0, "totalSize": 0}, pb.ListTasksResponse)
+    assert [v.path for v in missing.violations] == ["$.nextPageToken"]
