@@ -98,6 +98,13 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--family", choices=("agentd", "a2a"), default="agentd")
     a.add_argument("--defect", action="append", default=[], metavar="NAME",
                    help="(launched reference targets only) switch on a named defect, as the kill matrix does")
+    a.add_argument("--schema-source", default="ours", metavar="ours|target|DIR",
+                   help="JSON Schema bundles to validate frames, results and annotations against: ours (default), "
+                        "target (printed by the target's binary: see --agentd-binary), or a folder holding "
+                        "command.schema.json, events.schema.json and task-annotations.schema.json")
+    a.add_argument("--agentd-binary", metavar="CMD",
+                   help="the target's executable, for --schema-source target (default for --launch reference: "
+                        "the bundled reference)")
     a.add_argument("--require-level", choices=("must", "should"), metavar="LEVEL",
                    help="exit 1 unless every requirement of this level is satisfied")
     a.add_argument("--name", metavar="NAME", help="target name for the report folder")
@@ -385,16 +392,66 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     target.update({"tokens": tokens, "facts": facts, "defects": list(args.defect)})
     scope, note = _scope(args.family, args.only, None)
     report_dir = _report_dir(args, name)
+    schema_dir = _schema_source(args, target, report_dir)
+    if schema_dir is not None:
+        target["schema_dir"] = str(schema_dir)
     ctx = RunContext(
         family=args.family, target=target,
         run={"target": name, "agent_tested": target.get("url") or target.get("path") or target.get("name"),
              "command": shlex.join(["agentd-conformance", *_redacted_argv(sys.argv[1:])]),
-             "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")},
+             "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+             "extra": {"schema_source": args.schema_source if args.family == "agentd" else None}
+             if args.family == "agentd" else {}},
         secrets=list(tokens.values()), scope=scope, scope_note=note)
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
     code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout)
     return _conclude(report_dir, code, args.require_level and f"level_{args.require_level}")
+
+
+BUNDLES = ("command", "events", "task-annotations")
+
+
+def _schema_source(args: argparse.Namespace, target: dict[str, Any], report_dir: Path) -> Path | None:
+    """Where the run's schema bundles come from; ``target`` copies them out of the target's binary."""
+    source = getattr(args, "schema_source", "ours") or "ours"
+    if source == "ours":
+        return None
+    if source != "target":
+        folder = Path(source)
+        missing = [b for b in BUNDLES if not (folder / f"{b}.schema.json").is_file()]
+        if missing:
+            raise UsageFailure(f"--schema-source: {source} lacks {', '.join(f'{b}.schema.json' for b in missing)}")
+        for b in BUNDLES:
+            try:
+                json.loads((folder / f"{b}.schema.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise UsageFailure(f"--schema-source: {folder / f'{b}.schema.json'} is not JSON: {exc}") from exc
+        return folder.resolve()
+    binary = getattr(args, "agentd_binary", None)
+    if binary:
+        prefix = shlex.split(binary)
+    elif target.get("kind") == "launch" and target.get("name") == "reference":
+        prefix = [sys.executable, "-m", "conformance.fixtures.reference_agentd"]
+    else:
+        raise UsageFailure("--schema-source target needs --agentd-binary CMD (the target's own executable)")
+    out = report_dir / "schemas"
+    out.mkdir(parents=True, exist_ok=True)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+           "PYTHONPATH": str(PACKAGE_DIR.parent), "HOME": str(out)}
+    for b in BUNDLES:
+        try:
+            proc = subprocess.run([*prefix, "--extension-schema", b], capture_output=True, timeout=30, env=env,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise UsageFailure(f"--schema-source target: cannot run {shlex.join(prefix)}: {exc}") from exc
+        try:
+            json.loads(proc.stdout)
+        except ValueError:
+            raise UsageFailure(f"--schema-source target: `{shlex.join(prefix)} --extension-schema {b}` printed "
+                               f"no JSON (exit {proc.returncode})") from None
+        (out / f"{b}.schema.json").write_bytes(proc.stdout)
+    return out
 
 
 def _conclude(report_dir: Path, code: int, required: str | None) -> int:
