@@ -400,8 +400,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         run={"target": name, "agent_tested": target.get("url") or target.get("path") or target.get("name"),
              "command": shlex.join(["agentd-conformance", *_redacted_argv(sys.argv[1:])]),
              "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-             "extra": {"schema_source": args.schema_source if args.family == "agentd" else None}
-             if args.family == "agentd" else {}},
+             "extra": {"schema_source": args.schema_source} if args.family == "agentd" else {}},
         secrets=list(tokens.values()), scope=scope, scope_note=note)
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
