@@ -1,0 +1,148 @@
+"""agentd's own outbound client (the page's "Clients" section): what reaches a peer when a workflow sends.
+
+The harness serves a recording peer, launches the target with a workflow whose ``a2a.send`` step
+aims at that peer, starts the workflow over the wire (``workflow.run``, command extension
+activated) and holds the request the peer received to the page. A running daemon's peers cannot be
+configured from outside, so against an external target these checks end ``not_measured``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+import pytest
+
+from conformance.evidence import Evidence
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.agentd.peer import SENDS, PeerRequest, RecordingPeer
+from conformance.suites.agent.agentd.support import (
+    COMMAND,
+    DATA_PART_KEY,
+    TERMINAL,
+    answer_task,
+    get_task,
+    quote,
+    rpc_client,
+    send_command,
+    strict,
+    task_state,
+)
+from conformance.wire import Recorder
+from conformance.wire.methods import CORE_METHODS, REQUEST_TYPES
+
+#: How long the peer waits for the workflow's send to arrive, and how often the run is looked at meanwhile.
+PEER_DEADLINE: Final = 10.0
+POLL: Final = 0.2
+#: The command the configured step sends (a read every agentd serves).
+RELAY_COMMAND: Final = {"op": "status"}
+RELAY: Final = "relay"
+
+
+def _relay_instance(agent_targets: Any, peer_url: str) -> Any:
+    """A launched target with workflow ``relay`` whose a2a.send step sends RELAY_COMMAND to ``peer_url``."""
+    from conformance.fixtures.reference_agentd import Peer, Workflow
+
+    relay = Workflow(RELAY, send_to=Peer(peer_url), send_command=dict(RELAY_COMMAND))
+    return agent_targets.agentd(workflows=(relay,))
+
+
+def _need_launch(agent_targets: Any, what: str) -> None:
+    if not agent_targets.launchable:
+        not_measured(f"needs the target configured with an a2a.send step aimed at {what} the harness serves; "
+                     f"the harness cannot configure a running daemon's peers (run with --launch reference)")
+
+
+def _send_reaching_peer(agent_targets: Any, peer: RecordingPeer, recorder: Recorder,
+                        evidence: Evidence) -> PeerRequest:
+    """Start ``relay`` over the wire and return the first send the peer received (fails when none came)."""
+    inst = _relay_instance(agent_targets, peer.url)
+    with rpc_client(inst, recorder=recorder) as c:
+        task = answer_task(send_command(c, "workflow.run", {"workflow": RELAY}), "workflow.run relay")
+        end = time.monotonic() + PEER_DEADLINE
+        while not (got := peer.wait_for(lambda r: r.rpc_method in SENDS, timeout=POLL)):
+            # The run ends only after its send step: a run that ended with nothing at the peer never sent.
+            task = get_task(c, str(task.get("id")), "GetTask of the relay run")
+            if task_state(task) in TERMINAL or time.monotonic() > end:
+                break
+        evidence.add("requests the peer received", [r.to_evidence() for r in peer.received()])
+    if not got:
+        seen = [f"{r.method} {r.path} {r.rpc_method!r}" for r in peer.received()]
+        fail(f"the relay workflow's a2a.send step names the peer {peer.url}, yet no send reached it (it received "
+             f"{seen or 'nothing'}); the run's task is {task_state(task)} with status "
+             f"{quote(task.get('status'), 300)}")
+    return got[0]
+
+
+def _sent_message(req: PeerRequest) -> dict[str, Any]:
+    """The message of a send the peer received, its params read strictly as the send's request type."""
+    body = req.json
+    if not isinstance(body, dict):
+        fail(f"the peer received a send whose body is not a JSON object: {req.body[:300]!r}")
+    params = body.get("params")
+    strict(params, REQUEST_TYPES[str(body.get("method"))], "$.params", f"the {body.get('method')} params sent")
+    msg = params.get("message") if isinstance(params, dict) else None
+    if not isinstance(msg, dict):
+        fail(f"the {body.get('method')} the peer received carries no message: {quote(body)}")
+    return msg
+
+
+def _named(lines: list[str]) -> list[str]:
+    return [u.strip() for line in lines for u in line.split(",") if u.strip()]
+
+
+@pytest.mark.requirement("AGENTD_CMD_019")
+def test_outbound_client_activates_the_command_extension_by_header_and_message(
+        agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+    """A workflow step sending a command to a peer sends it activated twice: ``A2A-Extensions`` names
+    the command URI and ``message.extensions`` lists it, with the command as the one DataPart under
+    ``agentd``. Catches ``outbound-command-header-only`` and ``outbound-command-unmarked-header``."""
+    _need_launch(agent_targets, "a peer")
+    with RecordingPeer() as peer:
+        req = _send_reaching_peer(agent_targets, peer, recorder, evidence)
+    msg = _sent_message(req)
+    parts = msg.get("parts") or []
+    commands = [p for p in parts if isinstance(p, dict) and DATA_PART_KEY in (p.get("data") or {})]
+    if len(commands) != 1 or commands[0]["data"][DATA_PART_KEY] != RELAY_COMMAND:
+        fail(f"the step sends the command {quote(RELAY_COMMAND)}, but the message's parts are {quote(parts)}")
+    problems = []
+    lines = req.header("A2A-Extensions")
+    if COMMAND not in _named(lines):
+        problems.append(f"the A2A-Extensions header does not name {COMMAND} (header lines {lines!r})")
+    marks = msg.get("extensions")
+    if not isinstance(marks, list) or COMMAND not in marks:
+        problems.append(f"message.extensions does not list {COMMAND} (got {marks!r})")
+    if problems:
+        fail(f"the outbound command is not activated twice: {'; '.join(problems)}; message {quote(msg)}")
+
+
+@pytest.mark.requirement("AGENTD_UDS_008")
+def test_outbound_client_dials_a_unix_peer_with_the_json_rpc_binding(
+        agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+    """A peer named ``unix:///<path>`` receives the step's send over its socket (the peer listens
+    nowhere else) as the JSON-RPC binding unchanged: HTTP/1.1 POST, JSON body, ``A2A-Version: 1.0``,
+    a JSON-RPC 2.0 envelope naming a core method, params that read strictly. Catches
+    ``outbound-ignores-unix-peer``."""
+    _need_launch(agent_targets, "a unix socket")
+    with RecordingPeer(unix=True) as peer:
+        req = _send_reaching_peer(agent_targets, peer, recorder, evidence)
+    problems = []
+    if req.version != "HTTP/1.1":
+        problems.append(f"it is {req.version}, not HTTP/1.1")
+    if req.method != "POST":
+        problems.append(f"its HTTP method is {req.method}, not POST")
+    ctype = req.header("Content-Type")
+    if not ctype or ctype[0].split(";")[0].strip().lower() != "application/json":
+        problems.append(f"Content-Type is {ctype!r}, not application/json")
+    if req.header("A2A-Version") != ["1.0"]:
+        problems.append(f"A2A-Version header lines are {req.header('A2A-Version')!r}, expected ['1.0']")
+    body = req.json
+    if not isinstance(body, dict):
+        fail(f"the send that came over the socket is not a JSON object: {req.body[:300]!r}")
+    if body.get("jsonrpc") != "2.0" or "id" not in body:
+        problems.append(f"the envelope is not JSON-RPC 2.0 with an id: {quote(body, 300)}")
+    if body.get("method") not in CORE_METHODS:
+        problems.append(f"method {body.get('method')!r} is not a core A2A method")
+    if problems:
+        fail(f"the send that reached {peer.url} is not the JSON-RPC binding unchanged: {'; '.join(problems)}")
+    _sent_message(req)
