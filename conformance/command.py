@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     where = a.add_mutually_exclusive_group()
     where.add_argument("--url", help="base URL of the agent (loopback or a test network)")
     where.add_argument("--unix", metavar="PATH", help="unix socket of the agent's JSON-RPC binding")
-    where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted")
+    where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted, sdk")
     a.add_argument("--token", action="append", default=[], metavar="ROLE=TOKEN",
                    help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
     a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
@@ -346,10 +346,10 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         name = args.name or f"unix-{Path(args.unix).name}"
     else:
         launch = args.launch or "reference"
-        if launch not in ("reference", "scripted"):
-            raise UsageFailure(f"--launch: unknown target {launch!r} (expected reference or scripted)")
+        if launch not in ("reference", "scripted", "sdk"):
+            raise UsageFailure(f"--launch: unknown target {launch!r} (expected reference, scripted or sdk)")
         target = {"kind": "launch", "name": launch}
-        name = args.name or f"{launch}-agentd" if launch == "reference" else args.name or "scripted-agent"
+        name = args.name or {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}[launch]
     if args.defect:
         if target.get("kind") != "launch":
             raise UsageFailure("--defect applies only to a launched reference target (--launch)")
@@ -377,6 +377,8 @@ def _cmd_agent(args: argparse.Namespace) -> int:
 
 
 def _check_defects(launch: str, names: list[str]) -> None:
+    if launch == "sdk":
+        raise UsageFailure("--defect: the sdk target is the plain a2a-sdk agent and has no defects")
     if launch == "reference":
         from conformance.fixtures.reference_agentd import DEFECTS
     else:
