@@ -9,15 +9,15 @@ from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.core.agent import CoreAgent, card_url
-from conformance.suites.agent.core.caller import Answer, Caller
+from conformance.suites.agent.core.caller import Answer, Caller, Service
 from conformance.suites.agent.core.expect import TERMINAL, send_params, state_of, strict, succeeded, task_of
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpReply
 from conformance.wire.rest import RestClient
 
 
-def send(caller: Caller, text: str = "conformance check", **kw: Any) -> Answer:
-    return caller.call("SendMessage", send_params(text, **kw))
+def send(caller: Caller, text: str = "conformance check", *, service: Service | None = None, **kw: Any) -> Answer:
+    return caller.call("SendMessage", send_params(text, **kw), service=service)
 
 
 def new_task(caller: Caller, text: str = "conformance check", **kw: Any) -> dict[str, Any]:
