@@ -173,6 +173,21 @@ class Caller:
             ans.error = reply.error
         return ans
 
+    def raw_jsonrpc(self, body: bytes | str | Any) -> Answer:
+        """Send ``body`` as is to the JSON-RPC endpoint (bytes/str verbatim, else JSON-encoded)."""
+        if self._jsonrpc is None:
+            raise ValueError("raw JSON-RPC needs the JSONRPC binding")
+        method = body.get("method") if isinstance(body, dict) else None
+        rid = body.get("id") if isinstance(body, dict) else None
+        try:
+            reply = self._jsonrpc.raw(body)
+        except Exception as exc:  # noqa: BLE001
+            return Answer(self.binding, str(method), transport_error=f"{type(exc).__name__}: {exc}")
+        ans = Answer(self.binding, str(method), status=reply.status, content_type=reply.content_type,
+                     body=reply.json if reply.is_json else reply.body.decode("utf-8", "replace"), request_id=rid)
+        read_envelope(ans, reply.json if reply.is_json else None)
+        return ans
+
     # ---- streaming -----------------------------------------------------------------------------
 
     def stream(self, method: str, params: Mapping[str, Any] | None = None, *, service: Service | None = None,
