@@ -349,7 +349,8 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         if launch not in ("reference", "scripted", "sdk"):
             raise UsageFailure(f"--launch: unknown target {launch!r} (expected reference, scripted or sdk)")
         target = {"kind": "launch", "name": launch}
-        name = args.name or {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}[launch]
+        default_names = {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}
+        name = args.name or default_names[launch]
     if args.defect:
         if target.get("kind") != "launch":
             raise UsageFailure("--defect applies only to a launched reference target (--launch)")

@@ -222,7 +222,8 @@ class Caller:
         if self._jsonrpc is not None:
             reply: Any = self._jsonrpc.stream(method, params, headers=_headers(service), deadline=deadline,
                                               idle_timeout=idle, until=until)
-            request_id = reply.exchange.request_body.get("id") if isinstance(reply.exchange.request_body, dict) else None
+            sent = reply.exchange.request_body
+            request_id = sent.get("id") if isinstance(sent, dict) else None
         else:
             assert self._rest is not None
             verb, path, body, query = rest_route(method, params)

@@ -19,9 +19,9 @@ from a2a.types import a2a_pb2 as pb
 from google.protobuf.message import Message
 
 from conformance.outcome import fail
+from conformance.suites.agent.core.caller import Answer, StreamAnswer
 from conformance.wire.errors import BY_NAME, ErrorSpec, ErrorView
 from conformance.wire.strict import read_strict
-from conformance.suites.agent.core.caller import Answer, StreamAnswer
 
 TERMINAL = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
 INTERRUPTED = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
@@ -47,8 +47,8 @@ def strict(obj: Any, message_type: type[Message], where: str) -> Any:
     """Read ``obj`` strictly as ``message_type``; fail listing every violation. Returns ``obj``."""
     res = read_strict(obj, message_type, path="$")
     allowed = _EMPTY_ALLOWED.get(message_type.DESCRIPTOR.name, frozenset())
-    violations = [v for v in res.violations
-                  if not (v.path in allowed and v.problem.startswith("required field") and v.value in (None, "", 0, []))]
+    violations = [v for v in res.violations if not (
+        v.path in allowed and v.problem.startswith("required field") and v.value in (None, "", 0, []))]
     if res.message is None or violations:
         fail(f"{where}: not a strictly valid {message_type.DESCRIPTOR.name}: "
              + ("; ".join(str(v) for v in violations) or res.summary()))

@@ -18,7 +18,8 @@ def test_cancel_of_a_working_task_answers_it_canceled(core_agent: CoreAgent, cal
     """CancelTask on a working task answers that task in TASK_STATE_CANCELED, and GetTask agrees.
     Defect: cancel-ignored."""
     tid = held_task(core_agent, caller, "working")
-    result = strict(succeeded(caller.call("CancelTask", {"id": tid}), f"CancelTask {tid}"), pb.Task, "the CancelTask result")
+    answer = succeeded(caller.call("CancelTask", {"id": tid}), f"CancelTask {tid}")
+    result = strict(answer, pb.Task, "the CancelTask result")
     assert result.get("id") == tid, f"CancelTask {tid} answered task {result.get('id')!r}"
     assert state_of(result) == "TASK_STATE_CANCELED", f"CancelTask answered the task in {state_of(result)}"
     after = get_task(caller, tid)

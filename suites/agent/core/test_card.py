@@ -24,10 +24,11 @@ from conformance.wire import Recorder
 def test_card_is_a_json_object_at_the_well_known_path(core_agent: CoreAgent, recorder: Recorder) -> None:
     """GET /.well-known/agent-card.json answers 200 with a JSON object. Defect: card-wrong-path."""
     reply = fetch_card(core_agent, recorder)
-    assert reply.status == 200, f"GET {reply.exchange.url} answered HTTP {reply.status}: {short(reply.body.decode('utf-8', 'replace'))}"
+    text = short(reply.body.decode("utf-8", "replace"))
+    assert reply.status == 200, f"GET {reply.exchange.url} answered HTTP {reply.status}: {text}"
     ctype = reply.content_type.split(";")[0].strip().lower()
     assert ctype == "application/json" or ctype.endswith("+json"), f"the card is served as {reply.content_type!r}"
-    assert isinstance(reply.json, dict), f"the card is not a JSON object: {short(reply.body.decode('utf-8', 'replace'))}"
+    assert isinstance(reply.json, dict), f"the card is not a JSON object: {text}"
 
 
 @pytest.mark.requirement("A2A_CARD_002")
@@ -63,7 +64,8 @@ def test_each_declared_interface_speaks_its_binding(caller: Caller) -> None:
         assert ans.status not in ("UNAVAILABLE", "UNIMPLEMENTED", "UNKNOWN"), (
             f"the gRPC interface at {caller.url!r} does not serve the A2A service: {ans.quote()}")
     elif caller.binding == "JSONRPC":
-        assert not ans.problems, f"the JSON-RPC interface did not answer JSON-RPC: {'; '.join(ans.problems)}; {ans.quote()}"
+        assert not ans.problems, (
+            f"the JSON-RPC interface did not answer JSON-RPC: {'; '.join(ans.problems)}; {ans.quote()}")
     else:
         assert ans.error is not None and isinstance(ans.body, dict), (
             f"the HTTP+JSON interface did not answer an A2A error body for an unknown task: {ans.quote()}")
@@ -74,7 +76,8 @@ def _sides(core_agent: CoreAgent, capability: str) -> list[CoreAgent]:
     """The agent as served, plus (on a launched target) a variant declaring the opposite."""
     agents = [core_agent]
     flipped = core_agent.variant(**{capability: not core_agent.declares(capability)})
-    if flipped is not None and flipped.card is not None and flipped.declares(capability) != core_agent.declares(capability):
+    if flipped is not None and flipped.card is not None \
+            and flipped.declares(capability) != core_agent.declares(capability):
         agents.append(flipped)
     return agents
 

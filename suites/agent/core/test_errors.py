@@ -52,7 +52,8 @@ def _errors(agent: CoreAgent, caller: Caller) -> list[tuple[str, Any]]:
 
 @pytest.mark.requirement("A2A_ERR_001")
 def test_errors_carry_the_mapped_code_of_their_binding(core_agent: CoreAgent, caller: Caller) -> None:
-    """Each provoked error has the JSON-RPC code / HTTP status / gRPC status of the table. Defect: rest-errors-http-500."""
+    """Each provoked error has the JSON-RPC code / HTTP status / gRPC status of the table.
+    Defect: rest-errors-http-500."""
     wrong = []
     for name, ans in _errors(core_agent, caller):
         diffs = [d for d in ans.error.mismatches(BY_NAME[name], require_error_info=False)]

@@ -32,7 +32,8 @@ def test_get_task_of_an_unknown_id_is_task_not_found(caller: Caller) -> None:
 
 @pytest.mark.requirement("A2A_TASK_003")
 def test_get_task_honours_history_length(caller: Caller) -> None:
-    """historyLength 0 returns no history; 1 returns at most the most recent message. Defect: get-history-length-ignored."""
+    """historyLength 0 returns no history; 1 returns at most the most recent message.
+    Defect: get-history-length-ignored."""
     made = new_task(caller, "history check")
     full = history_ids(get_task(caller, made["id"]))
     if not full:

@@ -75,7 +75,8 @@ def test_context_filter_returns_that_context_only(caller: Caller) -> None:
     if other["contextId"] == mine["contextId"]:
         not_measured("the agent put two unrelated sends in one context, so a filter cannot tell them apart")
     page = list_tasks(caller, contextId=mine["contextId"], pageSize=100)
-    wrong = [(t.get("id"), t.get("contextId")) for t in page.get("tasks") or [] if t.get("contextId") != mine["contextId"]]
+    wrong = [(t.get("id"), t.get("contextId")) for t in page.get("tasks") or []
+             if t.get("contextId") != mine["contextId"]]
     assert not wrong, f"ListTasks contextId={mine['contextId']!r} answered tasks of other contexts: {wrong}"
     assert mine["id"] in ids(page), f"ListTasks contextId={mine['contextId']!r} left out task {mine['id']}"
 
@@ -137,7 +138,8 @@ def _when(task: dict[str, Any]) -> datetime | None:
 
 @pytest.mark.requirement("A2A_LIST_007")
 def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: Caller) -> None:
-    """Tasks are ordered by status timestamp, newest first; a task updated last comes first. Defect: list-oldest-first."""
+    """Tasks are ordered by status timestamp, newest first; a task updated last comes first.
+    Defect: list-oldest-first."""
     moved = held_task(core_agent, caller, "working") if core_agent.control is not None else None
     older = new_task(caller, "older")
     newer = new_task(caller, "newer")
@@ -148,7 +150,8 @@ def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: C
     stamps = [(t.get("id"), _when(t)) for t in page.get("tasks") or []]
     known = [(i, w) for i, w in stamps if w is not None]
     for (a, wa), (b, wb) in zip(known, known[1:], strict=False):
-        assert wa >= wb, f"task {a} (updated {wa.isoformat()}) is listed before the more recently updated {b} ({wb.isoformat()})"
+        assert wa >= wb, (f"task {a} (updated {wa.isoformat()}) is listed before the more recently updated "
+                          f"{b} ({wb.isoformat()})")
     for tid in (older["id"], newer["id"]) + ((moved,) if moved else ()):
         assert tid in order, f"ListTasks (pageSize 100) left out the just-made task {tid}"
     if _when(older) != _when(newer):

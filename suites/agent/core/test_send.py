@@ -27,7 +27,8 @@ def test_send_message_answers_one_task_or_one_message(caller: Caller) -> None:
     result = succeeded(send(caller, "hello"), "SendMessage")
     assert isinstance(result, dict), f"the SendMessage result is not an object: {short(result)}"
     members = [k for k in ("task", "message") if k in result]
-    assert len(members) == 1, f"the SendMessage result must hold exactly one of task/message, it holds {members}: {short(result)}"
+    assert len(members) == 1, (
+        f"the SendMessage result must hold exactly one of task/message, it holds {members}: {short(result)}")
     strict(result, pb.SendMessageResponse, "the SendMessage result")
 
 
