@@ -67,7 +67,7 @@ def choose_interfaces(card: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         if not isinstance(entry, dict):
             continue
         binding = entry.get("protocolBinding")
-        if binding not in STANDARD_BINDINGS:
+        if not isinstance(binding, str) or binding not in STANDARD_BINDINGS:
             continue
         version = str(entry.get("protocolVersion") or "")
         speaks_1_0 = version.split(".")[:2] == ["1", "0"]

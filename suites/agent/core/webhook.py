@@ -64,8 +64,8 @@ class WebhookReceiver:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/a2a-webhook"
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}/a2a-webhook"
 
     def __enter__(self) -> WebhookReceiver:
         self._thread.start()
