@@ -7,7 +7,6 @@ note; the checks that need a task held in a chosen state say the harness cannot 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -53,6 +53,7 @@ def test_every_defect_names_known_a2a_requirements() -> None:
     assert all(d.ids and d.what for d in DEFECTS.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launch", ["reference", "scripted"])
 def test_clean_target_passes_the_whole_a2a_family(launch: str, tmp_path: Path) -> None:
     report = run_core(tmp_path, launch)
@@ -67,6 +68,7 @@ def test_clean_target_passes_the_whole_a2a_family(launch: str, tmp_path: Path) -
         assert {reqs[rid]["status"] for rid in A2A} == {"pass"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("defect", sorted(DEFECTS))
 def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None:
     ids = list(DEFECTS[defect].ids)

@@ -29,6 +29,7 @@ def stream_message(caller: Caller, text: str = "conformance stream") -> StreamAn
 
 
 def must_stream(ans: StreamAnswer, what: str) -> None:
+    """The answer must be a stream with at least one event, every frame strictly valid."""
     if ans.transport_error:
         fail(f"{what}: {ans.transport_error}")
     if ans.error is not None and not ans.events:
@@ -37,6 +38,7 @@ def must_stream(ans: StreamAnswer, what: str) -> None:
         fail(f"{what}: not a stream: {ans.quote()}")
     if not ans.events:
         fail(f"{what}: the stream carried no event: {ans.quote()}")
+    strict_frames(ans, what)
 
 
 def subscribe_and_move(agent: CoreAgent, caller: Caller, tid: str, to: str) -> StreamAnswer:

@@ -16,6 +16,7 @@ from conformance.suites.agent.core.agent import CAPABILITIES, CoreAgent
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import expect_error, short, strict, succeeded
 from conformance.suites.agent.core.steps import card_of, fetch_card, held_task, new_task
+from conformance.suites.agent.core.streams import must_stream
 from conformance.suites.agent.core.webhook import WebhookReceiver
 from conformance.wire import Recorder
 
@@ -101,8 +102,7 @@ def test_streaming_capability_matches_behaviour(core_agent: CoreAgent, binding: 
             side = "declared" if agent.declares("streaming") else "undeclared"
             if agent.declares("streaming"):
                 ans = c.stream("SendStreamingMessage", {"message": _msg()}, deadline=10.0)
-                if ans.error is not None or not ans.is_stream or not ans.events:
-                    fail(f"the card declares streaming, but SendStreamingMessage did not stream: {ans.quote()}")
+                must_stream(ans, "SendStreamingMessage with streaming declared")
             else:
                 ans = c.stream("SendStreamingMessage", {"message": _msg()}, deadline=10.0)
                 expect_error(ans, "UnsupportedOperationError", f"SendStreamingMessage with streaming {side}")

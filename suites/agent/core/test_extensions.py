@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from a2a.types import a2a_pb2 as pb
 
 from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import UNKNOWN_EXTENSION, succeeded, task_of
+from conformance.suites.agent.core.expect import UNKNOWN_EXTENSION, strict, succeeded, task_of
 
 
 @pytest.mark.requirement("A2A_EXT_001")
@@ -17,8 +18,9 @@ def test_unknown_extension_uri_is_ignored(caller: Caller) -> None:
                        f"SendMessage naming the unknown extension {UNKNOWN_EXTENSION}")
     task = task_of(result, "SendMessage result")
     if task is not None:
-        succeeded(caller.call("GetTask", {"id": task["id"]}, service=ext),
-                  f"GetTask naming the unknown extension {UNKNOWN_EXTENSION}")
+        got = succeeded(caller.call("GetTask", {"id": task["id"]}, service=ext),
+                        f"GetTask naming the unknown extension {UNKNOWN_EXTENSION}")
+        strict(got, pb.Task, "the GetTask result")
 
 
 def _msg() -> dict[str, object]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import not_measured
 from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import UNSUPPORTED_VERSION, expect_error, succeeded, task_of
+from conformance.suites.agent.core.expect import UNSUPPORTED_VERSION, expect_error, strict, succeeded, task_of
 from conformance.suites.agent.core.steps import new_task, send
 
 
@@ -18,7 +19,8 @@ def test_version_1_0_is_processed(caller: Caller) -> None:
     result = succeeded(send(caller, "version 1.0", service=v10), "SendMessage with A2A-Version 1.0")
     task = task_of(result, "SendMessage result")
     if task is not None:
-        succeeded(caller.call("GetTask", {"id": task["id"]}, service=v10), "GetTask with A2A-Version 1.0")
+        got = succeeded(caller.call("GetTask", {"id": task["id"]}, service=v10), "GetTask with A2A-Version 1.0")
+        strict(got, pb.Task, "the GetTask result")
 
 
 @pytest.mark.requirement("A2A_VER_002")
