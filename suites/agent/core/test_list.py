@@ -1,4 +1,9 @@
-"""ListTasks: response shape, cursor pages, filters, historyLength, artifacts and order (§3.1.4)."""
+"""ListTasks: response shape, cursor pages, filters, historyLength, artifacts and order (§3.1.4).
+
+Checks that list every task of the agent ask for historyLength 0: other checks (and other clients)
+leave tasks behind whose history is not this check's business (a probe of A2A_ERR_007 may even have
+left an invalid message in one, on an agent that accepted it). What is listed is still read strictly.
+"""
 
 from __future__ import annotations
 
@@ -43,7 +48,7 @@ def test_list_answers_a_response_whose_next_page_token_is_always_present(caller:
     """Every page is a strictly valid ListTasksResponse carrying nextPageToken; the last page's is empty.
     Defect: list-no-next-page-token."""
     new_task(caller, "listed")
-    params: dict[str, Any] = {"pageSize": 100}
+    params: dict[str, Any] = {"pageSize": 100, "historyLength": 0}
     for _ in range(MAX_PAGES):
         page = list_tasks(caller, **params)
         nxt = token(caller, page)
@@ -58,11 +63,11 @@ def test_list_pages_with_a_cursor(caller: Caller) -> None:
     """pageSize 1 gives one task and a token; the token gives one different task. Defect: list-page-size-ignored."""
     new_task(caller, "page one")
     new_task(caller, "page two")
-    first = list_tasks(caller, pageSize=1)
+    first = list_tasks(caller, pageSize=1, historyLength=0)
     assert len(ids(first)) == 1, f"pageSize 1 answered {len(ids(first))} tasks"
     nxt = token(caller, first)
     assert nxt, "pageSize 1 with at least two tasks answered an empty nextPageToken"
-    second = list_tasks(caller, pageSize=1, pageToken=nxt)
+    second = list_tasks(caller, pageSize=1, pageToken=nxt, historyLength=0)
     assert len(ids(second)) == 1, f"the second page of size 1 answered {len(ids(second))} tasks"
     assert ids(second) != ids(first), f"the next page repeats the first page's task {ids(first)}"
 
@@ -86,11 +91,11 @@ def test_status_filter_returns_that_state_only(core_agent: CoreAgent, caller: Ca
     """status returns only tasks in that state. Defect: list-status-filter-ignored."""
     done = completed_task(caller, "done")
     working = held_task(core_agent, caller, "working") if core_agent.control is not None else None
-    completed = list_tasks(caller, status="TASK_STATE_COMPLETED", pageSize=100)
+    completed = list_tasks(caller, status="TASK_STATE_COMPLETED", pageSize=100, historyLength=0)
     bad = [(t.get("id"), state_of(t)) for t in completed.get("tasks") or [] if state_of(t) != "TASK_STATE_COMPLETED"]
     assert not bad, f"status=TASK_STATE_COMPLETED answered tasks in other states: {bad}"
     assert done["id"] in ids(completed), f"status=TASK_STATE_COMPLETED left out the completed task {done['id']}"
-    running = list_tasks(caller, status="TASK_STATE_WORKING", pageSize=100)
+    running = list_tasks(caller, status="TASK_STATE_WORKING", pageSize=100, historyLength=0)
     bad = [(t.get("id"), state_of(t)) for t in running.get("tasks") or [] if state_of(t) != "TASK_STATE_WORKING"]
     assert not bad, f"status=TASK_STATE_WORKING answered tasks in other states: {bad}"
     if working is not None:
@@ -145,7 +150,7 @@ def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: C
     newer = new_task(caller, "newer")
     if moved is not None:
         succeeded(caller.call("CancelTask", {"id": moved}), f"CancelTask {moved}")
-    page = list_tasks(caller, pageSize=100)
+    page = list_tasks(caller, pageSize=100, historyLength=0)
     order = ids(page)
     stamps = [(t.get("id"), _when(t)) for t in page.get("tasks") or []]
     known = [(i, w) for i, w in stamps if w is not None]
