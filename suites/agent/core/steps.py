@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import httpx
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail, not_measured
@@ -84,7 +85,10 @@ def fetch_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
     origin, _, path = url.partition("/.well-known")
     with RestClient(origin, uds=agent.uds, recorder=recorder,
                     headers={"Content-Type": None, "Accept": "application/json"}) as client:
-        return client.request("GET", "/.well-known" + path)
+        try:
+            return client.request("GET", "/.well-known" + path)
+        except httpx.HTTPError as exc:
+            fail(f"GET {url} failed: {type(exc).__name__}: {exc}")
 
 
 def card_of(agent: CoreAgent) -> dict[str, Any]:
