@@ -40,9 +40,10 @@ def test_missing_or_empty_version_is_read_as_0_3(core_agent: CoreAgent, caller: 
     """Without A2A-Version, or with it empty, the request is 0.3: an interface that does not declare
     0.3 answers VersionNotSupportedError. Defect: missing-version-accepted."""
     versions = {str(e.get("protocolVersion")) for e in (core_agent.card or {}).get("supportedInterfaces") or []
-                if isinstance(e, dict) and e.get("protocolBinding") == caller.binding}
+                if isinstance(e, dict) and e.get("protocolBinding") == caller.binding and e.get("url") == caller.url}
     if any(v.split(".")[:2] == ["0", "3"] for v in versions):
-        not_measured(f"the card declares A2A 0.3 on {caller.binding}; the harness cannot judge 0.3 semantics")
+        not_measured(f"the card declares A2A 0.3 on this {caller.binding} interface ({caller.url}); the harness "
+                     "cannot judge 0.3 semantics")
     expect_error(send(caller, "no version", service={"A2A-Version": None}), "VersionNotSupportedError",
                  "SendMessage without A2A-Version (read as 0.3)")
     expect_error(send(caller, "empty version", service={"A2A-Version": ""}), "VersionNotSupportedError",
