@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     where = a.add_mutually_exclusive_group()
     where.add_argument("--url", help="base URL of the agent (loopback or a test network)")
     where.add_argument("--unix", metavar="PATH", help="unix socket of the agent's JSON-RPC binding")
-    where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted")
+    where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted, sdk")
     a.add_argument("--token", action="append", default=[], metavar="ROLE=TOKEN",
                    help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
     a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
@@ -381,10 +381,11 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         name = args.name or f"unix-{Path(args.unix).name}"
     else:
         launch = args.launch or "reference"
-        if launch not in ("reference", "scripted"):
-            raise UsageFailure(f"--launch: unknown target {launch!r} (expected reference or scripted)")
+        if launch not in ("reference", "scripted", "sdk"):
+            raise UsageFailure(f"--launch: unknown target {launch!r} (expected reference, scripted or sdk)")
         target = {"kind": "launch", "name": launch}
-        name = args.name or f"{launch}-agentd" if launch == "reference" else args.name or "scripted-agent"
+        default_names = {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}
+        name = args.name or default_names[launch]
     if args.defect:
         if target.get("kind") != "launch":
             raise UsageFailure("--defect applies only to a launched reference target (--launch)")
@@ -464,12 +465,11 @@ def _conclude(report_dir: Path, code: int, required: str | None) -> int:
 
 
 def _check_defects(launch: str, names: list[str]) -> None:
+    if launch == "sdk":
+        raise UsageFailure("--defect: the sdk target is the plain a2a-sdk agent and has no defects")
     module = {"reference": "conformance.fixtures.reference_agentd.defects",
-              "scripted": "conformance.fixtures.scripted_agent.defects"}.get(launch)
-    try:
-        defects = importlib.import_module(module).DEFECTS if module else {}
-    except ImportError:
-        defects = {}
+              "scripted": "conformance.fixtures.scripted_agent.defects"}[launch]
+    defects = importlib.import_module(module).DEFECTS
     unknown = [n for n in names if n not in defects]
     if unknown:
         raise UsageFailure(f"--defect: unknown defect(s) of the {launch} target: {', '.join(unknown)}")

@@ -145,6 +145,46 @@ class AgentTargets:
             return Instance(url=t["url"], uds_path=None, tokens=tokens, facts=facts)
         not_measured(f"target kind {t.get('kind')!r} / {t.get('name')!r} cannot serve agentd checks")
 
+    def core(self, **card: bool) -> Instance | None:
+        """An instance for the core (``a2a``) family checks, launching it when the target is launched.
+
+        ``card`` flips capabilities of a launched target's card (``streaming``, ``push``,
+        ``extended``) so both sides of a capability claim can be measured; the result is None when
+        this target cannot be switched that way (a running target never can). Launch names:
+        ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
+        JSON-RPC, HTTP+JSON and gRPC with the core script) and ``sdk`` (a plain a2a-sdk agent).
+        """
+        kind, name = self.target.get("kind"), self.target.get("name")
+        if kind != "launch":
+            return None if card else self._external({})
+        if name == "reference":
+            if "streaming" in card:
+                return None  # the reference agentd always streams
+            needs: dict[str, Any] = {}
+            if "push" in card:
+                needs["push"] = card["push"]
+            if "extended" in card:
+                needs["auth"] = card["extended"]  # it declares an extended card exactly when it has a scheme
+            return self.agentd(**needs)
+        key = ("core", name, tuple(sorted(card.items())))
+        if key in self._cache:
+            return self._cache[key]
+        server: Any
+        if name == "scripted":
+            from conformance.fixtures.scripted_agent.core import start_core_agent
+
+            server = start_core_agent(defects=self.defects, **card)
+        elif name == "sdk":
+            from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
+
+            server = PlainSdkAgent(**card).start()
+        else:
+            return None
+        self._started.append(server)
+        inst = Instance(url=server.base_url + "/", uds_path=None, tokens={}, facts={}, launched=server)
+        self._cache[key] = inst
+        return inst
+
     def close(self) -> None:
         for s in self._started:
             with contextlib.suppress(Exception):  # best effort: the process ends anyway

@@ -1,0 +1,371 @@
+"""One way to call any core A2A method on any standard binding, with answers read the same way.
+
+A check says ``caller.call("GetTask", {"id": tid})`` and gets an :class:`Answer` whose ``result`` is
+the decoded result object (ProtoJSON, as the binding carried it) or whose ``error`` is the
+normalised :class:`~conformance.wire.errors.ErrorView`. The caller maps the method onto the binding:
+a JSON-RPC request, an HTTP+JSON route (path, query, body), or a gRPC call through the SDK's stub.
+Service parameters (``A2A-Version``, ``A2A-Extensions``) are overridable per call on every binding;
+``None`` removes one. Nothing is repaired: envelope and framing problems are listed in ``problems``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.message import Message
+
+from conformance.wire import Recorder
+from conformance.wire.errors import ErrorView, from_jsonrpc, from_rest
+from conformance.wire.grpc import GrpcClient
+from conformance.wire.jsonrpc import JsonRpcClient
+from conformance.wire.methods import REQUEST_TYPES
+from conformance.wire.rest import RestClient
+
+STANDARD_BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
+#: Service-parameter overrides for one call: name -> value, or None to leave the parameter out.
+Service = Mapping[str, str | list[str] | None]
+OnEvent = Callable[[Any], bool]
+
+
+@dataclass
+class Answer:
+    """One unary call as the harness read it."""
+
+    binding: str
+    method: str
+    result: Any = None
+    error: ErrorView | None = None
+    status: int | str | None = None
+    content_type: str = ""
+    body: Any = None
+    request_id: Any = None
+    problems: list[str] = field(default_factory=list)
+    transport_error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.transport_error is None and not self.problems
+
+    def quote(self, limit: int = 600) -> str:
+        """What came back, short enough for a failure message."""
+        if self.transport_error:
+            return f"transport failure: {self.transport_error}"
+        text = json.dumps(self.body, default=str) if not isinstance(self.body, str) else self.body
+        text = text if len(text) <= limit else text[: limit - 1] + "…"
+        return f"{self.binding} {self.method} → status {self.status!r}, body {text}"
+
+
+@dataclass
+class StreamAnswer:
+    """One streaming call: the StreamResponse objects received, in order, and how it ended."""
+
+    binding: str
+    method: str
+    events: list[Any] = field(default_factory=list)
+    error: ErrorView | None = None
+    is_stream: bool = False
+    status: int | str | None = None
+    content_type: str = ""
+    closed_by: str = "server"
+    body: Any = None
+    problems: list[str] = field(default_factory=list)
+    transport_error: str | None = None
+
+    def quote(self, limit: int = 900) -> str:
+        if self.transport_error:
+            return f"transport failure: {self.transport_error}"
+        shown = self.events if self.events else self.body
+        text = json.dumps(shown, default=str)
+        text = text if len(text) <= limit else text[: limit - 1] + "…"
+        return (f"{self.binding} {self.method} → status {self.status!r}, content-type {self.content_type!r}, "
+                f"closed by {self.closed_by}, {len(self.events)} event(s): {text}")
+
+
+class Caller:
+    """Calls one interface of the agent (``interface`` is the card's AgentInterface entry)."""
+
+    def __init__(self, binding: str, interface: Mapping[str, Any], *, token: str | None = None,
+                 recorder: Recorder | None = None, timeout: float = 10.0) -> None:
+        if binding not in STANDARD_BINDINGS:
+            raise ValueError(f"not a standard binding: {binding!r}")
+        self.binding = binding
+        self.interface = dict(interface)
+        self.url = str(interface.get("url") or "")
+        self.tenant = str(interface.get("tenant") or "") or None
+        self.recorder = recorder if recorder is not None else Recorder()
+        self.timeout = timeout
+        auth = {"Authorization": f"Bearer {token}"} if token else {}
+        self._jsonrpc: JsonRpcClient | None = None
+        self._rest: RestClient | None = None
+        self._grpc: GrpcClient | None = None
+        if binding == "JSONRPC":
+            self._jsonrpc = JsonRpcClient(self.url, headers=auth, timeout=timeout, recorder=self.recorder)
+        elif binding == "HTTP+JSON":
+            self._rest = RestClient(self.url, tenant=self.tenant, headers=auth, timeout=timeout,
+                                    recorder=self.recorder)
+        else:
+            md = {"authorization": f"Bearer {token}"} if token else {}
+            self._grpc = GrpcClient(grpc_target(self.url), metadata=md, timeout=timeout, recorder=self.recorder)
+
+    def close(self) -> None:
+        for c in (self._jsonrpc, self._rest, self._grpc):
+            if c is not None:
+                c.close()
+
+    def __enter__(self) -> Caller:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- unary ---------------------------------------------------------------------------------
+
+    def call(self, method: str, params: Mapping[str, Any] | None = None, *,
+             service: Service | None = None) -> Answer:
+        """Call ``method`` with ``params`` (ProtoJSON of its request type) and read the answer."""
+        params = self._with_tenant(method, dict(params or {}))
+        try:
+            if self._jsonrpc is not None:
+                return self._call_jsonrpc(method, params, service)
+            if self._rest is not None:
+                return self._call_rest(method, params, service)
+            return self._call_grpc(method, params, service)
+        except Exception as exc:  # noqa: BLE001 - a transport failure is an answer the check judges
+            return Answer(self.binding, method, transport_error=f"{type(exc).__name__}: {exc}")
+
+    def _call_jsonrpc(self, method: str, params: dict[str, Any], service: Service | None) -> Answer:
+        assert self._jsonrpc is not None
+        reply = self._jsonrpc.call(method, params, headers=_headers(service))
+        ans = Answer(self.binding, method, status=reply.status, content_type=reply.content_type,
+                     body=reply.json if reply.is_json else reply.body.decode("utf-8", "replace"),
+                     request_id=reply.exchange.request_body.get("id")
+                     if isinstance(reply.exchange.request_body, dict) else None)
+        read_envelope(ans, reply.json if reply.is_json else None)
+        return ans
+
+    def _call_rest(self, method: str, params: dict[str, Any], service: Service | None) -> Answer:
+        assert self._rest is not None
+        verb, path, body, query = rest_route(method, params)
+        reply = self._rest.request(verb, self._rest.path(path), json=body, params=query, headers=_headers(service))
+        ans = Answer(self.binding, method, status=reply.status, content_type=reply.content_type,
+                     body=reply.json if reply.is_json else reply.body.decode("utf-8", "replace"))
+        if 200 <= reply.status < 300:
+            if reply.body and not reply.is_json:
+                ans.problems.append(f"the {reply.status} answer is not JSON")
+            ans.result = reply.json
+        else:
+            ans.error = from_rest(reply.status, reply.json)
+        return ans
+
+    def _call_grpc(self, method: str, params: dict[str, Any], service: Service | None) -> Answer:
+        assert self._grpc is not None
+        request = _proto_request(method, params)
+        reply = self._grpc.call(method, request, metadata=_metadata(service))
+        ans = Answer(self.binding, method, status=reply.code, body=reply.exchange.response_body)
+        if reply.ok:
+            ans.result = MessageToDict(reply.response) if reply.response is not None else None
+        else:
+            ans.error = reply.error
+        return ans
+
+    def raw_jsonrpc(self, body: bytes | str | Any) -> Answer:
+        """Send ``body`` as is to the JSON-RPC endpoint (bytes/str verbatim, else JSON-encoded)."""
+        if self._jsonrpc is None:
+            raise ValueError("raw JSON-RPC needs the JSONRPC binding")
+        method = body.get("method") if isinstance(body, dict) else None
+        rid = body.get("id") if isinstance(body, dict) else None
+        try:
+            reply = self._jsonrpc.raw(body)
+        except Exception as exc:  # noqa: BLE001
+            return Answer(self.binding, str(method), transport_error=f"{type(exc).__name__}: {exc}")
+        ans = Answer(self.binding, str(method), status=reply.status, content_type=reply.content_type,
+                     body=reply.json if reply.is_json else reply.body.decode("utf-8", "replace"), request_id=rid)
+        read_envelope(ans, reply.json if reply.is_json else None)
+        return ans
+
+    # ---- streaming -----------------------------------------------------------------------------
+
+    def stream(self, method: str, params: Mapping[str, Any] | None = None, *, service: Service | None = None,
+               deadline: float = 10.0, idle: float | None = None, on_event: OnEvent | None = None) -> StreamAnswer:
+        """Call a streaming method and read StreamResponse objects until the server ends the stream,
+        ``on_event(event)`` returns true, or ``deadline`` / ``idle`` seconds cut it. ``on_event`` sees
+        each decoded StreamResponse object as it arrives (a check may act on the agent there)."""
+        params = self._with_tenant(method, dict(params or {}))
+        try:
+            if self._grpc is not None:
+                return self._stream_grpc(method, params, service, deadline, idle, on_event)
+            return self._stream_http(method, params, service, deadline, idle, on_event)
+        except Exception as exc:  # noqa: BLE001
+            return StreamAnswer(self.binding, method, transport_error=f"{type(exc).__name__}: {exc}",
+                                closed_by="error")
+
+    def _stream_http(self, method: str, params: dict[str, Any], service: Service | None, deadline: float,
+                     idle: float | None, on_event: OnEvent | None) -> StreamAnswer:
+        jsonrpc = self._jsonrpc is not None
+
+        def until(ev: Any) -> bool:
+            if on_event is None:
+                return False
+            try:
+                payload = ev.json()
+            except ValueError:
+                return False
+            if jsonrpc:
+                payload = payload.get("result") if isinstance(payload, dict) else None
+            return bool(payload is not None and on_event(payload))
+
+        if self._jsonrpc is not None:
+            reply: Any = self._jsonrpc.stream(method, params, headers=_headers(service), deadline=deadline,
+                                              idle_timeout=idle, until=until)
+            sent = reply.exchange.request_body
+            request_id = sent.get("id") if isinstance(sent, dict) else None
+        else:
+            assert self._rest is not None
+            verb, path, body, query = rest_route(method, params)
+            reply = self._rest.stream_request(verb, self._rest.path(path), json=body, params=query,
+                                              headers=_headers(service), deadline=deadline, idle_timeout=idle,
+                                              until=until)
+            request_id = None
+        out = StreamAnswer(self.binding, method, is_stream=reply.is_sse, status=reply.status,
+                           content_type=reply.content_type, closed_by=reply.closed_by)
+        if not reply.is_sse:
+            out.body = reply.json if reply.json is not None else reply.body.decode("utf-8", "replace")
+            if jsonrpc:
+                ans = Answer(self.binding, method, body=out.body, request_id=request_id)
+                read_envelope(ans, reply.json)
+                out.error, out.problems = ans.error, ans.problems
+                if ans.result is not None:
+                    out.problems.append("a streaming method answered a single JSON-RPC result instead of a stream")
+            elif reply.status >= 300:
+                out.error = from_rest(reply.status, reply.json)
+            else:
+                out.problems.append(f"HTTP {reply.status} with Content-Type {reply.content_type!r}, not a stream")
+            return out
+        out.body = [e.to_dict() for e in reply.events]
+        for i, (ev, payload) in enumerate(zip(reply.events, reply.payloads, strict=True)):
+            if payload is None:
+                out.problems.append(f"frame {i} is not JSON: {ev.data[:200]!r}")
+                continue
+            if jsonrpc:
+                ans = Answer(self.binding, method, body=payload, request_id=request_id)
+                read_envelope(ans, payload)
+                out.problems.extend(f"frame {i}: {p}" for p in ans.problems)
+                if ans.error is not None:
+                    out.error = ans.error
+                elif ans.result is not None:
+                    out.events.append(ans.result)
+            elif isinstance(payload, dict) and "error" in payload:
+                out.error = from_rest(reply.status, payload)
+            else:
+                out.events.append(payload)
+        if reply.undispatched:
+            out.problems.append(f"the stream ended inside an unterminated event: {reply.undispatched[:200]!r}")
+        return out
+
+    def _stream_grpc(self, method: str, params: dict[str, Any], service: Service | None, deadline: float,
+                     idle: float | None, on_event: OnEvent | None) -> StreamAnswer:
+        assert self._grpc is not None
+        request = _proto_request(method, params)
+
+        def until(msg: Message) -> bool:
+            return bool(on_event is not None and on_event(MessageToDict(msg)))
+
+        reply = self._grpc.stream(method, request, metadata=_metadata(service), deadline=deadline,
+                                  idle_timeout=idle, until=until)
+        out = StreamAnswer(self.binding, method, events=list(reply.message_dicts), is_stream=True, status=reply.code,
+                           closed_by=reply.closed_by, body=reply.exchange.response_body)
+        if reply.closed_by == "error" and reply.code != "OK":
+            out.error = reply.error
+        return out
+
+    # ---- helpers -------------------------------------------------------------------------------
+
+    def _with_tenant(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.tenant and self.binding != "HTTP+JSON" and method in REQUEST_TYPES:
+            fields = REQUEST_TYPES[method].DESCRIPTOR.fields_by_name
+            if "tenant" in fields:
+                params.setdefault("tenant", self.tenant)
+        return params
+
+
+def grpc_target(url: str) -> str:
+    """``host:port`` of a gRPC interface url given as ``host:port`` or ``scheme://host:port/…``."""
+    if "://" in url:
+        parts = urlsplit(url)
+        return parts.netloc
+    return url.rstrip("/")
+
+
+def read_envelope(ans: Answer, env: Any) -> None:
+    """Read a JSON-RPC response envelope into ``ans`` (result or error), listing what is wrong with it."""
+    if not isinstance(env, dict):
+        ans.problems.append(f"the answer is not a JSON-RPC response object: {str(ans.body)[:200]!r}")
+        return
+    if env.get("jsonrpc") != "2.0":
+        ans.problems.append(f"jsonrpc member is {env.get('jsonrpc')!r}, not '2.0'")
+    if ans.request_id is not None and env.get("id") != ans.request_id:
+        ans.problems.append(f"id {env.get('id')!r} does not echo the request id {ans.request_id!r}")
+    has_result, has_error = "result" in env, "error" in env
+    if has_result == has_error:
+        ans.problems.append("the response carries " + ("both result and error" if has_result else
+                                                       "neither result nor error"))
+    extra = set(env) - {"jsonrpc", "id", "result", "error"}
+    if extra:
+        ans.problems.append(f"unknown envelope member(s) {sorted(extra)}")
+    if has_error:
+        ans.error = from_jsonrpc(env["error"])
+    elif has_result:
+        ans.result = env["result"]
+
+
+def rest_route(method: str, params: Mapping[str, Any]) -> tuple[str, str, Any, dict[str, Any] | None]:
+    """(verb, path, body, query) of ``method`` on the HTTP+JSON binding (§5.3, §11.3)."""
+    p = dict(params)
+    p.pop("tenant", None)
+
+    def seg(value: Any) -> str:
+        return quote(str(value), safe="")
+
+    if method == "SendMessage":
+        return "POST", "/message:send", p, None
+    if method == "SendStreamingMessage":
+        return "POST", "/message:stream", p, None
+    if method == "GetTask":
+        return "GET", f"/tasks/{seg(p.pop('id', ''))}", None, p or None
+    if method == "ListTasks":
+        return "GET", "/tasks", None, p or None
+    if method == "CancelTask":
+        return "POST", f"/tasks/{seg(p.pop('id', ''))}:cancel", p, None
+    if method == "SubscribeToTask":
+        return "POST", f"/tasks/{seg(p.pop('id', ''))}:subscribe", p, None
+    if method == "CreateTaskPushNotificationConfig":
+        return "POST", f"/tasks/{seg(p.get('taskId', ''))}/pushNotificationConfigs", p, None
+    if method == "GetTaskPushNotificationConfig":
+        return "GET", f"/tasks/{seg(p.pop('taskId', ''))}/pushNotificationConfigs/{seg(p.pop('id', ''))}", None, None
+    if method == "ListTaskPushNotificationConfigs":
+        return "GET", f"/tasks/{seg(p.pop('taskId', ''))}/pushNotificationConfigs", None, p or None
+    if method == "DeleteTaskPushNotificationConfig":
+        return ("DELETE", f"/tasks/{seg(p.pop('taskId', ''))}/pushNotificationConfigs/{seg(p.pop('id', ''))}",
+                None, None)
+    if method == "GetExtendedAgentCard":
+        return "GET", "/extendedAgentCard", None, None
+    raise ValueError(f"no HTTP+JSON route for {method!r}")
+
+
+def _proto_request(method: str, params: Mapping[str, Any]) -> Message:
+    msg = REQUEST_TYPES[method]()
+    ParseDict(dict(params), msg)
+    return msg
+
+
+def _headers(service: Service | None) -> dict[str, Any] | None:
+    return dict(service) if service else None
+
+
+def _metadata(service: Service | None) -> dict[str, Any] | None:
+    return {k.lower(): v for k, v in service.items()} if service else None

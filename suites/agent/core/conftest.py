@@ -1,0 +1,105 @@
+"""Fixtures of the core (a2a) checks: the agent under test, per-binding callers, state control.
+
+The agent is resolved once per test process, at collection: launched (reference, scripted, sdk) or
+given by URL, and its card fetched from the well-known path. A check that takes the ``binding``
+argument is parametrized over the standard bindings that card declares (JSON-RPC, HTTP+JSON, gRPC),
+so the plugin keeps one result per transport; a binding the card does not declare is not a
+parameter at all. ``@pytest.mark.core_bindings("JSONRPC")`` narrows a check to some bindings (rows
+about one binding); when the card declares none of them the check ends ``na``. An unreadable card
+gives a single parameter whose checks fail with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.context import RunContext
+from conformance.evidence import SecretSet
+from conformance.suites.agent.core.agent import CoreAgent, binding_params
+from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Caller
+from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.wire import Recorder
+
+_AGENT = pytest.StashKey[CoreAgent]()
+_TARGETS = pytest.StashKey[Any]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "core_bindings(*names): the bindings a core check applies to")
+
+
+def _run(config: pytest.Config) -> tuple[RunContext, SecretSet]:
+    """The run context and secret set the conformance plugin holds (defaults without the plugin)."""
+    from conformance import plugin
+
+    key = getattr(plugin, "_STATE", None)
+    if key is not None and key in config.stash:
+        state = config.stash[key]
+        return state.context, state.secrets
+    return RunContext(family="a2a"), SecretSet()
+
+
+def _targets(config: pytest.Config) -> Any:
+    if _TARGETS not in config.stash:
+        from conformance.suites.agent.conftest import AgentTargets
+
+        ctx, secrets = _run(config)
+        targets = AgentTargets(ctx, secrets)
+        config.add_cleanup(targets.close)
+        config.stash[_TARGETS] = targets
+    return config.stash[_TARGETS]
+
+
+def core_agent_of(config: pytest.Config) -> CoreAgent:
+    """The agent under test for this process, launched or located on first use."""
+    if _AGENT not in config.stash:
+        targets = _targets(config)
+        try:
+            instance = targets.core()
+        except Exception as exc:  # noqa: BLE001 - a target that will not start is reported per check
+            agent = CoreAgent.broken(f"the target could not be started or located: {type(exc).__name__}: {exc}")
+        else:
+            agent = CoreAgent.open(instance, targets) if instance is not None else CoreAgent.broken(
+                "this target cannot serve the core checks")
+        config.stash[_AGENT] = agent
+    return config.stash[_AGENT]
+
+
+def _wanted(node: Any) -> tuple[str, ...]:
+    mark = node.get_closest_marker("core_bindings")
+    return tuple(mark.args) if mark is not None and mark.args else STANDARD_BINDINGS
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "binding" not in metafunc.fixturenames:
+        return
+    params = binding_params(core_agent_of(metafunc.config), _wanted(metafunc.definition))
+    metafunc.parametrize("binding", params, ids=params)
+
+
+@pytest.fixture(scope="session")
+def agent_targets(pytestconfig: pytest.Config) -> Any:
+    """The same targets object the collection used (one launch per configuration and process)."""
+    return _targets(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def core_agent(pytestconfig: pytest.Config) -> CoreAgent:
+    return core_agent_of(pytestconfig)
+
+
+@pytest.fixture
+def caller(core_agent: CoreAgent, binding: str, recorder: Recorder, request: pytest.FixtureRequest) -> Iterator[Caller]:
+    """A caller for this check's binding, recording every exchange as the check's evidence."""
+    c = core_agent.caller(binding, recorder, _wanted(request.node))
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def webhook() -> Iterator[WebhookReceiver]:
+    with WebhookReceiver() as hook:
+        yield hook

@@ -1,0 +1,74 @@
+"""Putting a task into a chosen state on targets the harness launched itself.
+
+The protocol has no way to ask an agent for a task that stays ``working`` or stops at
+``input-required``, nor to move one along at the moment a check chooses. On the reference agentd and
+the scripted agent the harness can, through the launched object; on any other target a check that
+needs this ends ``not_measured`` with :data:`NO_CONTROL` as the reason. Everything the check then
+observes still goes over the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+#: Short state names a check may ask for.
+STATES = ("working", "input-required", "completed", "failed", "canceled")
+
+NO_CONTROL = ("the harness cannot make this target hold a task in a chosen state (it offers no scripted "
+              "control); run against --launch reference or --launch scripted to measure it")
+
+
+class Control(Protocol):
+    """Creates tasks in a state and moves them, on a launched target."""
+
+    def new_task(self, state: str) -> str:
+        """A task in ``state`` that the harness's caller may read; returns its id."""
+        ...
+
+    def move(self, task_id: str, state: str) -> None:
+        """Put the task into ``state`` now (open streams and webhooks see the change)."""
+        ...
+
+
+class ReferenceControl:
+    """The reference agentd: tasks owned by the loopback operator, moved with ``set_task_state``."""
+
+    def __init__(self, agentd: Any) -> None:
+        self._agentd = agentd
+
+    def new_task(self, state: str) -> str:
+        tid: str = self._agentd.create_task(state=state)
+        return tid
+
+    def move(self, task_id: str, state: str) -> None:
+        self._agentd.set_task_state(task_id, state)
+
+
+class ScriptedControl:
+    """The scripted agent: held tasks (no schedule) whose state only the harness changes."""
+
+    def __init__(self, agent: Any) -> None:
+        self._agent = agent
+
+    def new_task(self, state: str) -> str:
+        return str(self._agent.hold_task(_scripted(state)).id)
+
+    def move(self, task_id: str, state: str) -> None:
+        self._agent.move_task(task_id, _scripted(state))
+
+
+def _scripted(state: str) -> str:
+    """``input-required`` -> ``INPUT_REQUIRED`` (the scripted agent's spelling)."""
+    return state.upper().replace("-", "_")
+
+
+def control_for(launched: Any) -> Control | None:
+    """The control for a launched target, or None when the harness cannot steer it."""
+    if launched is None:
+        return None
+    kind = type(launched).__name__
+    if kind == "ReferenceAgentd":
+        return ReferenceControl(launched)
+    if kind == "ScriptedAgent":
+        return ScriptedControl(launched)
+    return None

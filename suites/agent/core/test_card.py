@@ -1,0 +1,176 @@
+"""The agent card: where it is served, its strict shape, and whether its capability claims are true.
+
+Capability checks judge the card as served; on a launched target they also start a variant with the
+capability flipped, so both the declared and the undeclared side are measured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from a2a.types import a2a_pb2 as pb
+
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.core.agent import CAPABILITIES, CoreAgent
+from conformance.suites.agent.core.caller import Caller
+from conformance.suites.agent.core.expect import expect_error, short, strict, succeeded
+from conformance.suites.agent.core.steps import card_of, fetch_card, held_task, new_task
+from conformance.suites.agent.core.streams import must_stream
+from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.wire import Recorder
+
+
+@pytest.mark.requirement("A2A_CARD_001")
+def test_card_is_a_json_object_at_the_well_known_path(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """GET /.well-known/agent-card.json answers 200 with a JSON object. Defect: card-wrong-path."""
+    reply = fetch_card(core_agent, recorder)
+    text = short(reply.body.decode("utf-8", "replace"))
+    assert reply.status == 200, f"GET {reply.exchange.url} answered HTTP {reply.status}: {text}"
+    ctype = reply.content_type.split(";")[0].strip().lower()
+    assert ctype == "application/json" or ctype.endswith("+json"), f"the card is served as {reply.content_type!r}"
+    assert isinstance(reply.json, dict), f"the card is not a JSON object: {text}"
+
+
+@pytest.mark.requirement("A2A_CARD_002")
+def test_card_parses_strictly_with_its_required_fields(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """The card as served is a strictly valid AgentCard. Defect: card-unknown-member."""
+    reply = fetch_card(core_agent, recorder)
+    assert reply.status == 200 and isinstance(reply.json, dict), f"no card to read (HTTP {reply.status})"
+    strict(reply.json, pb.AgentCard, "the agent card")
+
+
+@pytest.mark.requirement("A2A_CARD_003")
+def test_card_declares_interfaces_with_url_binding_and_version(core_agent: CoreAgent) -> None:
+    """supportedInterfaces is non-empty and each entry names url, protocolBinding and protocolVersion.
+    Defect: interface-without-version."""
+    card = card_of(core_agent)
+    entries = card.get("supportedInterfaces")
+    assert isinstance(entries, list) and entries, f"supportedInterfaces is {entries!r}"
+    for i, entry in enumerate(entries):
+        assert isinstance(entry, dict), f"supportedInterfaces[{i}] is {entry!r}"
+        for key in ("url", "protocolBinding", "protocolVersion"):
+            value = entry.get(key)
+            assert isinstance(value, str) and value.strip(), f"supportedInterfaces[{i}].{key} is {value!r} in {entry}"
+
+
+@pytest.mark.requirement("A2A_CARD_007")
+def test_each_declared_interface_speaks_its_binding(caller: Caller) -> None:
+    """A request at the declared url gets an answer of the declared binding (here: an error for an
+    unknown task), not a transport failure or a foreign body. Defect: grpc-url-wrong."""
+    ans = caller.call("GetTask", {"id": "conformance-no-such-task"})
+    if ans.transport_error:
+        fail(f"the {caller.binding} interface at {caller.url!r} is not reachable: {ans.transport_error}")
+    if caller.binding == "GRPC":
+        assert ans.status not in ("UNAVAILABLE", "UNIMPLEMENTED", "UNKNOWN"), (
+            f"the gRPC interface at {caller.url!r} does not serve the A2A service: {ans.quote()}")
+    elif caller.binding == "JSONRPC":
+        assert not ans.problems, (
+            f"the JSON-RPC interface did not answer JSON-RPC: {'; '.join(ans.problems)}; {ans.quote()}")
+    else:
+        assert ans.error is not None and isinstance(ans.body, dict), (
+            f"the HTTP+JSON interface did not answer an A2A error body for an unknown task: {ans.quote()}")
+    assert ans.error is not None or ans.result is not None, f"no A2A answer: {ans.quote()}"
+
+
+def _sides(core_agent: CoreAgent, capability: str) -> list[CoreAgent]:
+    """The agent as served, plus (on a launched target) a variant declaring the opposite."""
+    agents = [core_agent]
+    flipped = core_agent.variant(**{capability: not core_agent.declares(capability)})
+    if flipped is not None and flipped.card is not None \
+            and flipped.declares(capability) != core_agent.declares(capability):
+        agents.append(flipped)
+    return agents
+
+
+def _caller_of(agent: CoreAgent, binding: str, recorder: Recorder, primary: CoreAgent) -> Caller | None:
+    """A caller for ``binding`` on ``agent``; a variant lacking the binding is skipped (None)."""
+    if agent is not primary and binding not in agent.interfaces:
+        return None
+    return agent.caller(binding, recorder)
+
+
+@pytest.mark.requirement("A2A_CARD_004")
+def test_streaming_capability_matches_behaviour(core_agent: CoreAgent, binding: str, recorder: Recorder) -> None:
+    """Declared streaming streams; undeclared, both streaming methods answer UnsupportedOperationError.
+    Defect: streaming-declared-not-served."""
+    for agent in _sides(core_agent, "streaming"):
+        c = _caller_of(agent, binding, recorder, core_agent)
+        if c is None:
+            continue
+        with c:
+            side = "declared" if agent.declares("streaming") else "undeclared"
+            if agent.declares("streaming"):
+                ans = c.stream("SendStreamingMessage", {"message": _msg()}, deadline=10.0)
+                must_stream(ans, "SendStreamingMessage with streaming declared")
+            else:
+                ans = c.stream("SendStreamingMessage", {"message": _msg()}, deadline=10.0)
+                expect_error(ans, "UnsupportedOperationError", f"SendStreamingMessage with streaming {side}")
+                tid = held_task(agent, c, "working") if agent.control is not None else new_task(c)["id"]
+                sub = c.stream("SubscribeToTask", {"id": tid}, deadline=10.0)
+                expect_error(sub, "UnsupportedOperationError", f"SubscribeToTask with streaming {side}")
+
+
+@pytest.mark.requirement("A2A_CARD_005")
+def test_push_capability_matches_behaviour(core_agent: CoreAgent, binding: str, recorder: Recorder,
+                                           webhook: WebhookReceiver) -> None:
+    """Undeclared push: all four config methods answer PushNotificationNotSupportedError; declared:
+    creating a config is accepted. Defect: push-undeclared-wrong-error."""
+    for agent in _sides(core_agent, "push"):
+        c = _caller_of(agent, binding, recorder, core_agent)
+        if c is None:
+            continue
+        with c:
+            tid = new_task(c)["id"]
+            if agent.declares("push"):
+                ans = c.call("CreateTaskPushNotificationConfig", {"taskId": tid, "url": webhook.url})
+                if ans.error is not None and ans.error.reason == "PUSH_NOTIFICATION_NOT_SUPPORTED":
+                    fail(f"the card declares pushNotifications, but creating a config was refused: {ans.quote()}")
+                created = succeeded(ans, "CreateTaskPushNotificationConfig with push declared")
+                strict(created, pb.TaskPushNotificationConfig, "the created config")
+                if created.get("id"):
+                    c.call("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": created["id"]})
+                continue
+            calls: list[tuple[str, dict[str, Any]]] = [
+                ("CreateTaskPushNotificationConfig", {"taskId": tid, "url": webhook.url}),
+                ("GetTaskPushNotificationConfig", {"taskId": tid, "id": "conformance-config"}),
+                ("ListTaskPushNotificationConfigs", {"taskId": tid}),
+                ("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": "conformance-config"}),
+            ]
+            for method, params in calls:
+                expect_error(c.call(method, params), "PushNotificationNotSupportedError",
+                             f"{method} with pushNotifications undeclared")
+
+
+@pytest.mark.requirement("A2A_CARD_006")
+def test_extended_card_capability_matches_behaviour(core_agent: CoreAgent, binding: str, recorder: Recorder) -> None:
+    """Undeclared: GetExtendedAgentCard answers UnsupportedOperationError; declared: an AgentCard (or
+    ExtendedAgentCardNotConfiguredError) for an authenticated caller. Defect: extended-undeclared-not-configured."""
+    measured = False
+    for agent in _sides(core_agent, "extended"):
+        c = _caller_of(agent, binding, recorder, core_agent)
+        if c is None:
+            continue
+        with c:
+            ans = c.call("GetExtendedAgentCard", {})
+            if not agent.declares("extended"):
+                expect_error(ans, "UnsupportedOperationError", "GetExtendedAgentCard with extendedAgentCard undeclared")
+                measured = True
+                continue
+            if agent.token is None and (agent.card or {}).get("securityRequirements"):
+                continue  # declared, but the harness holds no credential to authenticate with
+            if ans.error is not None and ans.error.reason == "EXTENDED_AGENT_CARD_NOT_CONFIGURED":
+                expect_error(ans, "ExtendedAgentCardNotConfiguredError", "GetExtendedAgentCard")
+            else:
+                strict(succeeded(ans, "GetExtendedAgentCard with extendedAgentCard declared"), pb.AgentCard,
+                       "the extended card")
+            measured = True
+    if not measured:
+        not_measured(f"the card declares {CAPABILITIES['extended']} and security requirements, and the harness "
+                     "holds no credential to authenticate with (give one with --token)")
+
+
+def _msg() -> dict[str, Any]:
+    from conformance.suites.agent.core.expect import text_message
+
+    return text_message("conformance streaming check")

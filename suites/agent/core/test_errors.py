@@ -1,0 +1,159 @@
+"""Errors on every binding: the one mapping table (conformance/wire/errors.py), ErrorInfo, the
+JSON-RPC standard codes, the HTTP+JSON error body, messages and validation (§3.3.2, §5.4, §9.5,
+§10.6, §11.6)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from conformance.outcome import NotMeasured, fail
+from conformance.suites.agent.core.agent import CoreAgent
+from conformance.suites.agent.core.caller import Answer, Caller, StreamAnswer
+from conformance.suites.agent.core.expect import (
+    UNSUPPORTED_VERSION,
+    describe_error,
+    expect_error,
+    short,
+    text_message,
+)
+from conformance.suites.agent.core.steps import send, terminal_task
+from conformance.wire.errors import BY_NAME, DOMAIN
+
+
+def provoke(agent: CoreAgent, caller: Caller) -> list[tuple[str, Answer | StreamAnswer]]:
+    """The A2A errors this agent can be made to answer on any target, each with what came back."""
+    unknown = f"conformance-unknown-{uuid.uuid4()}"
+    out: list[tuple[str, Answer | StreamAnswer]] = [
+        ("TaskNotFoundError", caller.call("GetTask", {"id": unknown})),
+        ("VersionNotSupportedError", send(caller, "bad version", service={"A2A-Version": UNSUPPORTED_VERSION})),
+    ]
+    if not agent.declares("extended"):
+        out.append(("UnsupportedOperationError", caller.call("GetExtendedAgentCard", {})))
+    try:
+        done = terminal_task(caller)
+    except NotMeasured:
+        return out  # no terminal task on this agent: the errors about one cannot be provoked
+    if done.get("status", {}).get("state") == "TASK_STATE_COMPLETED":
+        out.append(("TaskNotCancelableError", caller.call("CancelTask", {"id": done["id"]})))
+    if agent.declares("streaming"):
+        out.append(("UnsupportedOperationError", caller.stream("SubscribeToTask", {"id": done["id"]}, deadline=10.0)))
+    if not agent.declares("push"):
+        out.append(("PushNotificationNotSupportedError",
+                    caller.call("GetTaskPushNotificationConfig", {"taskId": done["id"], "id": "conformance"})))
+    return out
+
+
+def _errors(agent: CoreAgent, caller: Caller) -> list[tuple[str, Any]]:
+    got = [(name, ans) for name, ans in provoke(agent, caller) if ans.error is not None]
+    if not got:
+        fail("none of the provoked A2A errors (unknown task, unsupported version, …) came back as an error")
+    return got
+
+
+@pytest.mark.requirement("A2A_ERR_001")
+def test_errors_carry_the_mapped_code_of_their_binding(core_agent: CoreAgent, caller: Caller) -> None:
+    """Each provoked error has the JSON-RPC code / HTTP status / gRPC status of the table.
+    Defect: rest-errors-http-500."""
+    wrong = []
+    for name, ans in _errors(core_agent, caller):
+        diffs = [d for d in ans.error.mismatches(BY_NAME[name], require_error_info=False)]
+        if diffs:
+            wrong.append(f"{name} via {ans.method}: {'; '.join(diffs)}")
+    assert not wrong, "errors not mapped per §5.4: " + " | ".join(wrong)
+
+
+def _error_info_problems(core_agent: CoreAgent, caller: Caller) -> list[str]:
+    wrong = []
+    for name, ans in _errors(core_agent, caller):
+        spec = BY_NAME[name]
+        err = ans.error
+        if err.reason is None:
+            wrong.append(f"{name} via {ans.method}: no google.rpc.ErrorInfo detail ({describe_error(err)})")
+        elif err.reason != spec.reason or err.domain != DOMAIN:
+            wrong.append(f"{name} via {ans.method}: ErrorInfo reason {err.reason!r} domain {err.domain!r}, "
+                         f"expected {spec.reason!r} / {DOMAIN!r}")
+    return wrong
+
+
+@pytest.mark.requirement("A2A_ERR_002")
+@pytest.mark.core_bindings("GRPC", "HTTP+JSON")
+def test_grpc_and_http_errors_carry_error_info(core_agent: CoreAgent, caller: Caller) -> None:
+    """On gRPC and HTTP+JSON an A2A error carries ErrorInfo(reason, domain a2a-protocol.org).
+    Defect: grpc-no-errorinfo."""
+    wrong = _error_info_problems(core_agent, caller)
+    assert not wrong, " | ".join(wrong)
+
+
+@pytest.mark.requirement("A2A_ERR_003")
+@pytest.mark.core_bindings("JSONRPC")
+def test_jsonrpc_errors_carry_error_info(core_agent: CoreAgent, caller: Caller) -> None:
+    """On JSON-RPC an A2A error carries ErrorInfo in error.data. Defect: jsonrpc-no-errorinfo."""
+    wrong = _error_info_problems(core_agent, caller)
+    assert not wrong, " | ".join(wrong)
+
+
+@pytest.mark.requirement("A2A_ERR_004")
+@pytest.mark.core_bindings("JSONRPC")
+def test_jsonrpc_standard_errors_have_their_codes(caller: Caller) -> None:
+    """Invalid JSON -32700, not a request -32600, unknown method -32601, malformed params -32602.
+    Defect: jsonrpc-parse-error-wrong-code."""
+    cases: list[tuple[str, Any, int]] = [
+        ("invalid JSON", b'{"jsonrpc": "2.0", "id": 1, "method": ', -32700),
+        ("a body that is no request", {"jsonrpc": "2.0", "id": 2, "params": {}}, -32600),
+        ("an unknown method", {"jsonrpc": "2.0", "id": 3, "method": "conformance/NoSuchMethod", "params": {}}, -32601),
+        ("malformed params", {"jsonrpc": "2.0", "id": 4, "method": "SendMessage",
+                              "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": "not a list"}}},
+         -32602),
+    ]
+    wrong = []
+    for what, body, code in cases:
+        ans = caller.raw_jsonrpc(body)
+        if ans.error is None:
+            wrong.append(f"{what}: no error ({ans.quote(200)})")
+        elif ans.error.code != code:
+            wrong.append(f"{what}: code {ans.error.code!r}, expected {code}")
+    assert not wrong, "; ".join(wrong)
+
+
+@pytest.mark.requirement("A2A_ERR_005")
+@pytest.mark.core_bindings("HTTP+JSON")
+def test_http_error_body_is_a_google_rpc_status(caller: Caller) -> None:
+    """An HTTP+JSON error is {"error": {code = HTTP status, status, message, details}}. Defect: rest-error-flat-body."""
+    ans = caller.call("GetTask", {"id": f"conformance-unknown-{uuid.uuid4()}"})
+    err = expect_error(ans, "TaskNotFoundError", "GetTask of an unknown id")
+    body = ans.body
+    assert isinstance(body, dict) and isinstance(body.get("error"), dict), (
+        f"the error body has no `error` object: {short(body)}")
+    inner = body["error"]
+    assert inner.get("code") == ans.status, f"error.code {inner.get('code')!r} is not the HTTP status {ans.status}"
+    assert isinstance(inner.get("status"), str) and inner["status"], f"error.status is {inner.get('status')!r}"
+    assert inner["status"] == BY_NAME["TaskNotFoundError"].grpc_status, (
+        f"error.status {inner['status']!r} for a 404, expected {BY_NAME['TaskNotFoundError'].grpc_status!r}")
+    assert isinstance(inner.get("details", []), list), f"error.details is {inner.get('details')!r}"
+    assert not err.problems, "; ".join(err.problems)
+
+
+@pytest.mark.requirement("A2A_ERR_006")
+def test_errors_carry_a_message_and_typed_details(core_agent: CoreAgent, caller: Caller) -> None:
+    """Every provoked error has a non-empty message; each detail object names its @type. Defect: error-empty-message."""
+    wrong = []
+    for name, ans in _errors(core_agent, caller):
+        err = ans.error
+        if not (isinstance(err.message, str) and err.message.strip()):
+            wrong.append(f"{name} via {ans.method}: message {err.message!r}")
+        for d in err.details:
+            if not (isinstance(d, dict) and isinstance(d.get("@type"), str) and d["@type"]):
+                wrong.append(f"{name} via {ans.method}: a detail without @type: {short(d, 200)}")
+    assert not wrong, " | ".join(wrong)
+
+
+@pytest.mark.requirement("A2A_ERR_007")
+def test_a_message_without_parts_is_refused_as_invalid(caller: Caller) -> None:
+    """SendMessage whose message has no parts answers InvalidParamsError. Defect: required-fields-unchecked."""
+    msg = text_message("no parts")
+    msg["parts"] = []
+    ans = caller.call("SendMessage", {"message": msg})
+    expect_error(ans, "InvalidParamsError", "SendMessage of a message with no parts")

@@ -1,0 +1,29 @@
+"""The A2A-Extensions service parameter: an extension the agent does not know is no reason to refuse."""
+
+from __future__ import annotations
+
+import pytest
+from a2a.types import a2a_pb2 as pb
+
+from conformance.suites.agent.core.caller import Caller
+from conformance.suites.agent.core.expect import UNKNOWN_EXTENSION, strict, succeeded, task_of
+
+
+@pytest.mark.requirement("A2A_EXT_001")
+def test_unknown_extension_uri_is_ignored(caller: Caller) -> None:
+    """SendMessage and GetTask naming an undeclared extension URI are answered as without it.
+    Defect: unknown-extension-refused."""
+    ext = {"A2A-Extensions": UNKNOWN_EXTENSION}
+    result = succeeded(caller.call("SendMessage", {"message": _msg()}, service=ext),
+                       f"SendMessage naming the unknown extension {UNKNOWN_EXTENSION}")
+    task = task_of(result, "SendMessage result")
+    if task is not None:
+        got = succeeded(caller.call("GetTask", {"id": task["id"]}, service=ext),
+                        f"GetTask naming the unknown extension {UNKNOWN_EXTENSION}")
+        strict(got, pb.Task, "the GetTask result")
+
+
+def _msg() -> dict[str, object]:
+    from conformance.suites.agent.core.expect import text_message
+
+    return text_message("unknown extension")

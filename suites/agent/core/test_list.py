@@ -1,0 +1,167 @@
+"""ListTasks: response shape, cursor pages, filters, historyLength, artifacts and order (§3.1.4).
+
+Checks that list every task of the agent ask for historyLength 0: other checks (and other clients)
+leave tasks behind whose history is not this check's business (a probe of A2A_ERR_007 may even have
+left an invalid message in one, on an agent that accepted it). What is listed is still read strictly.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+from a2a.types import a2a_pb2 as pb
+
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.core.agent import CoreAgent
+from conformance.suites.agent.core.caller import Caller
+from conformance.suites.agent.core.expect import history_ids, short, state_of, strict, succeeded
+from conformance.suites.agent.core.steps import completed_task, get_task, held_task, new_task
+
+MAX_PAGES = 20
+
+
+def list_tasks(caller: Caller, **params: Any) -> dict[str, Any]:
+    result = succeeded(caller.call("ListTasks", params), f"ListTasks {params}")
+    return dict(strict(result, pb.ListTasksResponse, f"the ListTasks result for {params}"))
+
+
+def ids(page: dict[str, Any]) -> list[str]:
+    return [t.get("id", "?") for t in page.get("tasks") or []]
+
+
+def token(caller: Caller, page: dict[str, Any]) -> str:
+    """nextPageToken as sent; on JSON bindings it must be present (proto3 gRPC cannot show an empty one)."""
+    if "nextPageToken" not in page:
+        if caller.binding != "GRPC":
+            fail(f"the ListTasks result has no nextPageToken (it must always be present): {short(page)}")
+        return ""
+    value = page["nextPageToken"]
+    if not isinstance(value, str):
+        fail(f"nextPageToken is {value!r}, not a string")
+    return value
+
+
+@pytest.mark.requirement("A2A_LIST_001")
+def test_list_answers_a_response_whose_next_page_token_is_always_present(caller: Caller) -> None:
+    """Every page is a strictly valid ListTasksResponse carrying nextPageToken; the last page's is empty.
+    Defect: list-no-next-page-token."""
+    new_task(caller, "listed")
+    params: dict[str, Any] = {"pageSize": 100, "historyLength": 0}
+    for _ in range(MAX_PAGES):
+        page = list_tasks(caller, **params)
+        nxt = token(caller, page)
+        if not nxt:
+            return
+        params["pageToken"] = nxt
+    not_measured(f"more than {MAX_PAGES} pages of 100 tasks; the last page was not reached")
+
+
+@pytest.mark.requirement("A2A_LIST_002")
+def test_list_pages_with_a_cursor(caller: Caller) -> None:
+    """pageSize 1 gives one task and a token; the token gives one different task. Defect: list-page-size-ignored."""
+    new_task(caller, "page one")
+    new_task(caller, "page two")
+    first = list_tasks(caller, pageSize=1, historyLength=0)
+    assert len(ids(first)) == 1, f"pageSize 1 answered {len(ids(first))} tasks"
+    nxt = token(caller, first)
+    assert nxt, "pageSize 1 with at least two tasks answered an empty nextPageToken"
+    second = list_tasks(caller, pageSize=1, pageToken=nxt, historyLength=0)
+    assert len(ids(second)) == 1, f"the second page of size 1 answered {len(ids(second))} tasks"
+    assert ids(second) != ids(first), f"the next page repeats the first page's task {ids(first)}"
+
+
+@pytest.mark.requirement("A2A_LIST_003")
+def test_context_filter_returns_that_context_only(caller: Caller) -> None:
+    """contextId returns the tasks of that context and no other. Defect: list-context-filter-ignored."""
+    mine = new_task(caller, "in my context")
+    other = new_task(caller, "elsewhere")
+    if other["contextId"] == mine["contextId"]:
+        not_measured("the agent put two unrelated sends in one context, so a filter cannot tell them apart")
+    page = list_tasks(caller, contextId=mine["contextId"], pageSize=100)
+    wrong = [(t.get("id"), t.get("contextId")) for t in page.get("tasks") or []
+             if t.get("contextId") != mine["contextId"]]
+    assert not wrong, f"ListTasks contextId={mine['contextId']!r} answered tasks of other contexts: {wrong}"
+    assert mine["id"] in ids(page), f"ListTasks contextId={mine['contextId']!r} left out task {mine['id']}"
+
+
+@pytest.mark.requirement("A2A_LIST_004")
+def test_status_filter_returns_that_state_only(core_agent: CoreAgent, caller: Caller) -> None:
+    """status returns only tasks in that state. Defect: list-status-filter-ignored."""
+    done = completed_task(caller, "done")
+    working = held_task(core_agent, caller, "working") if core_agent.control is not None else None
+    completed = list_tasks(caller, status="TASK_STATE_COMPLETED", pageSize=100, historyLength=0)
+    bad = [(t.get("id"), state_of(t)) for t in completed.get("tasks") or [] if state_of(t) != "TASK_STATE_COMPLETED"]
+    assert not bad, f"status=TASK_STATE_COMPLETED answered tasks in other states: {bad}"
+    assert done["id"] in ids(completed), f"status=TASK_STATE_COMPLETED left out the completed task {done['id']}"
+    running = list_tasks(caller, status="TASK_STATE_WORKING", pageSize=100, historyLength=0)
+    bad = [(t.get("id"), state_of(t)) for t in running.get("tasks") or [] if state_of(t) != "TASK_STATE_WORKING"]
+    assert not bad, f"status=TASK_STATE_WORKING answered tasks in other states: {bad}"
+    if working is not None:
+        assert working in ids(running), f"status=TASK_STATE_WORKING left out the working task {working}"
+
+
+@pytest.mark.requirement("A2A_LIST_005")
+def test_history_length_bounds_each_listed_task(caller: Caller) -> None:
+    """historyLength 0 / 1 bounds the history of every listed task. Defect: list-history-length-ignored."""
+    made = new_task(caller, "listed history")
+    if not history_ids(get_task(caller, made["id"])):
+        not_measured("the agent keeps no history for its tasks, so there is none for historyLength to bound")
+    for n in (0, 1):
+        page = list_tasks(caller, contextId=made["contextId"], historyLength=n, pageSize=100)
+        assert made["id"] in ids(page), f"ListTasks contextId={made['contextId']!r} left out task {made['id']}"
+        over = [(t.get("id"), len(t.get("history") or [])) for t in page.get("tasks") or []
+                if len(t.get("history") or []) > n]
+        assert not over, f"historyLength {n}: listed tasks carry more history than asked: {over}"
+
+
+@pytest.mark.requirement("A2A_LIST_006")
+def test_artifacts_only_with_include_artifacts(caller: Caller) -> None:
+    """Without includeArtifacts no listed task carries artifacts; with it, they do. Defect: list-artifacts-always."""
+    made = completed_task(caller, "artifacts")
+    full = get_task(caller, made["id"])
+    page = list_tasks(caller, contextId=made["contextId"], pageSize=100)
+    carrying = [t.get("id") for t in page.get("tasks") or [] if "artifacts" in t]
+    assert not carrying, f"without includeArtifacts, listed tasks carry an artifacts field: {carrying}"
+    if not full.get("artifacts"):
+        not_measured("the agent's task carries no artifacts, so includeArtifacts: true cannot be shown to return them")
+    page = list_tasks(caller, contextId=made["contextId"], includeArtifacts=True, pageSize=100)
+    listed = {t.get("id"): t for t in page.get("tasks") or []}
+    assert made["id"] in listed, f"ListTasks contextId={made['contextId']!r} left out task {made['id']}"
+    assert listed[made["id"]].get("artifacts"), (
+        f"with includeArtifacts: true, task {made['id']} is listed without the artifacts GetTask shows")
+
+
+def _when(task: dict[str, Any]) -> datetime | None:
+    ts = (task.get("status") or {}).get("timestamp")
+    try:
+        return datetime.fromisoformat(ts) if isinstance(ts, str) else None
+    except ValueError:
+        return None
+
+
+@pytest.mark.requirement("A2A_LIST_007")
+def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: Caller) -> None:
+    """Tasks are ordered by status timestamp, newest first; a task updated last comes first.
+    Defect: list-oldest-first."""
+    moved = held_task(core_agent, caller, "working") if core_agent.control is not None else None
+    older = new_task(caller, "older")
+    newer = new_task(caller, "newer")
+    if moved is not None:
+        succeeded(caller.call("CancelTask", {"id": moved}), f"CancelTask {moved}")
+    page = list_tasks(caller, pageSize=100, historyLength=0)
+    order = ids(page)
+    stamps = [(t.get("id"), _when(t)) for t in page.get("tasks") or []]
+    known = [(i, w) for i, w in stamps if w is not None]
+    for (a, wa), (b, wb) in zip(known, known[1:], strict=False):
+        assert wa >= wb, (f"task {a} (updated {wa.isoformat()}) is listed before the more recently updated "
+                          f"{b} ({wb.isoformat()})")
+    for tid in (older["id"], newer["id"]) + ((moved,) if moved else ()):
+        assert tid in order, f"ListTasks (pageSize 100) left out the just-made task {tid}"
+    if _when(older) != _when(newer):
+        assert order.index(newer["id"]) < order.index(older["id"]), (
+            f"the newer task {newer['id']} is listed after the older {older['id']}")
+    if moved is not None:
+        assert order.index(moved) < order.index(newer["id"]), (
+            f"task {moved}, canceled after the others were made, is not listed before them: {order[:5]}")

@@ -1,0 +1,59 @@
+"""Multi-turn: continuing a task by taskId, mismatched contextId, unknown taskId (§3.4)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.core.agent import CoreAgent
+from conformance.suites.agent.core.caller import Caller
+from conformance.suites.agent.core.expect import describe_error, expect_error, short, strict, succeeded
+from conformance.suites.agent.core.steps import completed_task, get_task, held_task, send
+
+
+@pytest.mark.requirement("A2A_MULTI_001")
+def test_task_id_alone_continues_the_task_in_its_context(core_agent: CoreAgent, caller: Caller) -> None:
+    """A message naming only the taskId of an input-required task is processed in that task's context.
+    Defect: continue-new-context."""
+    tid = held_task(core_agent, caller, "input-required")
+    context = get_task(caller, tid)["contextId"]
+    result = succeeded(send(caller, "the answer", task_id=tid), f"SendMessage continuing task {tid}")
+    from a2a.types import a2a_pb2 as pb
+
+    strict(result, pb.SendMessageResponse, "the SendMessage result")
+    answer = result.get("task") or result.get("message") or {}
+    if "task" in result:
+        assert answer.get("id") == tid, f"continuing task {tid} answered another task {answer.get('id')!r}"
+    elif answer.get("taskId") not in (None, tid):
+        fail(f"continuing task {tid} answered a message of task {answer.get('taskId')!r}")
+    assert answer.get("contextId") == context, (
+        f"continuing task {tid} (context {context!r}) answered in context {answer.get('contextId')!r}: {short(result)}")
+
+
+@pytest.mark.requirement("A2A_MULTI_002")
+def test_mismatched_context_and_task_is_rejected(core_agent: CoreAgent, caller: Caller) -> None:
+    """A message naming a task and a contextId not that task's is refused with an error.
+    Defect: context-mismatch-accepted."""
+    other = f"conformance-other-context-{uuid.uuid4()}"
+    if core_agent.control is not None:
+        tid = held_task(core_agent, caller, "input-required")
+        ans = send(caller, "wrong context", task_id=tid, context_id=other)
+        if ans.error is None:
+            fail(f"a message naming task {tid} with contextId {other!r} was accepted: {ans.quote()}")
+        return
+    task = completed_task(caller)
+    ans = send(caller, "wrong context", task_id=task["id"], context_id=other)
+    if ans.error is None:
+        fail(f"a message naming task {task['id']} with contextId {other!r} was accepted: {ans.quote()}")
+    if ans.error.reason == "UNSUPPORTED_OPERATION" or ans.error.code == -32004:
+        not_measured("the only task the harness could make is terminal, and the refusal names the terminal "
+                     f"state ({describe_error(ans.error)}), so the mismatch itself is not shown to be refused")
+
+
+@pytest.mark.requirement("A2A_MULTI_003")
+def test_unknown_task_id_is_task_not_found(caller: Caller) -> None:
+    """A message naming a taskId no task has answers TaskNotFoundError. Defect: unknown-task-id-starts-new-task."""
+    tid = f"conformance-unknown-{uuid.uuid4()}"
+    expect_error(send(caller, "to nowhere", task_id=tid), "TaskNotFoundError", f"SendMessage naming task {tid}")

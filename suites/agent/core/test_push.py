@@ -1,0 +1,141 @@
+"""Push notification configurations and their delivery to a webhook on loopback (§3.1.7-§3.1.10, §4.3.3)."""
+
+from __future__ import annotations
+
+import secrets as _secrets
+import uuid
+from typing import Any
+
+import pytest
+from a2a.types import a2a_pb2 as pb
+
+from conformance.evidence import Evidence, SecretSet
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.core.agent import CoreAgent
+from conformance.suites.agent.core.caller import Caller
+from conformance.suites.agent.core.expect import event_kind, expect_error, short, strict, succeeded
+from conformance.suites.agent.core.steps import held_task, new_task, send
+from conformance.suites.agent.core.webhook import WebhookReceiver
+
+DELIVERY_WAIT = 5.0
+
+
+def create(caller: Caller, tid: str, url: str, **extra: Any) -> dict[str, Any]:
+    """Create a config; a refusal of the loopback URL as invalid is the agent's policy, not measured."""
+    ans = caller.call("CreateTaskPushNotificationConfig", {"taskId": tid, "url": url, **extra})
+    if ans.error is not None and (ans.error.code == -32602 or ans.error.reason == "INVALID_PARAMS"
+                                  or ans.error.grpc_status == "INVALID_ARGUMENT"):
+        not_measured(f"the agent refuses the harness's loopback webhook URL {url}: {ans.quote()}")
+    return dict(strict(succeeded(ans, f"CreateTaskPushNotificationConfig for task {tid}"),
+                       pb.TaskPushNotificationConfig, "the created config"))
+
+
+def listed(caller: Caller, tid: str) -> list[str]:
+    result = succeeded(caller.call("ListTaskPushNotificationConfigs", {"taskId": tid}),
+                       f"ListTaskPushNotificationConfigs for task {tid}")
+    strict(result, pb.ListTaskPushNotificationConfigsResponse, "the ListTaskPushNotificationConfigs result")
+    return [c.get("id", "?") for c in result.get("configs") or []]
+
+
+@pytest.mark.requirement("A2A_PUSH_001")
+def test_create_answers_the_stored_config(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+    """The created config comes back with an id, the task's id and the URL given. Defect: push-create-drops-id."""
+    core_agent.require("push")
+    tid = new_task(caller)["id"]
+    made = create(caller, tid, webhook.url)
+    assert made.get("id"), f"the created config has no id: {short(made)}"
+    assert made.get("url") == webhook.url, f"the created config has url {made.get('url')!r}, asked {webhook.url!r}"
+    assert made.get("taskId") in (None, tid), f"the created config names task {made.get('taskId')!r}, not {tid}"
+
+
+@pytest.mark.requirement("A2A_PUSH_002")
+def test_get_answers_the_config_by_id(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+    """Get returns a created config; an id naming none answers TaskNotFoundError. Defect: push-get-unknown-empty."""
+    core_agent.require("push")
+    tid = new_task(caller)["id"]
+    made = create(caller, tid, webhook.url)
+    got = strict(succeeded(caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": made.get("id", "")}),
+                           "GetTaskPushNotificationConfig"), pb.TaskPushNotificationConfig, "the config got")
+    assert got.get("id") == made.get("id") and got.get("url") == webhook.url, (
+        f"GetTaskPushNotificationConfig answered {short(got)} for the config {short(made)}")
+    unknown = f"conformance-unknown-{uuid.uuid4()}"
+    expect_error(caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": unknown}), "TaskNotFoundError",
+                 f"GetTaskPushNotificationConfig {unknown}")
+
+
+@pytest.mark.requirement("A2A_PUSH_003")
+def test_list_answers_every_config_of_the_task(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+    """Two configs created on a task are both listed. Defect: push-list-empty."""
+    core_agent.require("push")
+    tid = new_task(caller)["id"]
+    first = create(caller, tid, webhook.url)
+    second = create(caller, tid, webhook.url + "/second")
+    have = listed(caller, tid)
+    missing = [c.get("id") for c in (first, second) if c.get("id") not in have]
+    assert not missing, f"ListTaskPushNotificationConfigs for task {tid} left out {missing} (listed {have})"
+
+
+@pytest.mark.requirement("A2A_PUSH_004")
+def test_delete_removes_the_config(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+    """After Delete the config is not listed and getting it answers TaskNotFoundError. Defect: push-delete-noop."""
+    core_agent.require("push")
+    tid = new_task(caller)["id"]
+    cid = create(caller, tid, webhook.url).get("id", "")
+    succeeded(caller.call("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid}),
+              "DeleteTaskPushNotificationConfig")
+    assert cid not in listed(caller, tid), f"config {cid} is still listed after DeleteTaskPushNotificationConfig"
+    expect_error(caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": cid}), "TaskNotFoundError",
+                 f"GetTaskPushNotificationConfig of the deleted config {cid}")
+
+
+@pytest.mark.requirement("A2A_PUSH_005")
+def test_task_update_is_delivered_to_the_webhook_with_credentials(
+    core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver, run_secrets: SecretSet, evidence: Evidence,
+) -> None:
+    """A task update reaches the webhook as a StreamResponse naming the task, with the configured
+    credentials in Authorization. Defect: push-no-credentials."""
+    core_agent.require("push")
+    credential = f"conformance-push-{_secrets.token_urlsafe(18)}"
+    run_secrets.add(credential)
+    auth = {"scheme": "Bearer", "credentials": credential}
+    if core_agent.control is not None:
+        tid = held_task(core_agent, caller, "working")
+        create(caller, tid, webhook.url, authentication=auth)
+        core_agent.need_control().move(tid, "completed")
+    else:
+        config = {"taskPushNotificationConfig": {"url": webhook.url, "authentication": auth}}
+        result = succeeded(send(caller, "notify me", configuration=config), "SendMessage with a push config")
+        if "task" not in result:
+            not_measured("the agent answered a Message, so no task exists to notify about")
+        tid = result["task"]["id"]
+    got = webhook.wait(1, DELIVERY_WAIT)
+    evidence.add("webhook deliveries", [d.to_evidence((credential,)) for d in got])
+    if not got:
+        fail(f"no POST reached the webhook {webhook.url} within {DELIVERY_WAIT:g}s of task {tid}'s update")
+    mine = []
+    for d in got:
+        if not isinstance(d.json, dict):
+            fail(f"a webhook delivery is not JSON: {d.body[:200]!r}")
+        strict(d.json, pb.StreamResponse, "a webhook delivery body")
+        kind = event_kind(d.json)
+        body = d.json.get(kind) or {}
+        named = body.get("id") if kind == "task" else body.get("taskId")
+        if named == tid:
+            mine.append(d)
+    if not mine:
+        fail(f"no webhook delivery names task {tid}: {[short(d.json, 200) for d in got]}")
+    for d in mine:
+        header = d.headers.get("authorization")
+        assert header == f"Bearer {credential}", (
+            "a delivery for the task carries Authorization "
+            + ("<none>" if header is None else "<a different value>") + ", not the configured credentials")
+
+
+@pytest.mark.requirement("A2A_PUSH_006")
+def test_create_for_an_unknown_task_is_task_not_found(core_agent: CoreAgent, caller: Caller,
+                                                      webhook: WebhookReceiver) -> None:
+    """A config for an id no task has answers TaskNotFoundError. Defect: push-create-unknown-task."""
+    core_agent.require("push")
+    tid = f"conformance-unknown-{uuid.uuid4()}"
+    expect_error(caller.call("CreateTaskPushNotificationConfig", {"taskId": tid, "url": webhook.url}),
+                 "TaskNotFoundError", f"CreateTaskPushNotificationConfig for task {tid}")

@@ -1,0 +1,62 @@
+"""SendMessage: what it answers, when a blocking send returns, task identity, terminal tasks (§3.1.1)."""
+
+from __future__ import annotations
+
+import pytest
+from a2a.types import a2a_pb2 as pb
+
+from conformance.outcome import not_measured
+from conformance.suites.agent.core.caller import Caller
+from conformance.suites.agent.core.expect import (
+    INTERRUPTED,
+    TERMINAL,
+    expect_error,
+    short,
+    state_of,
+    strict,
+    succeeded,
+    task_of,
+)
+from conformance.suites.agent.core.steps import completed_task, new_task, send
+
+
+@pytest.mark.requirement("A2A_SEND_001")
+def test_send_message_answers_one_task_or_one_message(caller: Caller) -> None:
+    """The result is a SendMessageResponse holding exactly one of task / message, strictly valid.
+    Defect: send-returns-bare-task."""
+    result = succeeded(send(caller, "hello"), "SendMessage")
+    assert isinstance(result, dict), f"the SendMessage result is not an object: {short(result)}"
+    members = [k for k in ("task", "message") if k in result]
+    assert len(members) == 1, (
+        f"the SendMessage result must hold exactly one of task/message, it holds {members}: {short(result)}")
+    strict(result, pb.SendMessageResponse, "the SendMessage result")
+
+
+@pytest.mark.requirement("A2A_SEND_002")
+def test_blocking_send_returns_a_settled_task(caller: Caller) -> None:
+    """Without returnImmediately the answer's task is terminal or interrupted. Defect: blocking-returns-early."""
+    result = succeeded(send(caller, "blocking"), "SendMessage (blocking)")
+    task = task_of(result, "SendMessage result")
+    if task is None:
+        not_measured("the agent answered a Message, so there is no task whose state a blocking send could settle")
+    state = state_of(task)
+    assert state in TERMINAL | INTERRUPTED, (
+        f"a blocking SendMessage returned task {task.get('id')!r} in {state}, neither terminal nor interrupted")
+
+
+@pytest.mark.requirement("A2A_SEND_003")
+def test_new_tasks_get_unique_server_ids_and_a_context(caller: Caller) -> None:
+    """Two sends make two tasks, each with a non-empty id and contextId, the ids different.
+    Defect: task-id-reused."""
+    first, second = new_task(caller, "first"), new_task(caller, "second")
+    for t in (first, second):
+        assert t.get("id") and t.get("contextId"), f"a new task lacks id or contextId: {short(t)}"
+    assert first["id"] != second["id"], f"two new tasks share the id {first['id']!r}"
+
+
+@pytest.mark.requirement("A2A_SEND_004")
+def test_message_to_a_terminal_task_is_refused(caller: Caller) -> None:
+    """A message naming a completed task answers UnsupportedOperationError. Defect: terminal-task-accepts-messages."""
+    task = completed_task(caller)
+    ans = send(caller, "one more", task_id=task["id"], context_id=task["contextId"])
+    expect_error(ans, "UnsupportedOperationError", f"SendMessage to the {state_of(task)} task {task['id']}")

@@ -1,0 +1,129 @@
+"""SendStreamingMessage and the shape of every task stream (§3.1.2, §3.2.3, §9.4.2, §11.7)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.core.agent import CoreAgent
+from conformance.suites.agent.core.caller import Caller, StreamAnswer
+from conformance.suites.agent.core.expect import INTERRUPTED, TERMINAL, event_kind, short
+from conformance.suites.agent.core.steps import held_task
+from conformance.suites.agent.core.streams import (
+    IDLE,
+    kinds,
+    must_stream,
+    states,
+    stream_message,
+    strict_frames,
+    subscribe_and_move,
+)
+
+
+@pytest.mark.requirement("A2A_STREAM_001")
+def test_send_streaming_message_answers_a_stream(core_agent: CoreAgent, caller: Caller) -> None:
+    """SendStreamingMessage answers HTTP 200 text/event-stream (gRPC: a server stream) with events.
+    Defect: stream-wrong-content-type."""
+    core_agent.require("streaming")
+    ans = stream_message(caller)
+    must_stream(ans, "SendStreamingMessage")
+    if caller.binding != "GRPC":
+        assert ans.status == 200, f"SendStreamingMessage answered HTTP {ans.status}"
+        assert ans.content_type.split(";")[0].strip().lower() == "text/event-stream", (
+            f"SendStreamingMessage answered Content-Type {ans.content_type!r}")
+
+
+@pytest.mark.requirement("A2A_STREAM_002")
+def test_every_frame_is_a_stream_response(core_agent: CoreAgent, caller: Caller) -> None:
+    """Each frame is one strictly valid StreamResponse (JSON-RPC: in a 2.0 envelope echoing the id).
+    Defect: stream-frame-snake-case."""
+    core_agent.require("streaming")
+    ans = stream_message(caller)
+    must_stream(ans, "SendStreamingMessage")
+    strict_frames(ans, "SendStreamingMessage")
+
+
+@pytest.mark.requirement("A2A_STREAM_003")
+def test_stream_begins_with_the_task_or_is_one_message(core_agent: CoreAgent, caller: Caller) -> None:
+    """The first frame is the Task, or the stream is exactly one Message and then closes.
+    Defect: stream-starts-with-status."""
+    core_agent.require("streaming")
+    ans = stream_message(caller)
+    must_stream(ans, "SendStreamingMessage")
+    first = event_kind(ans.events[0])
+    if first == "message":
+        assert len(ans.events) == 1, f"a message stream carried {len(ans.events)} events: {kinds(ans)}"
+        assert ans.closed_by == "server", f"a message stream was not closed after its Message ({ans.closed_by})"
+        return
+    assert first == "task", f"the stream begins with a {first}, not the Task: {short(ans.events[0])}"
+
+
+def _task_stream(caller: Caller) -> StreamAnswer:
+    ans = stream_message(caller)
+    must_stream(ans, "SendStreamingMessage")
+    if event_kind(ans.events[0]) != "task":
+        not_measured(f"the agent streams a {event_kind(ans.events[0])} for a plain message, not a task")
+    return ans
+
+
+@pytest.mark.requirement("A2A_STREAM_004")
+def test_task_stream_closes_at_a_terminal_state(core_agent: CoreAgent, caller: Caller) -> None:
+    """The stream of a task ends after its terminal event, nothing following it.
+    Defect: stream-open-after-terminal."""
+    core_agent.require("streaming")
+    ans = _task_stream(caller)
+    seen = states(ans)
+    closing = [i for i, s in enumerate(seen) if s in TERMINAL]
+    if not closing:
+        if ans.closed_by == "server":
+            if seen[-1] in INTERRUPTED:
+                not_measured(f"the task stopped at {seen[-1]} rather than a terminal state; see A2A_STREAM_005")
+            fail(f"the server closed the stream while the task was {seen[-1]} (states {seen})")
+        not_measured(f"the task did not reach a terminal state while the harness waited (states {seen}, "
+                     f"{ans.closed_by})")
+    assert closing[0] == len(seen) - 1, f"events followed the terminal state: {seen} ({kinds(ans)})"
+    assert ans.closed_by == "server", (
+        f"the stream stayed open {IDLE:g}s after the terminal event (cut by the harness: {ans.closed_by})")
+
+
+@pytest.mark.requirement("A2A_STREAM_005")
+def test_task_stream_closes_at_an_interrupted_state(core_agent: CoreAgent, caller: Caller) -> None:
+    """A subscription to a working task ends after the task moves to input-required.
+    Defect: stream-open-at-interrupted."""
+    core_agent.require("streaming")
+    tid = held_task(core_agent, caller, "working")
+    ans = subscribe_and_move(core_agent, caller, tid, "input-required")
+    must_stream(ans, f"SubscribeToTask {tid}")
+    seen = states(ans)
+    if "TASK_STATE_INPUT_REQUIRED" not in seen[1:]:
+        fail(f"the stream never delivered the move to input-required (states {seen}, {ans.closed_by})")
+    assert seen[-1] == "TASK_STATE_INPUT_REQUIRED", f"events followed input-required: {seen}"
+    assert ans.closed_by == "server", (
+        f"the stream stayed open {IDLE:g}s after the task reached input-required ({ans.closed_by})")
+
+
+@pytest.mark.requirement("A2A_STREAM_006")
+def test_updates_name_the_streamed_task(core_agent: CoreAgent, caller: Caller) -> None:
+    """Every statusUpdate / artifactUpdate carries the Task's taskId and contextId.
+    Defect: update-wrong-task-id."""
+    core_agent.require("streaming")
+    checked = 0
+    streams = [_task_stream(caller)]
+    if core_agent.control is not None:
+        tid = held_task(core_agent, caller, "working")
+        streams.append(subscribe_and_move(core_agent, caller, tid, "completed"))
+    for ans in streams:
+        if not ans.events or event_kind(ans.events[0]) != "task":
+            continue
+        task = ans.events[0]["task"]
+        for ev in ans.events[1:]:
+            kind = event_kind(ev)
+            if kind not in ("statusUpdate", "artifactUpdate"):
+                continue
+            body = ev[kind]
+            assert body.get("taskId") == task.get("id") and body.get("contextId") == task.get("contextId"), (
+                f"a {kind} names task {body.get('taskId')!r} / context {body.get('contextId')!r} in the stream of "
+                f"task {task.get('id')!r} / context {task.get('contextId')!r}")
+            checked += 1
+    if not checked:
+        not_measured("no stream the harness could open carried a status or artifact update")
