@@ -174,6 +174,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         state.mapping = mapping
 
 
+def run_state(config: pytest.Config) -> tuple[RunContext, SecretSet]:
+    """The run context and secret set of this session, for hooks that run before fixtures exist
+    (e.g. parametrizing checks at collection). Defaults when the plugin is not active."""
+    if _STATE in config.stash:
+        state = config.stash[_STATE]
+        return state.context, state.secrets
+    return RunContext(), SecretSet()
+
+
 # ── fixtures for checks ───────────────────────────────────────────────────────────────────
 
 def _item_state(item: pytest.Item) -> _ItemState:

@@ -9,36 +9,25 @@ defect: a requirement no defect can kill is a check never shown to fail.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from conformance.fixtures.scripted_agent.defects import DEFECTS
 from conformance.registry import default_registry
+from tests.killmatrix import run_command, survivors
 
 A2A = [r.id for r in default_registry().select(family="a2a")]
-DETECTED = ("fail", "partial")
 
 
 def run_core(tmp: Path, launch: str, only: list[str] | None = None, defect: str | None = None) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "conformance.command", "agent", "--family", "a2a", "--launch", launch,
-           "--report-dir", str(tmp), "--timeout", "240"]
+    args = ["agent", "--family", "a2a", "--launch", launch, "--timeout", "240"]
     if defect:
-        cmd += ["--defect", defect]
+        args += ["--defect", defect]
     if only:
-        cmd += ["--only", *only]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=dict(os.environ),
-                          stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, f"the run itself failed (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    report = yaml.safe_load((tmp / "compliance-report.yaml").read_text(encoding="utf-8"))
-    assert isinstance(report, dict)
-    return report
+        args += ["--only", *only]
+    return run_command(args, tmp, timeout=300)
 
 
 def test_every_a2a_requirement_has_a_killing_defect() -> None:
@@ -73,7 +62,6 @@ def test_clean_target_passes_the_whole_a2a_family(launch: str, tmp_path: Path) -
 def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None:
     ids = list(DEFECTS[defect].ids)
     report = run_core(tmp_path, "scripted", ids, defect)
-    reqs = report["requirements"]
-    survived = {rid: (reqs[rid]["status"], reqs[rid]["note"]) for rid in ids if reqs[rid]["status"] not in DETECTED}
+    survived = survivors(report, ids)
     assert not survived, (f"defect {defect!r} ({DEFECTS[defect].what}) was not caught: {survived}; "
                           f"see {tmp_path}/summary.md")

@@ -16,6 +16,8 @@ from typing import Any
 import httpx
 import pytest
 from a2a.types.a2a_pb2 import AgentCard, Message, Task
+from google.protobuf.json_format import ParseDict
+
 from conformance.fixtures.reference_agentd import (
     ANNOTATIONS,
     COMMAND,
@@ -30,7 +32,6 @@ from conformance.fixtures.reference_agentd import (
     Workflow,
 )
 from conformance.fixtures.reference_agentd import schemas as bundles
-from google.protobuf.json_format import ParseDict
 
 BASE_HEADERS = {"A2A-Version": "1.0", "content-type": "application/json"}
 OP_TOKEN, USER_TOKEN, AGENT_TOKEN = "tok-operator", "tok-user", "tok-agent"
@@ -256,7 +257,6 @@ def test_a_send_step_names_a_loopback_or_unix_peer_and_one_thing_to_send() -> No
 def test_every_observable_agentd_id_is_named_by_a_defect() -> None:
     """The kill matrix needs a defect for each observable requirement."""
     from conformance.fixtures.reference_agentd import DEFECTS
-
     from conformance.paths import REGISTRY_DATA_DIR
     from conformance.registry import load_file
 

@@ -33,13 +33,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _run(config: pytest.Config) -> tuple[RunContext, SecretSet]:
     """The run context and secret set the conformance plugin holds (defaults without the plugin)."""
-    from conformance import plugin
+    from conformance.plugin import run_state
 
-    key = getattr(plugin, "_STATE", None)
-    if key is not None and key in config.stash:
-        state = config.stash[key]
-        return state.context, state.secrets
-    return RunContext(family="a2a"), SecretSet()
+    ctx, secrets = run_state(config)
+    return (ctx if ctx.target or ctx.family == "a2a" else RunContext(family="a2a")), secrets
 
 
 def _targets(config: pytest.Config) -> Any:
