@@ -73,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="where to write the report (default reports/<target>/<timestamp>)")
         sp.add_argument("--timeout", type=float, default=None, metavar="S",
                         help="stop the whole run after S seconds (default: no limit)")
+        sp.add_argument("--allure-dir", metavar="DIR", help="also write allure results into DIR")
 
     c = sub.add_parser("cli", help="check an a2a-cli client (default: the bundled reference CLI)")
     c.add_argument("--exe", metavar="CMD", help="the CLI under test as a command line (argv prefix)")
@@ -81,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--tier", type=int, choices=(1, 2, 3), default=3, help="run checks up to this tier (default 3)")
     c.add_argument("--require-tier", type=int, choices=(1, 2, 3), metavar="N",
                    help="exit 1 unless tier N is satisfied")
+    c.add_argument("--cli-timeout", type=float, default=None, metavar="S",
+                   help="bound on each invocation of the CLI (default 20 s; also caps longer waits checks ask for)")
     c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                    help="environment variable for the CLI under test (repeatable; the run is otherwise isolated)")
     c.add_argument("--name", metavar="NAME", help="target name for the report folder")
@@ -232,7 +235,8 @@ def _scope(family: str, only: list[str] | None, tier: int | None) -> tuple[list[
     return None, ""
 
 
-def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None) -> int:
+def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None,
+              allure_dir: str | None = None) -> int:
     """Run one suite folder under pytest in a child process; returns pytest's exit code."""
     tmp = private_dir()
     ctx.secret_dir = str(tmp)
@@ -248,6 +252,8 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
            "--basetemp", str(tmp / "basetemp")]
     if jobs > 1:
         cmd += ["-n", str(jobs)]
+    if allure_dir:
+        cmd += ["--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
     log = report_dir / "pytest.log"
@@ -322,6 +328,8 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     prefix, name = _resolve_exe(args.exe)
     if args.jobs < 1:
         raise UsageFailure("--jobs must be at least 1")
+    if args.cli_timeout is not None and args.cli_timeout <= 0:
+        raise UsageFailure("--cli-timeout must be positive")
     adapter = _load_adapter(args.adapter) if args.adapter else None
     if args.skill and not Path(args.skill).is_file():
         raise UsageFailure(f"--skill: no such file: {args.skill}")
@@ -337,14 +345,15 @@ def _cmd_cli(args: argparse.Namespace) -> int:
         family="a2acli",
         target={"kind": "cli", "prefix": prefix, "adapter": str(Path(args.adapter).resolve()) if args.adapter else None,
                 "skill": str(Path(args.skill).resolve()) if args.skill else None,
-                "reference": args.exe is None, "env": env},
+                "reference": args.exe is None, "env": env, "cli_timeout": args.cli_timeout},
         run={"target": target, "tool": name if args.exe else "agentd-conformance-refcli", "tool_version": version,
              "adapter": adapter, "agent_tested": "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)",
              "command": shlex.join(["agentd-conformance", *sys.argv[1:]]),
              "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")},
         scope=scope, scope_note=note)
     sys.stderr.write(f"agentd-conformance: checking {shlex.join(prefix)} → {report_dir}\n")
-    code = run_suite(SUITES_DIR / "cli", ctx, report_dir, args.jobs, args.timeout)
+    code = run_suite(SUITES_DIR / "cli", ctx, report_dir, args.jobs, args.timeout,
+                     getattr(args, "allure_dir", None))
     return _conclude(report_dir, code, args.require_tier and f"tier_{args.require_tier}")
 
 
@@ -405,7 +414,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         secrets=list(tokens.values()), scope=scope, scope_note=note)
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
-    code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout)
+    code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
     return _conclude(report_dir, code, args.require_level and f"level_{args.require_level}")
 
 

@@ -106,15 +106,16 @@ def load_targets(path: Path) -> list[dict[str, Any]]:
 def namespace_for(t: dict[str, Any], report_dir: Path, jobs: int, timeout: float | None) -> argparse.Namespace:
     """The argument namespace the cli/agent command would have parsed for this target."""
     common = {"only": t.get("only"), "jobs": jobs, "report_dir": str(report_dir), "timeout": timeout,
-              "name": t["name"]}
+              "name": t["name"], "allure_dir": None}
     if t["kind"] == "cli":
         return argparse.Namespace(exe=t.get("exe"), adapter=t.get("adapter"), skill=t.get("skill"),
-                                  tier=t.get("tier", 3), require_tier=None,
+                                  tier=t.get("tier", 3), require_tier=None, cli_timeout=None,
                                   env=[f"{k}={v}" for k, v in (t.get("env") or {}).items()], **common)
     tokens = [f"{role}={os.environ[var]}" for role, var in (t.get("tokens_env") or {}).items()]
     return argparse.Namespace(url=t.get("url"), unix=t.get("unix"), launch=t.get("launch"), token=tokens,
                               fact=[f"{k}={v}" for k, v in (t.get("facts") or {}).items()],
-                              family=t.get("family", "agentd"), require_level=None, defect=[], **common)
+                              family=t.get("family", "agentd"), require_level=None, defect=[],
+                              schema_source="ours", agentd_binary=None, **common)
 
 
 MARK = {"pass": "pass", "partial": "PART", "fail": "FAIL", "not_measured": "n/m", "na": "n/a"}

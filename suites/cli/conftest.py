@@ -40,6 +40,8 @@ class CliTarget:
         if skill is None and self.reference:
             skill = str(FIXTURES_DIR / "reference_cli" / "SKILL.md")
         self.skill: Path | None = Path(skill) if skill else None
+        #: The user's bound on each invocation (``--cli-timeout``): the default, and a cap on longer waits.
+        self.timeout_cap: float | None = t.get("cli_timeout")
 
 
 class Cli:
@@ -47,13 +49,17 @@ class Cli:
 
     def __init__(self, target: CliTarget, evidence: Evidence, secrets: SecretSet) -> None:
         self.target = target
-        self.runner = CliRunner(target.prefix, adapter=target.adapter, base_env=target.env, timeout=CLI_TIMEOUT)
+        default = target.timeout_cap or CLI_TIMEOUT
+        self.runner = CliRunner(target.prefix, adapter=target.adapter, base_env=target.env, timeout=default)
         self.evidence = evidence
         self.secrets = secrets
         self.results: list[CliResult] = []
 
     def run(self, *args: str, **kwargs: Any) -> CliResult:
         """Run ``args`` (spec grammar; the adapter translates). Keyword args go to ``CliRunner.run``."""
+        cap = self.target.timeout_cap
+        if cap is not None and kwargs.get("timeout") is not None:
+            kwargs["timeout"] = min(float(kwargs["timeout"]), cap)
         result = self.runner.run(list(args), **kwargs)
         self.results.append(result)
         self.evidence.add(f"cli run {len(self.results)}", result.to_evidence(self.secrets.redact))
