@@ -16,7 +16,7 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -272,7 +272,15 @@ def _transport_of(item: pytest.Item, mark_kwargs: Mapping[str, Any]) -> str | No
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
-    report = yield
+    try:
+        report = yield
+    except Exception as exc:
+        if not _requirement_marks(item):
+            raise
+        # pytest itself failed to format the failure (seen: CPython 3.11.7's "AST constructor recursion
+        # depth mismatch" while rendering a traceback). The check's outcome is still known from
+        # ``call``: report it plainly rather than let the session end in an internal error.
+        report = _plain_report(item, call, exc)
     if not _requirement_marks(item):
         return report
     st = _item_state(item)
@@ -309,6 +317,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     if len(state.secrets):
         state.secrets.dump(state.secret_dir / f"secrets-{state.worker_id}.json")
     return report
+
+
+def _plain_report(item: pytest.Item, call: pytest.CallInfo[Any], error: Exception) -> pytest.TestReport:
+    """A report built without pytest's traceback formatting, for when that formatting crashed."""
+    outcome: Literal["passed", "failed"] = "passed" if call.excinfo is None else "failed"
+    longrepr = None if call.excinfo is None else (
+        f"{call.excinfo.exconly()}\n(pytest could not format the traceback: {type(error).__name__}: {error})")
+    when = call.when if call.when != "collect" else "setup"
+    return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), outcome,
+                             longrepr, when, duration=call.duration, start=call.start, stop=call.stop,
+                             user_properties=item.user_properties)
 
 
 def _load_mapping(state: _RunState) -> dict[str, list[str]]:

@@ -282,3 +282,31 @@ def test_xdist_run_gives_the_same_report(suite: pytest.Pytester) -> None:
     for path in parallel.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(encoding="utf-8"), f"secret survives under xdist in {path}"
+
+
+def test_a_crash_while_pytest_formats_a_failure_still_reports_the_fail(pytester: pytest.Pytester,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest's own traceback formatting crashed once (CPython 3.11.7, "AST constructor recursion depth
+    mismatch"); the check's fail must still reach the report and the session must not end in an
+    internal error."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makeconftest('''
+import pytest
+
+def _explode(self, excinfo):
+    raise SystemError("AST constructor recursion depth mismatch (simulated)")
+
+pytest.Function.repr_failure = _explode
+''')
+    pytester.makepyfile(test_checks='''
+import pytest
+
+@pytest.mark.requirement("A2ACLI_SEND_004")
+def test_fails():
+    assert 1 == 2, "the artifact was dropped"
+''')
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(*_args(report))
+    assert result.ret == 1, result.stdout.str()[-2000:]
+    entry = _load(report)["requirements"]["A2ACLI_SEND_004"]
+    assert entry["status"] == "fail" and "the artifact was dropped" in entry["note"]
