@@ -545,8 +545,11 @@ def _cmd_serve_agent(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
+    argv = list(argv) if argv is not None else sys.argv[1:]
     try:
-        args = parser.parse_args(list(argv) if argv is not None else None)
+        if argv[:1] == ["serve-agent"]:  # everything after it belongs to the scripted agent's own parser
+            return _cmd_serve_agent(argparse.Namespace(rest=argv[1:]))
+        args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE

@@ -181,3 +181,41 @@ def test_run_suite_replaces_an_old_report_and_leaves_no_secret_in_the_folder(tmp
     for path in report.rglob("*"):
         if path.is_file():
             assert secret not in path.read_text(encoding="utf-8"), f"secret survives in {path}"
+
+
+def test_serve_agent_prints_its_url_and_serves_the_card_until_terminated(tmp_path: Path) -> None:
+    import selectors
+    import signal
+    import time
+
+    import httpx
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
+                                                                     os.environ.get("PYTHONPATH")])))
+    proc = subprocess.Popen([sys.executable, "-m", "conformance.command", "serve-agent", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+                            cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + 30
+        line = b""
+        while not line.endswith(b"\n") and time.monotonic() < deadline:
+            if sel.select(timeout=max(0.0, deadline - time.monotonic())):
+                chunk = os.read(proc.stdout.fileno(), 4096)
+                if not chunk:
+                    break
+                line += chunk
+        url = line.decode().strip().splitlines()[0] if line.strip() else ""
+        assert url.startswith("http://127.0.0.1:"), f"first stdout line {line!r}"
+        card = httpx.get(url + "/.well-known/agent-card.json", timeout=10).json()
+        assert card["supportedInterfaces"], card
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
