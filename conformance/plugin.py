@@ -36,6 +36,7 @@ class _ItemState:
         self.phases: dict[str, tuple[str, str, bool]] = {}
         self.breakdown: dict[str, dict[str, Any]] = {}
         self.error_codes: dict[str, str] = {}
+        self.transports: set[str] = set()
         self.duration = 0.0
 
 
@@ -65,6 +66,7 @@ class _RunState:
         self.outcomes: list[Outcome] = []
         self.breakdown: dict[str, dict[str, Any]] = {}
         self.error_codes: dict[str, str] = {}
+        self.transports: set[str] = set()
         self.started: set[str] = set()
         self.reported: set[str] = set()
         self.mapping: dict[str, list[str]] | None = None
@@ -220,6 +222,23 @@ def record_breakdown(request: pytest.FixtureRequest) -> Any:
     return record
 
 
+#: Binding names as the report's ``transports_covered`` spells them (the template's vocabulary).
+TRANSPORT_NAMES = {"JSONRPC": "JSON-RPC", "JSON-RPC": "JSON-RPC", "JSONRPC-UNIX": "JSON-RPC",
+                   "HTTP+JSON": "HTTP+JSON", "GRPC": "gRPC", "gRPC": "gRPC"}
+
+
+@pytest.fixture
+def record_transport(request: pytest.FixtureRequest) -> Any:
+    """``record_transport(binding)``: a binding the check saw exercised (for ``transports_covered``)."""
+    st = _item_state(request.node)
+
+    def record(binding: str) -> None:
+        if binding in TRANSPORT_NAMES:
+            st.transports.add(TRANSPORT_NAMES[binding])
+
+    return record
+
+
 @pytest.fixture
 def record_error_code(request: pytest.FixtureRequest) -> Any:
     """``record_error_code(code, note)``: an ``A2ACLI_ERR_*`` code the tool was seen to emit."""
@@ -313,7 +332,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
                                 transport=_transport_of(item, m.kwargs), part=m.kwargs.get("part"),
                                 harness_error=harness, evidence=ev_paths, duration=st.duration).to_dict())
     report.conformance_outcomes = outs
-    report.conformance_extra = {"breakdown": st.breakdown, "error_codes": st.error_codes}
+    report.conformance_extra = {"breakdown": st.breakdown, "error_codes": st.error_codes,
+                                "transports": sorted(st.transports)}
     if len(state.secrets):
         state.secrets.dump(state.secret_dir / f"secrets-{state.worker_id}.json")
     return report
@@ -377,6 +397,7 @@ def _logreport(state: _RunState, report: pytest.TestReport) -> None:
             prev["note"] = "; ".join(n for n in (prev.get("note"), val.get("note")) if n) or None
     for code, note in (extra.get("error_codes") or {}).items():
         state.error_codes.setdefault(code, note)
+    state.transports.update(extra.get("transports") or ())
     if state.progress:
         _progress(state)
 
@@ -425,6 +446,9 @@ def _finish(state: _RunState, session: pytest.Session) -> None:
             continue
     ctx = state.context
     run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
+    seen = state.transports | {TRANSPORT_NAMES[o.transport] for o in state.outcomes
+                               if o.transport in TRANSPORT_NAMES and o.status in (PASS, FAIL)}
+    run.transports_covered = sorted(set(run.transports_covered) | seen)
     try:
         verdicts = verdicts_for(state.registry, ctx.family, state.outcomes, state.breakdown,
                                 scope=ctx.scope, out_of_scope_note=ctx.scope_note)

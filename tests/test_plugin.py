@@ -310,3 +310,26 @@ def test_fails():
     assert result.ret == 1, result.stdout.str()[-2000:]
     entry = _load(report)["requirements"]["A2ACLI_SEND_004"]
     assert entry["status"] == "fail" and "the artifact was dropped" in entry["note"]
+
+
+def test_transports_exercised_by_checks_fill_transports_covered(pytester: pytest.Pytester,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile(test_checks='''
+import pytest
+
+@pytest.mark.requirement("A2ACLI_TX_001")
+def test_saw_two_bindings(record_transport):
+    record_transport("JSONRPC")
+    record_transport("HTTP+JSON")
+    record_transport("CARD")  # not a binding: ignored
+
+@pytest.mark.requirement("A2ACLI_TX_002")
+@pytest.mark.parametrize("binding", ["GRPC"])
+def test_per_binding(binding):
+    pass
+''')
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(*_args(report))
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert _load(report)["report"]["transports_covered"] == ["HTTP+JSON", "JSON-RPC", "gRPC"]

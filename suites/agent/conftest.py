@@ -201,8 +201,10 @@ def agent_targets(run_context: RunContext, run_secrets: SecretSet) -> Iterator[A
 
 
 @pytest.fixture
-def recorder(evidence: Evidence, run_secrets: SecretSet) -> Iterator[Recorder]:
+def recorder(evidence: Evidence, run_secrets: SecretSet, record_transport: Any) -> Iterator[Recorder]:
     """A wire recorder whose exchanges become the check's evidence (redacted)."""
     rec = Recorder()
     yield rec
+    for ex in rec:
+        record_transport(ex.binding)
     evidence.add("wire exchanges", rec.to_evidence(secrets=tuple(run_secrets.secrets)))

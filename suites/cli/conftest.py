@@ -91,7 +91,7 @@ def request_evidence(agent: ScriptedAgent) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def agent(evidence: Evidence) -> Iterator[Callable[..., ScriptedAgent]]:
+def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterator[Callable[..., ScriptedAgent]]:
     """``agent(script=Script(...), tls=..., grpc=...)`` starts a scripted agent for this check."""
     started: list[ScriptedAgent] = []
 
@@ -104,6 +104,8 @@ def agent(evidence: Evidence) -> Iterator[Callable[..., ScriptedAgent]]:
     yield start
     for i, a in enumerate(started, 1):
         try:
+            for r in a.requests:
+                record_transport(r.binding)
             evidence.add(f"agent {i} requests", request_evidence(a))
         finally:
             a.stop()
