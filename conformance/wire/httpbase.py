@@ -9,7 +9,7 @@ import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
 import httpx
 
@@ -248,6 +248,26 @@ class HttpEndpoint:
             undispatched=got.undispatched,
             comments=got.comments,
         )
+
+
+class HttpClient:
+    """What the HTTP binding clients share: the one recording :class:`HttpEndpoint` they talk
+    through (``self._http``), its recorder, and closing it (also as a context manager)."""
+
+    _http: HttpEndpoint
+
+    @property
+    def recorder(self) -> Recorder:
+        return self._http.recorder
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _read_plain(response: httpx.Response, deadline: float, idle: float | None) -> tuple[SseRead, bytes]:
