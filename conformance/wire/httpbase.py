@@ -9,7 +9,7 @@ import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
 import httpx
 
@@ -152,6 +152,19 @@ class HttpEndpoint:
             rpc_method=rpc_method,
         )
 
+    def _open(self, request: httpx.Request, ex: Exchange, t0: float, *, stream: bool) -> httpx.Response:
+        """Send ``request`` (started at ``t0``); a transport failure is recorded on ``ex`` (a stream's
+        as closed by ``error``) and re-raised as ``httpx.HTTPError``."""
+        try:
+            return self._client.send(request, stream=stream)
+        except httpx.HTTPError as exc:
+            ex.duration = time.monotonic() - t0
+            ex.error = f"{type(exc).__name__}: {exc}"
+            if stream:
+                ex.closed_by = "error"
+            self.recorder.record(ex)
+            raise
+
     def send(
         self,
         verb: str,
@@ -169,13 +182,7 @@ class HttpEndpoint:
             request.extensions["timeout"] = httpx.Timeout(timeout).as_dict()
         ex = self._exchange(request, content, rpc_method)
         t0 = time.monotonic()
-        try:
-            response = self._client.send(request)
-        except httpx.HTTPError as exc:
-            ex.duration = time.monotonic() - t0
-            ex.error = f"{type(exc).__name__}: {exc}"
-            self.recorder.record(ex)
-            raise
+        response = self._open(request, ex, t0, stream=False)
         ex.duration = time.monotonic() - t0
         ex.status = response.status_code
         ex.response_headers = _raw_headers(response.headers)
@@ -206,14 +213,7 @@ class HttpEndpoint:
         request = self._build(verb, path, headers, content, params)
         ex = self._exchange(request, content, rpc_method)
         t0 = time.monotonic()
-        try:
-            response = self._client.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            ex.duration = time.monotonic() - t0
-            ex.error = f"{type(exc).__name__}: {exc}"
-            ex.closed_by = "error"
-            self.recorder.record(ex)
-            raise
+        response = self._open(request, ex, t0, stream=True)
         try:
             ex.status = response.status_code
             ex.response_headers = _raw_headers(response.headers)
@@ -248,6 +248,26 @@ class HttpEndpoint:
             undispatched=got.undispatched,
             comments=got.comments,
         )
+
+
+class HttpClient:
+    """What the HTTP binding clients share: the one recording :class:`HttpEndpoint` they talk
+    through (``self._http``), its recorder, and closing it (also as a context manager)."""
+
+    _http: HttpEndpoint
+
+    @property
+    def recorder(self) -> Recorder:
+        return self._http.recorder
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _read_plain(response: httpx.Response, deadline: float, idle: float | None) -> tuple[SseRead, bytes]:

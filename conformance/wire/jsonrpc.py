@@ -19,7 +19,7 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
 from conformance.wire.exchange import Recorder
-from conformance.wire.httpbase import HeaderSpec, HttpEndpoint, HttpReply, StreamReply, merge_headers
+from conformance.wire.httpbase import HeaderSpec, HttpClient, HttpEndpoint, HttpReply, StreamReply, merge_headers
 from conformance.wire.sse import SseEvent
 
 DEFAULT_HEADERS: Mapping[str, str] = {
@@ -95,7 +95,7 @@ class RpcStreamReply(StreamReply):
         return out
 
 
-class JsonRpcClient:
+class JsonRpcClient(HttpClient):
     """Talks JSON-RPC 2.0 to one endpoint URL (or a unix socket) and records every exchange."""
 
     def __init__(
@@ -125,19 +125,6 @@ class JsonRpcClient:
         self.headers: dict[str, Any] = dict(DEFAULT_HEADERS)
         self.headers.update(headers or {})
         self._ids = itertools.count(1)
-
-    @property
-    def recorder(self) -> Recorder:
-        return self._http.recorder
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> JsonRpcClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def envelope(self, method: str, params: Params = None, request_id: Any = None) -> dict[str, Any]:
         """The request envelope :meth:`call` would send (``params`` omitted when ``None``)."""

@@ -14,7 +14,7 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
 from conformance.wire.exchange import Recorder
-from conformance.wire.httpbase import HeaderSpec, HttpEndpoint, HttpReply, StreamReply, merge_headers
+from conformance.wire.httpbase import HeaderSpec, HttpClient, HttpEndpoint, HttpReply, StreamReply, merge_headers
 from conformance.wire.sse import SseEvent
 
 DEFAULT_HEADERS: Mapping[str, str] = {
@@ -27,7 +27,7 @@ Body: TypeAlias = Mapping[str, Any] | ProtoMessage | bytes | str | None
 Query: TypeAlias = Mapping[str, Any] | None
 
 
-class RestClient:
+class RestClient(HttpClient):
     """Talks the A2A HTTP+JSON binding to one base URL (or unix socket) and records every call.
 
     ``tenant`` (when set) is put in front of every route path as ``/{tenant}``.
@@ -58,19 +58,6 @@ class RestClient:
         self.tenant = tenant
         self.headers: dict[str, Any] = dict(DEFAULT_HEADERS)
         self.headers.update(headers or {})
-
-    @property
-    def recorder(self) -> Recorder:
-        return self._http.recorder
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> RestClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def path(self, route: str) -> str:
         """``route`` with the tenant prefix applied."""

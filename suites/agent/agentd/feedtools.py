@@ -31,11 +31,11 @@ from conformance.suites.agent.agentd.support import (
     declared_uris,
     ext,
     ok_result,
-    public_card,
     quote,
     rpc_client,
     send_command,
     send_params,
+    served_card,
     strict,
     text_message,
     unique,
@@ -236,7 +236,7 @@ class Observer:
 
     def __init__(self, instance: Any, recorder: Recorder) -> None:
         self.client = rpc_client(instance, "operator", recorder=recorder)
-        self.feed = EVENTS in declared_uris(public_card(instance, recorder))
+        self.feed = EVENTS in declared_uris(served_card(instance, recorder))
         self._read: set[str] = set()  # tasks already read strictly
 
     def close(self) -> None:

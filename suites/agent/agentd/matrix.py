@@ -17,18 +17,20 @@ from typing import Any, Final
 import httpx
 
 from conformance.suites.agent.agentd.listener import (
+    UNKNOWN_URI,
+    card_rpc_client,
+    echo_of,
+    expected_echo,
+)
+from conformance.suites.agent.agentd.support import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
-    UNKNOWN_URI,
     command_message,
     declared_uris,
-    echo_of,
-    expected_echo,
     ext,
     public_card,
-    rpc_client,
     send_params,
     text_message,
     unique,
@@ -225,7 +227,7 @@ def run_matrix(instance: Any, events: bool, recorder: Recorder) -> Matrix:
     state the instance was launched with (a running target's comes from its card)."""
     card = public_card(instance, recorder)
     declared = declared_uris(card)
-    client = rpc_client(instance, recorder=recorder, timeout=10.0)
+    client = card_rpc_client(instance, recorder=recorder, timeout=10.0)
     try:
         runner = _Runner(client, card)
         cases = [Case(m, s, expected_echo(s, declared, m)) for m in METHODS for s in SUBSETS]

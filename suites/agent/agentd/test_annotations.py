@@ -27,12 +27,12 @@ from conformance.suites.agent.agentd.support import (
     ext,
     get_task,
     ok_result,
-    public_card,
     quote,
     result_artifact,
     rpc_client,
     send_command,
     send_params,
+    served_card,
     settled,
     standard,
     strict,
@@ -336,7 +336,7 @@ def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Re
     bodies without them, to a loopback receiver in the test process.
     Catches ``webhook-carries-annotations``."""
     inst = agent_targets.agentd(**standard())
-    if (public_card(inst, recorder).get("capabilities") or {}).get("pushNotifications") is not True:
+    if (served_card(inst, recorder).get("capabilities") or {}).get("pushNotifications") is not True:
         not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
     with WebhookReceiver() as hook, rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")

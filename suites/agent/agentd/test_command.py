@@ -27,7 +27,6 @@ from conformance.suites.agent.agentd.support import (
     command_message,
     data_document,
     ext,
-    public_card,
     quote,
     refusal,
     refusal_problems,
@@ -35,6 +34,7 @@ from conformance.suites.agent.agentd.support import (
     rpc_client,
     send_command,
     send_params,
+    served_card,
     settled,
     standard,
     strict,
@@ -211,7 +211,7 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: An
     answers a Message where the card says ``message`` and a Task where it says ``task``.
     Catches ``work-reply-as-message``."""
     inst = agent_targets.agentd(fresh=True, **standard(introspection=True, device_grant=True))
-    card = public_card(inst, recorder)
+    card = served_card(inst, recorder)
     published = _published_ops(card)
     runner = OpRunner(inst, recorder, card, bundles(run_context))
     wrong = []
@@ -258,7 +258,7 @@ def test_always_served_families_are_served_to_an_operator(agent_targets: Any, re
     """Status and configuration, workflows, subagents and plans, operator controls: every op is
     answered for the operator on an instance with nothing switched on. Catches ``admin-op-missing``."""
     inst = agent_targets.agentd(fresh=True, workflows=workflows())
-    runner = OpRunner(inst, recorder, public_card(inst, recorder), bundles(run_context))
+    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
     try:
         _all_answered(runner, ALWAYS_OPS)
     finally:
@@ -271,7 +271,7 @@ def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: A
     """conversation.get, run.get, subagent.get and debug.events are answered with introspection on.
     Catches ``introspection-ops-refused``."""
     inst = agent_targets.agentd(introspection=True, workflows=workflows())
-    runner = OpRunner(inst, recorder, public_card(inst, recorder), bundles(run_context))
+    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
     try:
         _all_answered(runner, INTROSPECTION_OPS)
     finally:
@@ -290,7 +290,7 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
             assert_refused(send_command(c, op, args), f"{op} with the device grant off",
                            code=-32602, reason="UNKNOWN_OP")
     on = agent_targets.agentd(auth=True, device_grant=True)
-    runner = OpRunner(on, recorder, public_card(on, recorder), bundles(run_context))
+    runner = OpRunner(on, recorder, served_card(on, recorder), bundles(run_context))
     try:
         _all_answered(runner, SIGN_IN_OPS)
     finally:
@@ -304,7 +304,7 @@ def test_session_ops_are_served_on_a_tcp_listener(agent_targets: Any, recorder: 
     inst = agent_targets.agentd(fresh=True, auth=True)
     if inst.uds_path:
         not_measured("the target is a unix socket listener; session ops are served on TCP only")
-    runner = OpRunner(inst, recorder, public_card(inst, recorder), bundles(run_context))
+    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
     try:
         _all_answered(runner, SESSION_OPS)
     finally:

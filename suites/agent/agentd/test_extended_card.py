@@ -15,23 +15,25 @@ from a2a.types.a2a_pb2 import AgentCard
 from conformance.fixtures.reference_agentd import Workflow
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.listener import (
-    BUNDLE_DIR,
-    COMMAND,
     EVENT_KINDS,
-    EVENTS,
-    INTROSPECTION_OPS,
-    OPERATOR_ONLY_OPS,
     PAGE_OPS,
-    SIGN_IN_OPS,
-    card_reply,
-    declared_uris,
+    card_rpc_client,
     has_scheme,
     instance_for,
     op_names,
     params_of,
+)
+from conformance.suites.agent.agentd.support import (
+    COMMAND,
+    DEFAULT_BUNDLE_DIR,
+    EVENTS,
+    INTROSPECTION_OPS,
+    OPERATOR_ONLY_OPS,
+    SIGN_IN_OPS,
+    card_reply,
+    declared_uris,
     public_card,
     quote,
-    rpc_client,
     strict,
 )
 from conformance.wire import Recorder
@@ -102,7 +104,7 @@ def _schemed(agent_targets: Any, recorder: Recorder) -> Any:
 
 def _extended(inst: Any, role: str, recorder: Recorder) -> dict[str, Any]:
     """GetExtendedAgentCard as ``role``, held strictly to AgentCard (fails when refused)."""
-    with rpc_client(inst, role, recorder=recorder) as client:
+    with card_rpc_client(inst, role, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.status != 200 or reply.error is not None or not isinstance(reply.result, dict):
         fail(f"GetExtendedAgentCard as {role}: HTTP {reply.status}, answer {quote(reply.json or reply.body)}")
@@ -262,7 +264,7 @@ def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: Any, t
     """GetExtendedAgentCard from a caller no declared scheme names (no credential, a bearer nobody
     issued) gets HTTP 401 and no card. Catches extended-card-anonymous."""
     inst = _schemed(agent_targets, recorder)
-    with rpc_client(inst, recorder=recorder, token=token or "unused") as client:
+    with card_rpc_client(inst, recorder=recorder, token=token or "unused") as client:
         headers = {"Authorization": None} if token is None else None
         reply = client.call("GetExtendedAgentCard", {}, headers=headers)
     if reply.status != 401 or reply.result is not None:
@@ -277,7 +279,7 @@ def test_extended_card_unsupported_without_a_scheme(agent_targets: Any, recorder
     card = public_card(inst, recorder)
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}")
-    with rpc_client(inst, recorder=recorder) as client:
+    with card_rpc_client(inst, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.error is None or reply.error.code != -32004:
         fail(f"expected error -32004, got HTTP {reply.status}: {quote(reply.json or reply.body)}")
@@ -378,7 +380,7 @@ def test_extended_events_declaration_gives_the_ring(agent_targets: Any, role: st
 @cache
 def _kind_audience() -> dict[str, str]:
     """Each kind's audience (owner, everyone, operator), from the harness's events bundle."""
-    doc = json.loads((BUNDLE_DIR / "events.schema.json").read_text(encoding="utf-8"))
+    doc = json.loads((DEFAULT_BUNDLE_DIR / "events.schema.json").read_text(encoding="utf-8"))
     kinds: dict[str, str] = doc.get("x-agentd-kinds", {})
     return kinds
 

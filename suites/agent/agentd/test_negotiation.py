@@ -17,28 +17,13 @@ from a2a.types.a2a_pb2 import StreamResponse
 from conformance.evidence import Evidence, SecretSet
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.listener import (
-    ANNOTATIONS,
     APPLIES_TO,
-    COMMAND,
-    EVENTS,
-    EVENTS_METHOD,
-    HEADER,
     UNKNOWN_URI,
-    command_message,
-    declared_uris,
+    card_rpc_client,
     echo_of,
-    ext,
-    http_endpoint,
     instance_for,
     jsonrpc_url,
-    public_card,
-    quote,
     render_echo,
-    rpc_client,
-    send_params,
-    strict_violations,
-    text_message,
-    unique,
 )
 from conformance.suites.agent.agentd.matrix import (
     ANSWERED,
@@ -51,6 +36,23 @@ from conformance.suites.agent.agentd.matrix import (
     MatrixCache,
     iter_pairs,
     run_matrix,
+)
+from conformance.suites.agent.agentd.support import (
+    ANNOTATIONS,
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
+    HEADER,
+    command_message,
+    declared_uris,
+    ext,
+    http_endpoint,
+    public_card,
+    quote,
+    send_params,
+    strict_violations,
+    text_message,
+    unique,
 )
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
@@ -387,7 +389,7 @@ def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Re
     a command second in the list still runs, task-annotations second still annotates. Activation is
     seen in the behaviour or the echo. Catches header-first-uri-only."""
     _declares(events_on, recorder, COMMAND, ANNOTATIONS)
-    with rpc_client(events_on, recorder=recorder) as client:
+    with card_rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems: list[str] = []
         for line in (f"{ANNOTATIONS}, {COMMAND}", f"{UNKNOWN_URI},{ANNOTATIONS},{COMMAND}",
@@ -402,7 +404,7 @@ def test_repeated_header_lines_are_all_read(events_on: Any, recorder: Recorder) 
     """A repeated A2A-Extensions header is read on every line, URIs on the second and later lines
     activate as if listed on the first. Catches header-first-line-only."""
     _declares(events_on, recorder, COMMAND, ANNOTATIONS)
-    with rpc_client(events_on, recorder=recorder) as client:
+    with card_rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems: list[str] = []
         for lines in ([ANNOTATIONS, COMMAND], [COMMAND, ANNOTATIONS], [UNKNOWN_URI, f"{UNKNOWN_URI}, {COMMAND}",
@@ -446,7 +448,7 @@ def test_uri_differing_in_case_activates_nothing(events_on: Any, recorder: Recor
     of everything) activates nothing: the command is not run, no annotations, no feed. Catches
     case-insensitive-uri."""
     problems: list[str] = []
-    with rpc_client(events_on, recorder=recorder) as client:
+    with card_rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         for i in range(3):
             problems += _inactive_problems(client, tid, {u: _case_variants(u)[i] for u in (COMMAND, ANNOTATIONS,
@@ -459,7 +461,7 @@ def test_uri_differing_in_case_activates_nothing(events_on: Any, recorder: Recor
 def test_uri_with_trailing_slash_activates_nothing(events_on: Any, recorder: Recorder) -> None:
     """A URI that differs from a declared one only by a trailing slash activates nothing. Catches
     trailing-slash-forgiven."""
-    with rpc_client(events_on, recorder=recorder) as client:
+    with card_rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems = _inactive_problems(client, tid, {u: u + "/" for u in (COMMAND, ANNOTATIONS, EVENTS)})
     if problems:
@@ -473,7 +475,7 @@ def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> Non
     _declares(events_on, recorder, COMMAND)
     others = [UNKNOWN_URI, "urn:example:not-an-agentd-extension", "https://agentd.dev/a2a/ext/not-declared"]
     problems: list[str] = []
-    with rpc_client(events_on, recorder=recorder) as client:
+    with card_rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         for uri in others:
             r = client.call("GetTask", {"id": tid}, headers=ext(uri))
@@ -497,7 +499,7 @@ def test_deliberate_refusals_echo_nothing(events_on: Any, recorder: Recorder) ->
     everything = ext(COMMAND, EVENTS, ANNOTATIONS)
     all_but_events = ext(COMMAND, ANNOTATIONS)
     problems: list[str] = []
-    with rpc_client(events_on, recorder=recorder) as client:
+    with card_rpc_client(events_on, recorder=recorder) as client:
         attempts: list[tuple[str, Any]] = [
             ("unknown op", client.call("SendMessage", send_params(command_message(unique("no.such.op"))),
                                        headers=everything)),
@@ -549,7 +551,7 @@ def test_cors_response_exposes_extension_headers(cors_target: tuple[Any, str], r
     inst, origin = cors_target
     want = {"a2a-extensions", "retry-after", "www-authenticate"}
     problems: list[str] = []
-    with rpc_client(inst, recorder=recorder) as client:
+    with card_rpc_client(inst, recorder=recorder) as client:
         rpc = client.call("ListTasks", {"pageSize": 1}, headers={"Origin": origin, **ext(ANNOTATIONS)})
     http = http_endpoint(inst, recorder)
     try:

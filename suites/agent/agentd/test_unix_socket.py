@@ -22,22 +22,24 @@ from a2a.types.a2a_pb2 import StreamResponse
 from conformance.evidence import Evidence
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.listener import (
+    UNIX_BINDING,
+    card_rpc_client,
+    echo_of,
+    has_scheme,
+    render_echo,
+)
+from conformance.suites.agent.agentd.support import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
     SESSION_OPS,
-    UNIX_BINDING,
     card_reply,
     command_message,
     declared_uris,
-    echo_of,
     ext,
-    has_scheme,
     public_card,
     quote,
-    render_echo,
-    rpc_client,
     send_params,
     strict,
     text_message,
@@ -104,7 +106,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
     and the feed answer as SSE. Catches unix-drops-echo."""
     card = public_card(unix, recorder)
     problems: list[str] = []
-    with rpc_client(unix, recorder=recorder) as client:
+    with card_rpc_client(unix, recorder=recorder) as client:
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
             fail(f"SendMessage over the socket: {quote(sent.json or sent.body)}")
@@ -220,7 +222,7 @@ def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evide
 def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) -> None:
     """With no credential at all, a socket connection runs the operator-only op config: it is the
     operator. Catches unix-caller-not-operator."""
-    with rpc_client(unix, recorder=recorder) as client:
+    with card_rpc_client(unix, recorder=recorder) as client:
         reply = client.call("SendMessage", send_params(command_message("config")), headers=ext(COMMAND))
     msg = (reply.result or {}).get("message") if isinstance(reply.result, dict) else None
     if reply.error is not None or not isinstance(msg, dict):
@@ -239,7 +241,7 @@ def test_socket_has_no_scheme_and_no_extended_card(unix: Any, recorder: Recorder
                         f"{quote(card.get('securityRequirements'))}")
     if (card.get("capabilities") or {}).get("extendedAgentCard") is not False:
         problems.append(f"extendedAgentCard is {(card.get('capabilities') or {}).get('extendedAgentCard')!r}")
-    with rpc_client(unix, recorder=recorder) as client:
+    with card_rpc_client(unix, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.error is None or reply.error.code != -32004:
         problems.append(f"GetExtendedAgentCard answered {quote(reply.json or reply.body)}, expected -32004")
@@ -252,7 +254,7 @@ def test_socket_serves_no_session_ops(unix: Any, recorder: Recorder) -> None:
     """Over the socket, the session ops are refused as not served here: -32602 UNKNOWN_OP. Catches
     session-ops-on-unix."""
     problems = []
-    with rpc_client(unix, recorder=recorder) as client:
+    with card_rpc_client(unix, recorder=recorder) as client:
         for op in SESSION_OPS:
             reply = client.call("SendMessage", send_params(command_message(op)), headers=ext(COMMAND))
             err = (reply.json or {}).get("error") if isinstance(reply.json, dict) else None
