@@ -103,7 +103,7 @@ class AgentTargets:
         if auth and not principals:
             for role in ROLES:
                 tokens[role] = self._token(role)
-                principals.append(Principal(name=f"{role}-1", token=tokens[role], role=role,  # type: ignore[arg-type]
+                principals.append(Principal(name=f"{role}-1", token=tokens[role], role=role,
                                             grants=frozenset(needs.get("grants", {}).get(role, ()))))
         needs.pop("grants", None)
         for p in principals:
