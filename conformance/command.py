@@ -406,7 +406,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     if schema_dir is not None:
         target["schema_dir"] = str(schema_dir)
     ctx = RunContext(
-        family=args.family, target=target,
+        family=args.family, target=target, provides=provided_needs(target, args),
         run={"target": name, "agent_tested": target.get("url") or target.get("path") or target.get("name"),
              "command": shlex.join(["agentd-conformance", *_redacted_argv(sys.argv[1:])]),
              "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -419,6 +419,20 @@ def _cmd_agent(args: argparse.Namespace) -> int:
 
 
 BUNDLES = ("command", "events", "task-annotations")
+
+
+def provided_needs(target: dict[str, Any], args: argparse.Namespace) -> list[str]:
+    """The registry needs (``conformance.registry.NEEDS``) an agent target gives a run."""
+    have: set[str] = set()
+    if target.get("kind") == "launch" and target.get("name") == "reference":
+        have |= {"executable", "launch_config", "restartable", "unix_socket"}
+    if target.get("kind") == "unix":
+        have.add("unix_socket")
+    if getattr(args, "agentd_binary", None):
+        have.add("executable")
+    if os.geteuid() == 0:
+        have.add("root")
+    return sorted(have)
 
 
 def _schema_source(args: argparse.Namespace, target: dict[str, Any], report_dir: Path) -> Path | None:

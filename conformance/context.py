@@ -23,6 +23,8 @@ class RunContext:
     scope: list[str] | None = None
     scope_note: str = ""
     secret_dir: str = ""
+    #: Registry needs this run's target provides (None: all of them, as a launched reference does).
+    provides: list[str] | None = None
 
     def dump(self, path: Path) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

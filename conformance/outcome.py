@@ -81,6 +81,8 @@ class Outcome:
     harness_error: bool = False
     evidence: tuple[str, ...] = field(default_factory=tuple)
     duration: float = 0.0
+    #: For a ``not_measured`` outcome: the other requirement whose missing feature blocked the check.
+    blocked_by: str | None = None
 
     def __post_init__(self) -> None:
         if self.status not in TEST_OUTCOMES:

@@ -16,13 +16,14 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import pytest
 
 from conformance.context import RunContext, private_dir
 from conformance.evidence import Evidence, EvidenceStore, SecretSet, slug
-from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, Outcome
+from conformance.judge import DEPENDS_MARKER, Blocked, blame_violation
+from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, NotMeasured, Outcome
 from conformance.registry import Registry, RegistryError, default_registry
 
 MARKER = "requirement"
@@ -30,10 +31,17 @@ _STATE = pytest.StashKey["_RunState"]()
 _ITEM = pytest.StashKey["_ItemState"]()
 
 
+class _Phase(NamedTuple):
+    status: str
+    message: str
+    harness: bool = False
+    blocked_by: str | None = None
+
+
 class _ItemState:
     def __init__(self) -> None:
         self.evidence = Evidence()
-        self.phases: dict[str, tuple[str, str, bool]] = {}
+        self.phases: dict[str, _Phase] = {}
         self.breakdown: dict[str, dict[str, Any]] = {}
         self.error_codes: dict[str, str] = {}
         self.transports: set[str] = set()
@@ -104,6 +112,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{MARKER}(*ids, part=None, transport=None): the requirement ids this check measures")
+    config.addinivalue_line(
+        "markers", f"{DEPENDS_MARKER}(*ids): requirements whose features this check relies on (the blame rule)")
     state = _RunState(config)
     config.stash[_STATE] = state
     if not state.is_worker:
@@ -126,6 +136,10 @@ def pytest_configure_node(node: Any) -> None:
 
 def _requirement_marks(item: pytest.Item) -> list[pytest.Mark]:
     return list(item.iter_markers(MARKER))
+
+
+def _depends_of(item: pytest.Item) -> list[str]:
+    return [rid for m in item.iter_markers(DEPENDS_MARKER) for rid in m.args]
 
 
 def _ids_of(item: pytest.Item) -> list[str]:
@@ -158,6 +172,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 if part is not None and part not in registry[rid].parts:
                     raise pytest.UsageError(
                         f"{it.nodeid}: {rid} has no part {part!r} (registry parts: {list(registry[rid].parts)})")
+        for rid in _depends_of(it):
+            if not isinstance(rid, str) or rid not in registry:
+                raise pytest.UsageError(f"{it.nodeid}: {DEPENDS_MARKER} names unknown requirement id {rid!r}")
+            if rid in _ids_of(it):
+                raise pytest.UsageError(f"{it.nodeid}: {DEPENDS_MARKER} names {rid}, which the check measures")
     scope = state.context.scope
     if scope is not None:
         wanted = set(scope)
@@ -183,6 +202,23 @@ def run_state(config: pytest.Config) -> tuple[RunContext, SecretSet]:
         state = config.stash[_STATE]
         return state.context, state.secrets
     return RunContext(), SecretSet()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A check whose every requirement needs something this run lacks is not started at all."""
+    ids = _ids_of(item)
+    state = item.config.stash.get(_STATE, None)
+    if not ids or state is None or state.context.provides is None:
+        return
+    provided = set(state.context.provides)
+    registry = state.registry
+    lacking = {rid: [n for n in registry[rid].needs if n not in provided] for rid in ids if rid in registry}
+    if lacking and all(lacking.values()):
+        from conformance.verdict import needs_note
+
+        first = next(iter(lacking.values()))
+        raise NotMeasured(needs_note(first))
 
 
 # ── fixtures for checks ───────────────────────────────────────────────────────────────────
@@ -252,29 +288,34 @@ def record_error_code(request: pytest.FixtureRequest) -> Any:
 
 # ── outcomes ──────────────────────────────────────────────────────────────────────────────
 
-def _phase_result(call: pytest.CallInfo[Any]) -> tuple[str, str, bool]:
-    """(status, message, harness_error) of one phase."""
+def _phase_result(item: pytest.Item, call: pytest.CallInfo[Any]) -> _Phase:
+    """How one phase of a check ended."""
     if call.excinfo is None:
-        return PASS, "", False
+        return _Phase(PASS, "")
     exc = call.excinfo.value
+    if isinstance(exc, Blocked):
+        wrong = blame_violation(exc, _ids_of(item), _depends_of(item))
+        if wrong:
+            return _Phase(FAIL, f"{call.when}: {wrong} ({exc.reason})", True)
+        return _Phase(NOT_MEASURED, exc.reason, False, exc.by)
     if isinstance(exc, CheckEnded):
-        return exc.status, exc.reason, False
+        return _Phase(exc.status, exc.reason)
     if isinstance(exc, AssertionError):
         msg = str(exc).strip() or call.excinfo.exconly()
-        return FAIL, msg, False
+        return _Phase(FAIL, msg)
     if isinstance(exc, KeyboardInterrupt | pytest.exit.Exception):
-        return NOT_MEASURED, "the run was interrupted", False
-    return FAIL, f"{call.when}: {call.excinfo.exconly()}", True
+        return _Phase(NOT_MEASURED, "the run was interrupted")
+    return _Phase(FAIL, f"{call.when}: {call.excinfo.exconly()}", True)
 
 
-def _final(phases: dict[str, tuple[str, str, bool]]) -> tuple[str, str, bool]:
-    setup = phases.get("setup", (PASS, "", False))
-    if setup[0] != PASS:
+def _final(phases: dict[str, _Phase]) -> _Phase:
+    setup = phases.get("setup", _Phase(PASS, ""))
+    if setup.status != PASS:
         return setup
-    body = phases.get("call", (NOT_MEASURED, "the check body did not run", False))
-    teardown = phases.get("teardown", (PASS, "", False))
-    if teardown[0] == FAIL and body[0] != FAIL:
-        return FAIL, f"teardown: {teardown[1]}", True
+    body = phases.get("call", _Phase(NOT_MEASURED, "the check body did not run"))
+    teardown = phases.get("teardown", _Phase(PASS, ""))
+    if teardown.status == FAIL and body.status != FAIL:
+        return _Phase(FAIL, f"teardown: {teardown.message}", True)
     return body
 
 
@@ -303,9 +344,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     if not _requirement_marks(item):
         return report
     st = _item_state(item)
-    st.phases[call.when] = _phase_result(call)
+    st.phases[call.when] = _phase_result(item, call)
     st.duration += report.duration
-    status, message, harness = st.phases[call.when]
+    status, message = st.phases[call.when].status, st.phases[call.when].message
     if status in (NOT_MEASURED, NA) and report.failed:
         # Show it as a skip with its reason; the outcome itself travels in conformance_outcomes.
         report.outcome = "skipped"
@@ -313,7 +354,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     if call.when != "teardown":
         return report
     state = item.config.stash[_STATE]
-    status, message, harness = _final(st.phases)
+    status, message, harness, blocked = _final(st.phases)
     message = state.secrets.redact(message)
     ev_paths: tuple[str, ...] = ()
     store = state.store
@@ -330,7 +371,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         for rid in m.args:
             outs.append(Outcome(requirement=rid, status=status, nodeid=item.nodeid, message=message,
                                 transport=_transport_of(item, m.kwargs), part=m.kwargs.get("part"),
-                                harness_error=harness, evidence=ev_paths, duration=st.duration).to_dict())
+                                harness_error=harness, evidence=ev_paths, duration=st.duration,
+                                blocked_by=blocked if status == NOT_MEASURED else None).to_dict())
     report.conformance_outcomes = outs
     report.conformance_extra = {"breakdown": st.breakdown, "error_codes": st.error_codes,
                                 "transports": sorted(st.transports)}
@@ -451,7 +493,7 @@ def _finish(state: _RunState, session: pytest.Session) -> None:
     run.transports_covered = sorted(set(run.transports_covered) | seen)
     try:
         verdicts = verdicts_for(state.registry, ctx.family, state.outcomes, state.breakdown,
-                                scope=ctx.scope, out_of_scope_note=ctx.scope_note)
+                                scope=ctx.scope, out_of_scope_note=ctx.scope_note, provided=ctx.provides)
         write_report(state.report_dir, state.registry, ctx.family, verdicts, run, state.outcomes,
                      state.secrets, state.breakdown, state.error_codes)
     except (ReportWriteError, RegistryError) as exc:

@@ -3,14 +3,20 @@
 The rules are COMPLIANCE.md's legend and Appendix A.2/A.3, applied fail-closed:
 
 * a requirement with no outcome is ``not_measured`` ("no check implemented");
-* any ``fail`` makes it ``fail`` — or ``partial`` when the registry lists separable parts and at
-  least one part passed in full;
-* otherwise any ``not_measured`` makes it ``not_measured``;
-* ``na`` is genuine only on a conditional requirement; ``na`` claimed for a gating one blocks;
-* only ``pass`` and a genuine ``na`` satisfy a group; a missing id, an unknown status, or an
-  all-``not_measured`` group never does; tiers are cumulative.
+* any ``fail`` makes it ``fail`` — or ``partial`` when the registry lists separable parts, at least
+  one part passed in full, and every failure belongs to a named part;
+* otherwise any ``not_measured`` makes it ``not_measured`` (a check blocked by another requirement's
+  missing feature says "blocked by Y: ...");
+* ``pass`` needs every check (every part, every transport) to pass: ``pass`` mixed with ``na`` is
+  ``not_measured``;
+* ``na`` needs every check to say so, and is genuine only on a conditional requirement with no
+  ``needs``; ``na`` claimed for a gating one, or for some parts only, blocks;
+* a requirement whose registry ``needs`` the run does not provide is ``not_measured``, naming the need;
+* only ``pass`` and a genuine ``na`` satisfy a group; a missing id, an unknown status, a
+  ``withdrawn`` the registry does not declare, or an all-``not_measured`` group never does; tiers
+  are cumulative.
 
-Every status other than ``pass`` carries a note.
+Every status other than ``pass`` carries a short note (``NOTE_LIMIT``).
 """
 
 from __future__ import annotations
@@ -21,10 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, WITHDRAWN, Outcome
-from conformance.registry import Registry, Requirement
+from conformance.registry import NEEDS, Registry, Requirement
 
 NO_CHECK = "no check implemented"
 COUNTED = (PASS, PARTIAL, FAIL, NOT_MEASURED, NA)
+#: A note is short (DESIGN.md §8): what was expected, what was seen, where the evidence is. The full
+#: assertion text of every check lives in its evidence file.
+NOTE_LIMIT = 300
 
 #: The six DEFAULT_001 rows (COMPLIANCE.md §4a), keyed as in the template.
 DEFAULT_001 = "A2ACLI_DEFAULT_001"
@@ -39,15 +48,21 @@ class Verdict:
     parts: dict[str, str] = field(default_factory=dict)
     evidence: tuple[str, ...] = ()
     tests: int = 0
+    #: The other requirements whose missing features left this one unmeasured (the blame rule).
+    blocked_by: tuple[str, ...] = ()
 
 
-def _short(text: str, limit: int = 400) -> str:
+def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _combine(outcomes: list[Outcome]) -> str:
-    """The plain status of a set of outcomes (no parts, no conditions)."""
+    """The plain status of a set of outcomes: any fail, then any not-measured, then all-na, else pass.
+
+    A mix of ``pass`` and ``na`` is ``not_measured``: a row (or a part, or a transport) is na only when
+    every check of it is, and a pass needs every check to have measured something.
+    """
     statuses = {o.status for o in outcomes}
     if not statuses:
         return NOT_MEASURED
@@ -57,15 +72,39 @@ def _combine(outcomes: list[Outcome]) -> str:
         return NOT_MEASURED
     if statuses == {NA}:
         return NA
+    if NA in statuses:
+        return NOT_MEASURED
     return PASS
 
 
-def _describe(o: Outcome) -> str:
+def _test(o: Outcome) -> str:
     where = [x for x in (o.transport and f"over {o.transport}", o.part and f"part {o.part}") if x]
-    prefix = "harness error: " if o.harness_error else ""
-    suffix = f" ({', '.join(where)})" if where else ""
-    test = o.nodeid.rsplit("::", 1)[-1]
-    return f"{test}{suffix}: {prefix}{_short(o.message) or o.status}"
+    return o.nodeid.rsplit("::", 1)[-1] + (f" ({', '.join(where)})" if where else "")
+
+
+def _note(lead: str, outs: list[Outcome], what: str, evidence: tuple[str, ...]) -> str:
+    """``lead`` + the first outcome's message + how many more + the first evidence path, within NOTE_LIMIT."""
+    first = outs[0]
+    prefix = "harness error in " if first.harness_error else ""
+    more = f" (+{len(outs) - 1} more {what})" if len(outs) > 1 else ""
+    ev = first.evidence[0] if first.evidence else ""
+    tail = f"{more}; evidence: {ev}" if ev else more
+    head = f"{lead}{prefix}{_test(first)}: "
+    room = max(60, NOTE_LIMIT - len(head) - len(tail))
+    return f"{head}{_short(first.message or first.status, room)}{tail}"
+
+
+def _unmeasured_note(outs: list[Outcome], evidence: tuple[str, ...]) -> str:
+    """Blocked outcomes first ("blocked by Y: ..."), then the other reasons, each said once."""
+    blocked = [o for o in outs if o.blocked_by]
+    if blocked:
+        reasons = list(dict.fromkeys(_short(o.message, NOTE_LIMIT) for o in blocked))
+        text = "; ".join(reasons)
+        return _short(text, NOTE_LIMIT)
+    reasons = list(dict.fromkeys(" ".join(o.message.split()) for o in outs if o.message))
+    if len(reasons) == 1:
+        return _short(reasons[0], NOTE_LIMIT)
+    return _note("", outs, "reason(s)", evidence)
 
 
 def requirement_verdict(req: Requirement, outcomes: Iterable[Outcome]) -> Verdict:
@@ -90,32 +129,47 @@ def requirement_verdict(req: Requirement, outcomes: Iterable[Outcome]) -> Verdic
 
     status = _combine(outs)
     failing = [o for o in outs if o.status == FAIL]
+    # Assertion failures first: a harness error is named, but the note leads with what the target did.
+    failing.sort(key=lambda o: (o.harness_error, not o.evidence))
     unmeasured = [o for o in outs if o.status == NOT_MEASURED]
     nas = [o for o in outs if o.status == NA]
+    blocked = tuple(dict.fromkeys(o.blocked_by for o in unmeasured if o.blocked_by))
     note: str | None = None
     if status == FAIL:
         passed_parts = [p for p, s in parts.items() if s == PASS]
-        if passed_parts:
+        lead = ""
+        # Partial only when some part passed in full and every failure belongs to a named part: a failing
+        # check of the whole requirement is a plain fail.
+        if passed_parts and all(o.part for o in failing):
             status = PARTIAL
-            missing = [p for p, s in parts.items() if s != PASS]
-            note = f"passes: {', '.join(passed_parts)}; missing: {', '.join(missing)}. "
-        else:
-            note = ""
+            failed_parts = [p for p, s in parts.items() if s == FAIL]
+            lead = f"passes {', '.join(passed_parts)}; fails {', '.join(failed_parts)}. "
         bad_tx = [t for t, s in transports.items() if s == FAIL]
         if bad_tx and len(transports) > 1:
-            note += f"fails over {', '.join(bad_tx)}. "
-        note += "; ".join(_describe(o) for o in failing[:5])
-        if len(failing) > 5:
-            note += f"; and {len(failing) - 5} more failing test(s)"
+            lead += f"fails over {', '.join(bad_tx)}. "
+        note = _note(lead, failing, "failing check(s)", evidence)
+    elif status == NOT_MEASURED and unmeasured:
+        note = _unmeasured_note(unmeasured, evidence)
     elif status == NOT_MEASURED:
-        note = "; ".join(_describe(o) for o in unmeasured[:5])
+        # pass and na mixed: some checks measured, others said the requirement does not apply.
+        note = _note("checks disagree: some passed, others reported not applicable: ", nas, "such check(s)",
+                     evidence)
     elif status == NA:
-        if req.conditional:
-            note = "; ".join(dict.fromkeys(_short(o.message) for o in nas))
+        uncovered = [p for p, s in parts.items() if s != NA]
+        if uncovered:
+            status = NOT_MEASURED
+            note = _short(f"only some parts were reported not applicable; no check covered: {', '.join(uncovered)}",
+                          NOTE_LIMIT)
+        elif req.needs:
+            status = NOT_MEASURED
+            note = _short(f"needs {', '.join(req.needs)}: " + "; ".join(dict.fromkeys(o.message for o in nas)),
+                          NOTE_LIMIT)
+        elif req.conditional:
+            note = _short("; ".join(dict.fromkeys(" ".join(o.message.split()) for o in nas)), NOTE_LIMIT)
         else:
             status = NOT_MEASURED
-            note = ("a check reported not-applicable, but the requirement is gating, so it cannot be na: "
-                    + "; ".join(_describe(o) for o in nas[:3]))
+            note = _note("a check reported not applicable, but the requirement is gating, so it cannot be na: ",
+                         nas, "such check(s)", evidence)
     elif parts:
         unpassed = [p for p, s in parts.items() if s != PASS]
         if unpassed:
@@ -123,7 +177,12 @@ def requirement_verdict(req: Requirement, outcomes: Iterable[Outcome]) -> Verdic
             note = f"no check covered part(s): {', '.join(unpassed)}"
     if status != PASS and not note:
         note = status
-    return Verdict(req.id, status, note, transports, parts, evidence, tests=len(outs))
+    return Verdict(req.id, status, note, transports, parts, evidence, tests=len(outs), blocked_by=blocked)
+
+
+def needs_note(lacking: Iterable[str]) -> str:
+    """The not_measured note of a requirement whose needs the run lacks."""
+    return "needs " + "; ".join(f"{n}: {NEEDS[n]}" for n in lacking)
 
 
 def apply_default_001(verdict: Verdict, breakdown: Mapping[str, Mapping[str, Any]],
@@ -183,8 +242,8 @@ def rollup(registry: Registry, family: str, statuses: Mapping[str, Any]) -> dict
                 ok = False
                 continue
             st = statuses[r.id]
-            if st == WITHDRAWN:
-                continue
+            if r.withdrawn:
+                continue  # withdrawn by the specification: excluded from totals whatever a report says
             active += 1
             if isinstance(st, str) and st in COUNTED:
                 counts[st] += 1
@@ -217,8 +276,14 @@ def tier_claimed(summary: Mapping[str, GroupSummary]) -> int | None:
 
 def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
                  breakdown: Mapping[str, Mapping[str, Any]] | None = None,
-                 scope: Iterable[str] | None = None, out_of_scope_note: str = "") -> dict[str, Verdict]:
-    """A verdict for every requirement of ``family``; ids outside ``scope`` are not_measured."""
+                 scope: Iterable[str] | None = None, out_of_scope_note: str = "",
+                 provided: Iterable[str] | None = None) -> dict[str, Verdict]:
+    """A verdict for every requirement of ``family``.
+
+    Ids outside ``scope`` are not_measured; so is every id with a need (registry ``needs:``) the run
+    did not ``provide`` (None: the run provides every need, as a launched reference does).
+    """
+    provided = set(provided) if provided is not None else None
     outs = list(outcomes)
     by_req: dict[str, list[Outcome]] = defaultdict(list)
     for o in outs:
@@ -228,11 +293,15 @@ def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
     rows = list((info.breakdowns.get("default_001") or {}).keys()) if info else []
     result: dict[str, Verdict] = {}
     for req in registry.select(family=family):
+        if req.withdrawn:
+            result[req.id] = Verdict(req.id, WITHDRAWN, "withdrawn by the specification")
+            continue
         if scope_set is not None and req.id not in scope_set:
             result[req.id] = Verdict(req.id, NOT_MEASURED, out_of_scope_note or "not selected for this run")
             continue
-        if not req.observable:
-            result[req.id] = Verdict(req.id, NA, f"not observable from outside the implementation: {req.condition}")
+        lacking = [n for n in req.needs if provided is not None and n not in provided]
+        if lacking:
+            result[req.id] = Verdict(req.id, NOT_MEASURED, needs_note(lacking))
             continue
         v = requirement_verdict(req, by_req.get(req.id, []))
         if req.id == DEFAULT_001:

@@ -51,7 +51,6 @@ def test_a2a_rows_carry_a_level_and_cite_spec_sections() -> None:
     for r in reqs:
         assert r.tier is None and r.level in ("must", "should"), f"{r.id}: level {r.level!r}, tier {r.tier!r}"
         assert re.search(r"§\d", r.spec), f"{r.id}: spec {r.spec!r} cites no section"
-        assert r.observable, f"{r.id}: every core row is observable from outside"
         assert len(r.summary) <= 200, f"{r.id}: summary is not one line"
 
 

@@ -154,7 +154,91 @@ def test_evidence_paths_are_kept_once_each() -> None:
 
 def test_many_failures_are_summarised_not_dropped() -> None:
     v = requirement_verdict(GATING, [_out(GATING.id, FAIL, i, message=f"m{i}") for i in range(8)])
-    assert v.status == FAIL and v.note and "3 more failing" in v.note
+    assert v.status == FAIL and v.note and "+7 more failing" in v.note
+
+
+def test_a_note_is_short_and_names_the_evidence_whatever_the_message() -> None:
+    long = "expected exit 0 for a COMPLETED task, got 1; stderr: " + "x" * 5000
+    out = Outcome(GATING.id, FAIL, "suites/cli/test_x.py::test_long", message=long,
+                  evidence=("evidence/A2ACLI_SEND_001/test_long.json",))
+    v = requirement_verdict(GATING, [_out(GATING.id, FAIL, 2, message="y" * 900), out])
+    assert v.note is not None and len(v.note) <= 320, len(v.note or "")
+    assert "expected exit 0 for a COMPLETED task" in v.note
+    assert v.note.endswith("evidence: evidence/A2ACLI_SEND_001/test_long.json")
+    assert "+1 more failing" in v.note
+
+
+def test_the_note_leads_with_an_assertion_failure_not_a_harness_error() -> None:
+    v = requirement_verdict(GATING, [_out(GATING.id, FAIL, 1, message="KeyError: 'x'", harness=True),
+                                     _out(GATING.id, FAIL, 2, message="expected exit 2, got 0")])
+    assert v.note is not None and v.note.startswith("test_2: expected exit 2")
+
+
+# ── item 4 of the "verdicts on unseen tools" issue: each rule fails on the earlier engine ─────────
+
+def test_pass_mixed_with_na_on_a_gating_row_is_not_measured_not_pass() -> None:
+    v = requirement_verdict(GATING, [_out(GATING.id, PASS, 1), _out(GATING.id, NA, 2, message="no skill")])
+    assert v.status == NOT_MEASURED
+    assert v.note and "not applicable" in v.note and "no skill" in v.note
+
+
+def test_pass_mixed_with_na_on_a_conditional_row_is_not_measured_either() -> None:
+    v = requirement_verdict(CONDITIONAL, [_out(CONDITIONAL.id, PASS, 1),
+                                          _out(CONDITIONAL.id, NA, 2, message="no skill")])
+    assert v.status == NOT_MEASURED
+
+
+def test_a_failing_check_of_the_whole_row_is_fail_not_partial() -> None:
+    outs = [_out(PARTED.id, PASS, i, part=p) for i, p in enumerate(PARTS)]
+    outs.append(_out(PARTED.id, FAIL, 9, message="the whole command is missing"))
+    v = requirement_verdict(PARTED, outs)
+    assert v.status == FAIL
+    assert v.note and "missing:" not in v.note and "the whole command is missing" in v.note
+
+
+def test_one_parts_na_does_not_make_the_row_na() -> None:
+    cond_parted = _req("A2ACLI_SKILL_002", conditional=True, parts=("a", "b"))
+    v = requirement_verdict(cond_parted, [_out(cond_parted.id, NA, 1, part="a", message="no skill")])
+    assert v.status == NOT_MEASURED and v.note and "b" in v.note
+    both = requirement_verdict(cond_parted, [_out(cond_parted.id, NA, 1, part="a", message="no skill"),
+                                             _out(cond_parted.id, NA, 2, part="b", message="no skill")])
+    assert both.status == NA
+
+
+def test_na_on_a_requirement_with_needs_is_not_measured_naming_the_need() -> None:
+    needy = Requirement(id="A2ACLI_SEND_003", family=FAMILY, area="SEND", spec="§1", summary="s", tier=1,
+                        kind="conditional", condition="c", needs=("root",))
+    v = requirement_verdict(needy, [_out(needy.id, NA, 1, message="not root")])
+    assert v.status == NOT_MEASURED and v.note and "needs root" in v.note
+
+
+def test_a_blocked_check_says_which_requirement_blocked_it() -> None:
+    o = Outcome(GATING.id, NOT_MEASURED, "t::a", message="blocked by A2ACLI_OUT_004: no error envelope",
+                blocked_by="A2ACLI_OUT_004")
+    v = requirement_verdict(GATING, [o, _out(GATING.id, PASS, 2)])
+    assert v.status == NOT_MEASURED
+    assert v.note == "blocked by A2ACLI_OUT_004: no error envelope"
+    assert v.blocked_by == ("A2ACLI_OUT_004",)
+
+
+def test_unprovided_needs_make_a_row_not_measured_whatever_its_outcomes() -> None:
+    reg = default_registry()
+    needy = next(r for r in reg.select(family="agentd") if "root" in r.needs)
+    outs = [_out(needy.id, PASS, 1)]
+    assert verdicts_for(reg, "agentd", outs, provided=None)[needy.id].status == PASS
+    v = verdicts_for(reg, "agentd", outs, provided=["unix_socket"])[needy.id]
+    assert v.status == NOT_MEASURED and v.note and "needs root" in v.note
+
+
+def test_withdrawn_in_a_report_counts_only_for_ids_the_registry_withdrew() -> None:
+    statuses = {r.id: PASS for r in ROLLUP_REQS}
+    statuses["A2ACLI_TX_005"] = WITHDRAWN
+    summary = rollup(ROLLUP_REG, FAMILY, statuses)
+    assert summary["tier_3"].satisfied is False and summary["tier_3"].unrecognized == 1
+    withdrawn = [r if r.id != "A2ACLI_TX_005" else Requirement(**{**r.__dict__, "withdrawn": True})
+                 for r in ROLLUP_REQS]
+    summary = rollup(_registry(withdrawn), FAMILY, statuses)
+    assert summary["tier_3"].total == 1 and summary["tier_3"].satisfied is True
 
 
 # ── requirement status: properties ───────────────────────────────────────────────────────────
@@ -169,6 +253,8 @@ def _oracle_plain(statuses: list[str]) -> str:
         return NOT_MEASURED
     if all(s == NA for s in statuses):
         return NA
+    if NA in statuses:
+        return NOT_MEASURED
     return PASS
 
 
@@ -199,9 +285,11 @@ def test_requirement_status_follows_the_legend(case: tuple[Requirement, list[Out
         expected = NOT_MEASURED
         assert v.note == NO_CHECK
     elif plain == FAIL:
-        expected = PARTIAL if parts_passed else FAIL
+        every_fail_in_a_part = all(o.part for o in outs if o.status == FAIL)
+        expected = PARTIAL if parts_passed and every_fail_in_a_part else FAIL
     elif plain == NA:
-        expected = NA if req.conditional else NOT_MEASURED
+        parts_na = all(_oracle_plain([o.status for o in outs if o.part == p]) == NA for p in req.parts)
+        expected = NA if req.conditional and parts_na else NOT_MEASURED
     elif plain == PASS and len(parts_passed) < len(req.parts):
         expected = NOT_MEASURED
     else:
@@ -267,12 +355,12 @@ def test_rollup_is_fail_closed_cumulative_and_counts_add_up(drawn: dict[str, Any
     claimed = None
     for tier in (1, 2, 3):
         reqs = [r for r in ROLLUP_REQS if r.tier == tier]
-        active = [r for r in reqs if statuses.get(r.id, MISSING) != WITHDRAWN]
+        active = reqs  # none of these is withdrawn by the registry, so a reported "withdrawn" blocks
         own = bool(active) and all(_satisfies(r, statuses.get(r.id, MISSING)) for r in active)
         expected = below and own
         s = summary[f"tier_{tier}"]
         assert s.satisfied is expected, (tier, {r.id: statuses.get(r.id, "<missing>") for r in reqs})
-        assert s.total == len(active), "withdrawn rows are excluded from the total, all others counted"
+        assert s.total == len(active), "every row the registry does not withdraw is counted"
         assert sum(s.counts.values()) + s.unrecognized + s.missing == s.total
         assert s.missing == sum(r.id not in statuses for r in reqs)
         row = s.to_dict()
@@ -312,13 +400,6 @@ def test_genuine_na_satisfies_but_na_on_gating_blocks() -> None:
     assert tier_claimed(rollup(ROLLUP_REG, FAMILY, statuses)) == 3
     statuses["A2ACLI_SEND_001"] = NA
     assert tier_claimed(rollup(ROLLUP_REG, FAMILY, statuses)) is None
-
-
-def test_withdrawn_is_neither_for_nor_against() -> None:
-    statuses = {r.id: PASS for r in ROLLUP_REQS}
-    statuses["A2ACLI_TX_005"] = WITHDRAWN
-    summary = rollup(ROLLUP_REG, FAMILY, statuses)
-    assert summary["tier_3"].total == 1 and summary["tier_3"].satisfied is True
 
 
 def test_tier_claimed_is_the_highest_cumulative_tier() -> None:

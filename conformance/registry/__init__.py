@@ -26,7 +26,17 @@ _FAMILY_PREFIX = {"a2acli": "A2ACLI", "agentd": "AGENTD", "a2a": "A2A"}
 _FILE_KEYS = {"family", "title", "source", "spec_version", "spec_revision", "areas", "requirements",
               "breakdowns"}
 _ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condition", "parts",
-               "observable", "heading"}
+               "needs", "withdrawn", "heading"}
+
+#: What a black-box run must be given to measure a requirement (DESIGN.md §2.9). A need is a harness
+#: limit, never a condition: a requirement whose need the run lacks is ``not_measured``, naming it.
+NEEDS: dict[str, str] = {
+    "executable": "the target's own executable (a launched target, or --agentd-binary)",
+    "launch_config": "a target the harness launches and configures itself (--launch reference)",
+    "restartable": "a target the harness can restart (--launch reference)",
+    "unix_socket": "a target listening on a unix socket on this host (--unix PATH, or --launch reference)",
+    "root": "the harness running as root (to start a client under another uid)",
+}
 
 
 class RegistryError(ValueError):
@@ -45,7 +55,10 @@ class Requirement:
     kind: str = "gating"
     condition: str | None = None
     parts: tuple[str, ...] = ()
-    observable: bool = True
+    #: Keys of :data:`NEEDS`: what a run must provide for this requirement to be measured at all.
+    needs: tuple[str, ...] = ()
+    #: Withdrawn by the specification: excluded from totals; only then is ``withdrawn`` a valid status.
+    withdrawn: bool = False
     heading: str | None = None
 
     @property
@@ -164,14 +177,20 @@ def _parse_entry(path: Path, family: str, areas: dict[str, str], idx: int, raw: 
         raise _err(path, where, "'parts' must be a list of non-empty strings")
     if len(set(parts)) != len(parts):
         raise _err(path, where, "'parts' has duplicates")
-    observable = raw.get("observable", True)
-    if not isinstance(observable, bool):
-        raise _err(path, where, "'observable' must be true or false")
-    if not observable and kind != "conditional":
-        raise _err(path, where, "an unobservable requirement must be conditional, with the reason")
+    needs = raw.get("needs") or []
+    if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
+        raise _err(path, where, "'needs' must be a list of need names")
+    unknown_needs = [n for n in needs if n not in NEEDS]
+    if unknown_needs:
+        raise _err(path, where, f"unknown need(s) {unknown_needs} (known: {sorted(NEEDS)})")
+    if len(set(needs)) != len(needs):
+        raise _err(path, where, "'needs' has duplicates")
+    withdrawn = raw.get("withdrawn", False)
+    if not isinstance(withdrawn, bool):
+        raise _err(path, where, "'withdrawn' must be true or false")
     return Requirement(id=rid, family=family, area=area, spec=raw["spec"], summary=raw["summary"].strip(),
                        tier=tier, level=level, kind=kind, condition=condition, parts=tuple(parts),
-                       observable=observable, heading=raw.get("heading"))
+                       needs=tuple(needs), withdrawn=withdrawn, heading=raw.get("heading"))
 
 
 class _StrictLoader(yaml.SafeLoader):
