@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -26,7 +27,37 @@ def run_command(args: list[str], report_dir: Path, timeout: float = 900) -> dict
     return report
 
 
-def survivors(report: dict[str, Any], ids: list[str]) -> dict[str, str]:
-    """The ids among ``ids`` whose status does not show the defect was caught."""
+def outcomes(report_dir: Path) -> list[dict[str, Any]]:
+    """The run's per-check outcomes (``outcomes.jsonl`` beside the report)."""
+    lines = (report_dir / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def killed(outs: list[dict[str, Any]], target: str) -> bool:
+    """True when ``target`` ("ID" or "ID:part") has a failing outcome from an assertion of its own check.
+
+    A harness error is not a kill (the check crashed, it did not judge the target); for a parted row
+    named with its part, the failure must be in that part.
+    """
+    rid, _, part = target.partition(":")
+    return any(o["requirement"] == rid and o["status"] == "fail" and not o["harness_error"]
+               and (not part or o["part"] == part) for o in outs)
+
+
+def survivors(report: dict[str, Any], ids: list[str], report_dir: Path) -> dict[str, str]:
+    """The ids among ``ids`` (each "ID" or "ID:part") the defect was not caught on, with their status.
+
+    Caught means: the rolled-up status shows it (fail or partial) AND some check of that id (in that
+    part) failed on an assertion, not a harness error.
+    """
     reqs = report["requirements"]
-    return {rid: reqs[rid]["status"] for rid in ids if reqs[rid]["status"] not in DETECTED}
+    outs = outcomes(report_dir)
+    out: dict[str, str] = {}
+    for target in ids:
+        rid = target.partition(":")[0]
+        status = reqs[rid]["status"]
+        if status not in DETECTED:
+            out[target] = status
+        elif not killed(outs, target):
+            out[target] = f"{status} (no assertion failure{' in that part' if ':' in target else ''})"
+    return out

@@ -46,5 +46,5 @@ def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None
     ids = list(DEFECTS[defect].ids)
     report = run_command(["agent", "--launch", "reference", "--family", "agentd", "--defect", defect,
                           "--only", *ids], tmp_path / "r")
-    survived = survivors(report, ids)
+    survived = survivors(report, ids, tmp_path / "r")
     assert not survived, f"defect {defect!r} ({DEFECTS[defect].what}) was not caught: {survived}"

@@ -65,6 +65,6 @@ def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None
     # under this defect and point --skill at it, as a vendor would for their own tool.
     skill = materialize_skill(tmp_path / "skill", {defect})[0]
     report = run_cli_suite(tmp_path, ids, env={"REFCLI_DEFECTS": defect}, skill=skill)
-    survived = survivors(report, ids)
+    survived = survivors(report, ids, tmp_path / "report")
     assert not survived, (f"defect {defect!r} ({DEFECTS[defect].description}) was not caught: {survived}; "
                           f"see {tmp_path}/report/summary.md")

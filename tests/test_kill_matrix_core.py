@@ -62,6 +62,6 @@ def test_clean_target_passes_the_whole_a2a_family(launch: str, tmp_path: Path) -
 def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None:
     ids = list(DEFECTS[defect].ids)
     report = run_core(tmp_path, "scripted", ids, defect)
-    survived = survivors(report, ids)
+    survived = survivors(report, ids, tmp_path)
     assert not survived, (f"defect {defect!r} ({DEFECTS[defect].what}) was not caught: {survived}; "
                           f"see {tmp_path}/summary.md")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -95,6 +96,17 @@ def render_junit(outcomes: Iterable[Outcome], family: str) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
+#: Every check's outcome per requirement, one JSON object a line: what programs (the kill matrix, a CI
+#: script) read when the rolled-up status is not enough (which check, which part, harness error or not).
+OUTCOMES_FILE = "outcomes.jsonl"
+
+
+def render_outcomes(outcomes: Iterable[Outcome]) -> str:
+    rows = sorted((o.to_dict() for o in outcomes), key=lambda d: (d["requirement"], d["nodeid"],
+                                                                  d["transport"] or "", d["part"] or ""))
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
+
+
 def _write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -130,6 +142,7 @@ def write_report(out_dir: Path, registry: Registry, family: str, verdicts: Mappi
         _write(out_dir / "compliance-report.yaml", secrets.redact(render_report(report, registry, family)))
         _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry, family)))
         _write(out_dir / "junit.xml", secrets.redact(render_junit(outs, family)))
+        _write(out_dir / OUTCOMES_FILE, secrets.redact(render_outcomes(outs)))
         redact_tree(out_dir, secrets)
     except (OSError, ValueError, KeyError) as exc:
         raise ReportWriteError(f"cannot write the report to {out_dir}: {exc}") from exc
