@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import yaml
 
@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--timeout", type=float, default=None, metavar="S",
                         help="stop the whole run after S seconds (default: no limit)")
         sp.add_argument("--allure-dir", metavar="DIR", help="also write allure results into DIR")
+        sp.add_argument("--baseline", metavar="FILE",
+                        help="expected results (YAML: id -> {status, reason}); exit 1 on a regression or a stale entry")
+        sp.add_argument("--write-baseline", metavar="FILE", help="write this run's results as a baseline file")
 
     c = sub.add_parser("cli", help="check an a2a-cli client (default: the bundled reference CLI)")
     c.add_argument("--exe", metavar="CMD", help="the CLI under test as a command line (argv prefix)")
@@ -334,6 +337,7 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     if args.skill and not Path(args.skill).is_file():
         raise UsageFailure(f"--skill: no such file: {args.skill}")
     scope, note = _scope("a2acli", args.only, args.tier)
+    baseline = _baseline(args, "a2acli")
     env = _pairs(args.env, "--env")
     if args.exe is None:
         # The bundled reference CLI runs from wherever this package is importable.
@@ -354,7 +358,7 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     sys.stderr.write(f"agentd-conformance: checking {shlex.join(prefix)} → {report_dir}\n")
     code = run_suite(SUITES_DIR / "cli", ctx, report_dir, args.jobs, args.timeout,
                      getattr(args, "allure_dir", None))
-    return _conclude(report_dir, code, args.require_tier and f"tier_{args.require_tier}")
+    return _conclude(report_dir, code, args.require_tier and f"tier_{args.require_tier}", baseline)
 
 
 def _pairs(values: list[str], flag: str, keys: Sequence[str] | None = None) -> dict[str, str]:
@@ -401,6 +405,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         _check_defects(target["name"], args.defect)
     target.update({"tokens": tokens, "facts": facts, "defects": list(args.defect)})
     scope, note = _scope(args.family, args.only, None)
+    baseline = _baseline(args, args.family)
     report_dir = _report_dir(args, name)
     schema_dir = _schema_source(args, target, report_dir)
     if schema_dir is not None:
@@ -415,7 +420,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
     code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
-    return _conclude(report_dir, code, args.require_level and f"level_{args.require_level}")
+    return _conclude(report_dir, code, args.require_level and f"level_{args.require_level}", baseline)
 
 
 BUNDLES = ("command", "events", "task-annotations")
@@ -477,14 +482,61 @@ def _schema_source(args: argparse.Namespace, target: dict[str, Any], report_dir:
     return out
 
 
-def _conclude(report_dir: Path, code: int, required: str | None) -> int:
-    """Read the finished report, print its summary, and judge the required tier or level."""
+class _Baseline(NamedTuple):
+    expected: dict[str, Any] | None
+    path: Path | None
+    write: Path | None
+
+
+def _baseline(args: argparse.Namespace, family: str) -> _Baseline:
+    """Load ``--baseline`` (a usage error when malformed) and check ``--write-baseline`` can be written."""
+    from conformance.baseline import BaselineError, load_baseline
+
+    path = Path(args.baseline) if getattr(args, "baseline", None) else None
+    expected = None
+    if path is not None:
+        if not path.is_file():
+            raise UsageFailure(f"--baseline: no such file: {path}")
+        try:
+            expected = load_baseline(path, default_registry(), family)
+        except BaselineError as exc:
+            raise UsageFailure(f"--baseline: {exc}") from exc
+    write = Path(args.write_baseline) if getattr(args, "write_baseline", None) else None
+    if write is not None and not write.resolve().parent.is_dir():
+        raise UsageFailure(f"--write-baseline: no such folder: {write.resolve().parent}")
+    return _Baseline(expected, path, write)
+
+
+def _conclude(report_dir: Path, code: int, required: str | None, baseline: _Baseline | None = None) -> int:
+    """Read the finished report, print its summary, and judge the required tier or level and the baseline."""
+    from conformance.baseline import compare, render_baseline, render_comparison
+
     report = _read_report(report_dir, code)
     _print_summary(report, report_dir)
+    result = EXIT_OK
     if required and report["summary"].get(required, {}).get("satisfied") is not True:
         sys.stderr.write(f"agentd-conformance: {required.replace('_', ' ')} is not satisfied\n")
-        return EXIT_UNSATISFIED
-    return EXIT_OK
+        result = EXIT_UNSATISFIED
+    if baseline is not None and baseline.write is not None:
+        try:
+            baseline.write.write_text(render_baseline(report), encoding="utf-8")
+        except OSError as exc:
+            raise HarnessFailure(f"--write-baseline: cannot write {baseline.write}: {exc}") from exc
+        print(f"Baseline written: {baseline.write}")
+    if baseline is not None and baseline.expected is not None and baseline.path is not None:
+        cmp = compare(report, baseline.expected)
+        with open(report_dir / "summary.md", "a", encoding="utf-8") as fh:
+            fh.write(render_comparison(cmp, baseline.path))
+        print(f"Baseline {baseline.path}: {len(cmp.regressions)} regression(s), {len(cmp.stale)} stale "
+              f"entr{'y' if len(cmp.stale) == 1 else 'ies'}, {len(cmp.known)} known gap(s)")
+        for rid, exp, got, _ in cmp.regressions:
+            sys.stderr.write(f"agentd-conformance: regression: {rid} expected {exp}, got {got}\n")
+        for rid, exp, got, _ in cmp.stale:
+            sys.stderr.write(f"agentd-conformance: stale baseline entry: {rid} expected {exp}, now {got} "
+                             f"(update {baseline.path})\n")
+        if not cmp.ok:
+            result = EXIT_UNSATISFIED
+    return result
 
 
 def _check_defects(launch: str, names: list[str]) -> None:

@@ -1,0 +1,105 @@
+"""Baselines (``--baseline`` / ``--write-baseline``): the exit code means "nothing got worse".
+
+Unit tests pin the order and the three kinds of finding; end-to-end runs of the real command against
+the reference CLI prove the exit codes: a written baseline replays to exit 0, a defect is a
+regression (exit 1), a row better than its entry is stale (exit 1), a malformed file is exit 2.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conformance.baseline import ORDER, BaselineError, Expected, compare, load_baseline, render_baseline
+from conformance.registry import default_registry
+from tests.test_command import _env
+
+REG = default_registry()
+IDS = ["A2ACLI_SEND_001", "A2ACLI_OUT_001"]
+
+
+def _report(**statuses: str) -> dict[str, object]:
+    return {"requirements": {rid: {"status": st, "note": None if st == "pass" else f"why {rid}"}
+                             for rid, st in statuses.items()}}
+
+
+def test_order_is_pass_na_partial_not_measured_fail() -> None:
+    assert ORDER == ("pass", "na", "partial", "not_measured", "fail")
+
+
+def test_worse_is_a_regression_better_is_stale_equal_is_a_known_gap() -> None:
+    report = _report(A2ACLI_SEND_001="fail", A2ACLI_SEND_002="pass", A2ACLI_SEND_003="partial",
+                     A2ACLI_SEND_004="not_measured")
+    base = {"A2ACLI_SEND_001": Expected("partial", "known"), "A2ACLI_SEND_002": Expected("fail", "was broken"),
+            "A2ACLI_SEND_003": Expected("partial", "half done")}
+    cmp = compare(report, base)
+    assert [r[0] for r in cmp.regressions] == ["A2ACLI_SEND_001", "A2ACLI_SEND_004"]
+    assert [r[0] for r in cmp.stale] == ["A2ACLI_SEND_002"]
+    assert cmp.known == [("A2ACLI_SEND_003", "partial", "half done")]
+    assert not cmp.ok
+
+
+def test_a_written_baseline_replays_clean(tmp_path: Path) -> None:
+    report = _report(A2ACLI_SEND_001="fail", A2ACLI_SEND_002="pass", A2ACLI_SEND_003="na")
+    path = tmp_path / "b.yaml"
+    path.write_text(render_baseline(report), encoding="utf-8")
+    base = load_baseline(path, REG, "a2acli")
+    assert set(base) == {"A2ACLI_SEND_001", "A2ACLI_SEND_003"}
+    assert compare(report, base).ok
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("A2ACLI_NOPE_001: {status: fail, reason: x}\n", "not a a2acli requirement id"),
+    ("AGENTD_DECL_001: {status: fail, reason: x}\n", "not a a2acli requirement id"),
+    ("A2ACLI_SEND_001: {status: broken, reason: x}\n", "must be one of"),
+    ("A2ACLI_SEND_001: {status: fail}\n", "needs a reason"),
+    ("A2ACLI_SEND_001: {status: fail, reason: x, extra: 1}\n", "expected a mapping"),
+    ("- A2ACLI_SEND_001\n", "expected a mapping"),
+    ("A2ACLI_SEND_001: [\n", "cannot read"),
+])
+def test_malformed_baselines_are_refused_naming_the_entry(tmp_path: Path, text: str, says: str) -> None:
+    path = tmp_path / "b.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(BaselineError, match=says):
+        load_baseline(path, REG, "a2acli")
+
+
+def _cli(tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "conformance.command", "cli", "--only", *IDS, "--report-dir", str(tmp / "r"),
+            *extra]
+    return subprocess.run(args, capture_output=True, text=True, env=_env(), timeout=300, stdin=subprocess.DEVNULL)
+
+
+def test_baseline_exit_codes_end_to_end(tmp_path: Path) -> None:
+    written = tmp_path / "baseline.yaml"
+    first = _cli(tmp_path, "--write-baseline", str(written))
+    assert first.returncode == 0, first.stderr
+    # Only the two ids ran: every other row is not_measured, and the written baseline says so.
+    base = yaml.safe_load(written.read_text(encoding="utf-8"))
+    assert set(IDS).isdisjoint(base) and base["A2ACLI_SEND_002"]["status"] == "not_measured"
+
+    replay = _cli(tmp_path, "--baseline", str(written))
+    assert replay.returncode == 0, replay.stderr
+    assert "0 regression(s), 0 stale entries" in replay.stdout
+    assert "## Baseline" in (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
+
+    stale = dict(base, A2ACLI_SEND_001={"status": "fail", "reason": "we thought it broken"})
+    written.write_text(yaml.safe_dump(stale), encoding="utf-8")
+    r = _cli(tmp_path, "--baseline", str(written))
+    assert r.returncode == 1 and "stale baseline entry: A2ACLI_SEND_001" in r.stderr, r.stderr
+
+    written.write_text(yaml.safe_dump(base), encoding="utf-8")
+    r = _cli(tmp_path, "--baseline", str(written), "--env", "REFCLI_DEFECTS=no-message-id")
+    assert r.returncode == 1 and "regression: A2ACLI_SEND_001 expected pass, got fail" in r.stderr, r.stderr
+
+
+def test_a_malformed_baseline_is_a_usage_error_before_anything_runs(tmp_path: Path) -> None:
+    bad = tmp_path / "b.yaml"
+    bad.write_text("A2ACLI_SEND_001: {status: maybe, reason: x}\n", encoding="utf-8")
+    r = _cli(tmp_path, "--baseline", str(bad))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be one of" in r.stderr
+    assert not (tmp_path / "r").exists()
