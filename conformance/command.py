@@ -123,6 +123,12 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 
+    rp = sub.add_parser("report", help="work on saved reports")
+    rsub = rp.add_subparsers(dest="report_command", metavar="ACTION", parser_class=_Parser)
+    rr = rsub.add_parser("render", help="rebuild summary.md and COMPLIANCE.md from a saved compliance-report.yaml")
+    rr.add_argument("path", metavar="REPORT", help="a compliance-report.yaml (or the folder holding it)")
+    rr.add_argument("--out", metavar="DIR", help="write beside the report unless given")
+
     s = sub.add_parser("serve-agent", help="run the scripted A2A agent standalone (prints its URL)",
                        add_help=False)
     s.add_argument("rest", nargs=argparse.REMAINDER)
@@ -600,6 +606,25 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from conformance.report import ReportWriteError, render_saved
+
+    if args.report_command != "render":
+        raise UsageFailure("report: expected an action: render")
+    path = Path(args.path)
+    if path.is_dir():
+        path = path / "compliance-report.yaml"
+    if not path.is_file():
+        raise UsageFailure(f"report render: no such report: {path}")
+    try:
+        written = render_saved(path, default_registry(), Path(args.out) if args.out else None)
+    except ReportWriteError as exc:
+        raise UsageFailure(f"report render: {exc}") from exc
+    for w in written:
+        print(w)
+    return EXIT_OK
+
+
 def _cmd_serve_agent(args: argparse.Namespace) -> int:
     try:
         from conformance.fixtures.scripted_agent.__main__ import main as serve
@@ -607,6 +632,11 @@ def _cmd_serve_agent(args: argparse.Namespace) -> int:
         raise HarnessFailure(f"the scripted agent is not available: {exc}") from exc
     result: int = serve(args.rest)
     return result
+
+
+def _one_line(exc: BaseException) -> str:
+    """Errors are one line on stderr, whatever the exception's text holds (YAML errors span several)."""
+    return " ".join(str(exc).split())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -620,14 +650,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         handler = {"registry": _cmd_registry, "template": _cmd_template, "cli": _cmd_cli, "agent": _cmd_agent,
-                   "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix}[args.command]
+                   "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix, "report": _cmd_report}[args.command]
         return handler(args)
     except UsageFailure as exc:
-        sys.stderr.write(f"agentd-conformance: {exc}\n" if not str(exc).startswith("agentd-conformance")
-                         else f"{exc}\n")
+        text = _one_line(exc)
+        sys.stderr.write(f"agentd-conformance: {text}\n" if not text.startswith("agentd-conformance") else f"{text}\n")
         return EXIT_USAGE
     except (HarnessFailure, RegistryError) as exc:
-        sys.stderr.write(f"agentd-conformance: {exc}\n")
+        sys.stderr.write(f"agentd-conformance: {_one_line(exc)}\n")
         return EXIT_HARNESS
     except KeyboardInterrupt:
         sys.stderr.write("agentd-conformance: interrupted\n")

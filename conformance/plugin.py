@@ -10,11 +10,13 @@ also under pytest-xdist — computes the verdicts and writes the report folder.
 from __future__ import annotations
 
 import json
+import platform
 import shutil
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -488,6 +490,10 @@ def _finish(state: _RunState, session: pytest.Session) -> None:
             continue
     ctx = state.context
     run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
+    run.finished = datetime.now(UTC).isoformat(timespec="seconds")
+    if not run.environment:
+        run.environment = (f"{platform.system()} {platform.release()} {platform.machine()}, "
+                           f"Python {platform.python_version()}")
     seen = state.transports | {TRANSPORT_NAMES[o.transport] for o in state.outcomes
                                if o.transport in TRANSPORT_NAMES and o.status in (PASS, FAIL)}
     run.transports_covered = sorted(set(run.transports_covered) | seen)

@@ -165,7 +165,7 @@ def test_write_report_lays_out_the_folder(tmp_path: Path) -> None:
     outs = _outcomes()
     report = write_report(tmp_path / "r", REG, FAMILY, verdicts_for(REG, FAMILY, outs), _run(), outs)
     names = sorted(p.name for p in (tmp_path / "r").iterdir())
-    assert names == ["compliance-report.yaml", "junit.xml", "summary.md"]
+    assert names == ["COMPLIANCE.md", "compliance-report.yaml", "junit.xml", "outcomes.jsonl", "summary.md"]
     assert yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8")) == report
     ET.parse(tmp_path / "r" / "junit.xml")
 

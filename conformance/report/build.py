@@ -36,6 +36,7 @@ class RunInfo:
     finished: str | None = None
     command: str | None = None
     scope: str | None = None
+    environment: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,6 +80,8 @@ def _identity(registry: Registry, family: str, run: RunInfo | None, claimed: int
     if not blank:
         ident["harness"] = {"name": "agentd-conformance", "version": __version__}
         ident["target"] = r.target
+        if r.environment:
+            ident["environment"] = r.environment
         ident["adapter_used"] = r.adapter is not None
         if r.adapter is not None:
             ident["adapter"] = dict(r.adapter)

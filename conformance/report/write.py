@@ -15,6 +15,7 @@ from conformance.evidence import SecretSet, redact_tree
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import RunInfo, build_report, render_report
+from conformance.report.compliance_md import render_compliance_md
 from conformance.verdict import Verdict
 
 MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
@@ -141,9 +142,50 @@ def write_report(out_dir: Path, registry: Registry, family: str, verdicts: Mappi
         out_dir.mkdir(parents=True, exist_ok=True)
         _write(out_dir / "compliance-report.yaml", secrets.redact(render_report(report, registry, family)))
         _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry, family)))
+        if family == "a2acli":
+            _write(out_dir / "COMPLIANCE.md", secrets.redact(render_compliance_md(report, registry)))
         _write(out_dir / "junit.xml", secrets.redact(render_junit(outs, family)))
         _write(out_dir / OUTCOMES_FILE, secrets.redact(render_outcomes(outs)))
         redact_tree(out_dir, secrets)
     except (OSError, ValueError, KeyError) as exc:
         raise ReportWriteError(f"cannot write the report to {out_dir}: {exc}") from exc
     return report
+
+
+def family_of(report: Mapping[str, Any]) -> str:
+    """The registry family a loaded report belongs to (agent reports name it; CLI reports claim a tier)."""
+    ident = report.get("report") or {}
+    if isinstance(ident.get("family"), str):
+        return str(ident["family"])
+    return "a2acli"
+
+
+def render_saved(path: Path, registry: Registry, out_dir: Path | None = None) -> list[Path]:
+    """Rebuild the readable files (summary.md, and COMPLIANCE.md for the CLI half) from a saved
+    ``compliance-report.yaml`` without rerunning anything. Returns the files written."""
+    import yaml
+
+    try:
+        report = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ReportWriteError(f"cannot read the report {path}: {exc}") from exc
+    if not isinstance(report, dict) or not isinstance(report.get("requirements"), dict) \
+            or not isinstance(report.get("summary"), dict) or not isinstance(report.get("report"), dict):
+        raise ReportWriteError(f"{path} is not a compliance report (needs report:, summary: and requirements:)")
+    family = family_of(report)
+    if family not in registry.families:
+        raise ReportWriteError(f"{path}: unknown family {family!r}")
+    unknown = [rid for rid in report["requirements"] if rid not in registry]
+    if unknown:
+        raise ReportWriteError(f"{path}: ids not in the registry: {', '.join(unknown[:5])}")
+    out_dir = out_dir or path.parent
+    written = [out_dir / "summary.md"]
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _write(out_dir / "summary.md", render_summary(report, registry, family))
+        if family == "a2acli":
+            _write(out_dir / "COMPLIANCE.md", render_compliance_md(report, registry))
+            written.append(out_dir / "COMPLIANCE.md")
+    except (OSError, KeyError, TypeError, ValueError) as exc:
+        raise ReportWriteError(f"cannot render {path}: {exc}") from exc
+    return written

@@ -1,0 +1,154 @@
+"""The publishable ``COMPLIANCE.md``: the a2a-cli report form, filled in from a finished report.
+
+It follows the official form's sections and fields (§1 identity, §2 legend, §3 results at a glance
+with the five marks, §4–§6 tier tables, §4a the DEFAULT_001 breakdown, §7 test evidence, §8 error
+code coverage, §9 attestation). Requirement lines are the registry's summaries (our words; SPEC.md
+stays normative). Everything is built from the YAML report alone, so ``agentd-conformance report
+render`` rebuilds it from a saved ``compliance-report.yaml`` without rerunning, and the two always
+agree row for row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conformance.registry import Registry
+
+#: The form's marks, by status word (COMPLIANCE.md §2 / Appendix A.2).
+MARK = {"pass": "✅", "partial": "◐", "fail": "❌", "not_measured": "⊘", "na": "—", "withdrawn": "⊗"}
+WORD = {"pass": "Pass", "partial": "Partial", "fail": "Fail", "not_measured": "Not measured", "na": "N/A",
+        "withdrawn": "Withdrawn"}
+TIER_TITLE = {1: "Tier 1 — Core (required)", 2: "Tier 2 — Standard", 3: "Tier 3 — Advanced"}
+TIER_SHORT = {1: "Tier 1 — Core", 2: "Tier 2 — Standard", 3: "Tier 3 — Advanced"}
+SECTION = {1: 4, 2: 5, 3: 6}
+NOTE_LIMIT = 300
+
+
+def _cell(text: Any) -> str:
+    return " ".join(str(text if text is not None else "").split()).replace("|", "\\|")
+
+
+def _short(text: Any, limit: int = NOTE_LIMIT) -> str:
+    s = _cell(text)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _yes(value: Any) -> str:
+    return "yes" if value is True else "no"
+
+
+def status_cell(status: str) -> str:
+    """``✅ Pass`` — the mark and its word, as the form's legend spells them."""
+    return f"{MARK.get(status, '?')} {WORD.get(status, status)}"
+
+
+def render_compliance_md(report: Mapping[str, Any], registry: Registry) -> str:
+    """The filled COMPLIANCE.md of an a2acli report."""
+    ident = report["report"]
+    info = registry.families["a2acli"]
+    claimed = ident.get("tier_claimed")
+    harness = ident.get("harness") or {}
+    run = ident.get("run") or {}
+    out: list[str] = [f"# {ident.get('tool', 'tool')} — a2a-cli Compliance Report", "",
+                      f"Produced by {harness.get('name', 'agentd-conformance')} {harness.get('version', '')}, "
+                      f"an automated black-box harness, from `compliance-report.yaml` (the machine-readable "
+                      "form of this report; the two agree row for row).", ""]
+    if ident.get("adapter_used"):
+        out += ["> **Measured through an adapter.** The tool's own grammar differs from SPEC.md; an adapter file "
+                "translated each invocation, so these results measure the tool *as translated*. See §7.", ""]
+
+    out += ["## 1. Summary", "", "| Field | Value |", "| --- | --- |"]
+    fields = (("Tool name", ident.get("tool")), ("Tool version", ident.get("tool_version")),
+              ("Implementation language", ident.get("language")), ("Repository", ident.get("repository")),
+              ("Maintainer / contact", ident.get("maintainer")), ("Report date", ident.get("report_date")),
+              ("Specification version targeted", ident.get("spec_version") or info.spec_version),
+              ("Specification revision (Last updated)", ident.get("spec_revision") or info.spec_revision),
+              ("**Tier claimed**", f"Tier {claimed}" if claimed else "none"),
+              ("A2A protocol version(s)", ", ".join(map(str, ident.get("a2a_versions") or [])) or "unknown"),
+              ("Agent exercised against", ident.get("agent_tested")),
+              ("That agent is TCK-conformant?", ident.get("agent_tck_conformant", "unknown")),
+              ("Transports covered", " / ".join(ident.get("transports_covered") or []) or "none"))
+    out += [f"| {k} | `{_cell(v if v not in (None, '') else 'unknown')}` |" for k, v in fields]
+
+    out += ["", "## 2. Legend", "", "| Mark | Meaning |", "| --- | --- |",
+            "| `✅ Pass` | Implemented, and the harness saw it behave as specified |",
+            "| `◐ Partial` | Some separable parts behave as specified, others do not (the note names them) |",
+            "| `❌ Fail` | Missing, or seen to behave otherwise than specified |",
+            "| `⊘ Not measured` | Applies, but the harness could not provoke or observe it (the note says why). "
+            "Not a pass: it blocks a tier |",
+            "| `— N/A` | Does not apply to this tool (only where the requirement is conditional). Does not block |",
+            "| `⊗ Withdrawn` | Retired by the specification; counted neither way |", ""]
+
+    out += ["## 3. Results at a glance", "",
+            "| Tier | Requirements | `✅` | `◐` | `❌` | `⊘` | `—` | Tier satisfied? |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for group, row in report["summary"].items():
+        tier = int(group.split("_")[1])
+        out.append(f"| {TIER_SHORT.get(tier, group)} | {row['total']} | {row['pass']} | {row['partial']} | "
+                   f"{row['fail']} | {row['not_measured']} | {row['na']} | {_yes(row['satisfied'])} |")
+
+    reqs = report["requirements"]
+    for tier in sorted({e["tier"] for e in reqs.values()}):
+        out += ["", f"## {SECTION.get(tier, tier)}. {TIER_TITLE.get(tier, f'Tier {tier}')}", "",
+                "| ID | Requirement | Spec § | Status | Notes |", "| --- | --- | --- | --- | --- |"]
+        for rid, e in reqs.items():
+            if e["tier"] != tier:
+                continue
+            text = _cell(e.get("requirement"))
+            if e.get("condition"):
+                text = f"*(Conditional — {_cell(e['condition'])}.)* {text}"
+            note = "" if e["status"] == "pass" else _short(e.get("note"))
+            out.append(f"| `{rid}` | {text} | {_cell(e.get('spec'))} | {status_cell(e['status'])} | {note} |")
+        if tier == 1 and "default_001_breakdown" in report:
+            labels = info.breakdowns.get("default_001") or {}
+            out += ["", "### 4a. `A2ACLI_DEFAULT_001` breakdown", "",
+                    "| Default (§6.5) | Shipped? (yes/no) | Overridable by flag? (yes/no) | Notes |",
+                    "| --- | --- | --- | --- |"]
+            for key, row in report["default_001_breakdown"].items():
+                out.append(f"| {_cell(labels.get(key, key))} | {_breakdown_cell(row, 'shipped')} | "
+                           f"{_breakdown_cell(row, 'overridable')} | {_short(row.get('note'))} |")
+
+    failing = [rid for rid, e in reqs.items() if e["status"] in ("fail", "partial")]
+    unmeasured = sum(e["status"] == "not_measured" for e in reqs.values())
+    gaps = ", ".join(f"`{g}`" for g in failing[:20]) + (f" and {len(failing) - 20} more" if len(failing) > 20 else "")
+    caveats = "; ".join(x for x in (f"{len(failing)} failing or partial: {gaps}" if failing else "",
+                                    f"{unmeasured} not measured (each row's note says why)" if unmeasured else "")
+                        if x) or "none"
+    adapter = ident.get("adapter") or {}
+    out += ["", "## 7. Test evidence", "",
+            f"- **How the tool was exercised:** `{_cell(run.get('command') or 'agentd-conformance cli')}` — every "
+            "check runs the tool as a subprocess (isolated HOME and XDG folders) against an A2A agent the harness "
+            "runs and scripts on loopback, and judges what the agent recorded and what the tool printed.",
+            "- **Results / logs:** `compliance-report.yaml`, `summary.md`, `junit.xml`, `outcomes.jsonl` and "
+            "`evidence/<ID>/` beside this file (argv, environment, stdout, stderr, exit codes, wire exchanges; "
+            "every secret redacted).",
+            f"- **Harness:** {_cell(harness.get('name', 'agentd-conformance'))} {_cell(harness.get('version', ''))}; "
+            f"run started {_cell(run.get('started') or 'unknown')}, "
+            f"finished {_cell(run.get('finished') or 'unknown')}.",
+            f"- **Environment:** {_cell(ident.get('environment') or 'unknown')}; agent: "
+            f"{_cell(ident.get('agent_tested') or 'unknown')}.",
+            "- **Adapter:** " + (f"yes — {_cell(adapter.get('path') or adapter.get('name') or 'adapter file')}"
+                                 if ident.get("adapter_used") else "none (the tool was driven in SPEC.md's grammar)"),
+            f"- **Known gaps / caveats:** {caveats}."]
+
+    if "error_codes" in report:
+        out += ["", "## 8. Error code coverage", "",
+                "Which `A2ACLI_ERR_*` codes (SPEC.md Appendix D) the harness saw the tool emit during this run. "
+                "`no` means not seen, which is not proof that the tool cannot emit it.", "",
+                "| Code | Emitted (yes/no) | Notes |", "| --- | --- | --- |"]
+        for code, row in report["error_codes"].items():
+            out.append(f"| `{code}` | {_yes(row.get('emitted'))} | {_short(row.get('note'))} |")
+
+    att = report.get("attestation") or {}
+    out += ["", "## 9. Attestation", "",
+            f"Reported by {_cell(att.get('reported_by'))} on {_cell(att.get('date'))}. "
+            f"{_cell(att.get('statement'))}", ""]
+    return "\n".join(out)
+
+
+def _breakdown_cell(row: Mapping[str, Any], key: str) -> str:
+    note = str(row.get("note") or "")
+    if not row.get(key) and note.startswith("not measured"):
+        return "not measured"
+    return _yes(row.get(key))
