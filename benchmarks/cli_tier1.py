@@ -9,26 +9,14 @@ their ratio (the harness's overhead), and the same for ``--jobs 2``. Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from conformance.cli.cost import cli_process_seconds
 from conformance.registry import default_registry
-
-
-def cli_process_seconds(report_dir: Path) -> tuple[float, int]:
-    """Sum of the durations of every CLI invocation recorded in the evidence, and their count."""
-    total, count = 0.0, 0
-    for path in (report_dir / "evidence").rglob("*.json"):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for att in doc.get("attachments", []):
-            if att.get("name", "").startswith("cli run ") and isinstance(att.get("data"), dict):
-                total += float(att["data"].get("duration_s") or 0.0)
-                count += 1
-    return total, count
 
 
 def run_once(jobs: int, exe: str | None) -> dict[str, float]:

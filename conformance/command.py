@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
@@ -77,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--baseline", metavar="FILE",
                         help="expected results (YAML: id -> {status, reason}); exit 1 on a regression or a stale entry")
         sp.add_argument("--write-baseline", metavar="FILE", help="write this run's results as a baseline file")
+        sp.add_argument("--rerun-failed", nargs="?", const="last", metavar="REPORT",
+                        help="rerun only the rows not pass/na in REPORT (default: this target's latest report) "
+                             "and write a merged report")
 
     c = sub.add_parser("cli", help="check an a2a-cli client (default: the bundled reference CLI)")
     c.add_argument("--exe", metavar="CMD", help="the CLI under test as a command line (argv prefix)")
@@ -350,6 +354,7 @@ def _cmd_cli(args: argparse.Namespace) -> int:
         env.setdefault("PYTHONPATH", str(PACKAGE_DIR.parent))
     target = args.name or name
     report_dir = _report_dir(args, target)
+    previous, scope = _rerun(args, target, report_dir, scope)
     version = _tool_version(prefix)
     ctx = RunContext(
         family="a2acli",
@@ -362,9 +367,16 @@ def _cmd_cli(args: argparse.Namespace) -> int:
              "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")},
         scope=scope, scope_note=note)
     sys.stderr.write(f"agentd-conformance: checking {shlex.join(prefix)} → {report_dir}\n")
+    t0 = time.monotonic()
     code = run_suite(SUITES_DIR / "cli", ctx, report_dir, args.jobs, args.timeout,
                      getattr(args, "allure_dir", None))
-    return _conclude(report_dir, code, args.require_tier and f"tier_{args.require_tier}", baseline)
+    wall = time.monotonic() - t0
+    _merge_rerun(report_dir, code, previous, scope)
+    result = _conclude(report_dir, code, args.require_tier and f"tier_{args.require_tier}", baseline)
+    from conformance.cli.cost import Cost, cli_process_seconds
+
+    print(Cost(*cli_process_seconds(report_dir), wall, args.jobs).line())
+    return result
 
 
 def _pairs(values: list[str], flag: str, keys: Sequence[str] | None = None) -> dict[str, str]:
@@ -413,6 +425,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     scope, note = _scope(args.family, args.only, None)
     baseline = _baseline(args, args.family)
     report_dir = _report_dir(args, name)
+    previous, scope = _rerun(args, name, report_dir, scope)
     schema_dir = _schema_source(args, target, report_dir)
     if schema_dir is not None:
         target["schema_dir"] = str(schema_dir)
@@ -426,6 +439,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
     code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
+    _merge_rerun(report_dir, code, previous, scope)
     return _conclude(report_dir, code, args.require_level and f"level_{args.require_level}", baseline)
 
 
@@ -486,6 +500,54 @@ def _schema_source(args: argparse.Namespace, target: dict[str, Any], report_dir:
                                f"no JSON (exit {proc.returncode})") from None
         (out / f"{b}.schema.json").write_bytes(proc.stdout)
     return out
+
+
+class NothingToRerun(Exception):
+    """``--rerun-failed`` found every row of the earlier report settled."""
+
+
+def _rerun(args: argparse.Namespace, target: str, report_dir: Path,
+           scope: list[str] | None) -> tuple[Path | None, list[str] | None]:
+    """The earlier report to merge into and the narrowed scope, for ``--rerun-failed``."""
+    from conformance.report import ReportWriteError
+    from conformance.report.merge import latest_report, load_report, rows_to_rerun
+
+    which = getattr(args, "rerun_failed", None)
+    if which is None:
+        return None, scope
+    if which == "last":
+        found = latest_report(Path("reports") / slug(target))
+        if found is None:
+            raise UsageFailure(f"--rerun-failed: no earlier report of {target!r} under reports/{slug(target)}/; "
+                               "name one: --rerun-failed PATH")
+        previous = found
+    else:
+        previous = Path(which)
+        previous = previous.parent if previous.is_file() else previous
+    if previous.resolve() == report_dir.resolve():
+        raise UsageFailure("--rerun-failed: the rerun needs a --report-dir other than the earlier report's")
+    try:
+        rows = rows_to_rerun(load_report(previous))
+    except ReportWriteError as exc:
+        raise UsageFailure(f"--rerun-failed: {exc}") from exc
+    if scope is not None:
+        rows = [r for r in rows if r in scope]
+    if not rows:
+        raise NothingToRerun(f"nothing to rerun: every selected row of {previous} is pass or na")
+    sys.stderr.write(f"agentd-conformance: rerunning {len(rows)} row(s) of {previous}\n")
+    return previous, rows
+
+
+def _merge_rerun(report_dir: Path, code: int, previous: Path | None, scope: list[str] | None) -> None:
+    if previous is None or code not in COMPLETED or not (report_dir / "compliance-report.yaml").is_file():
+        return
+    from conformance.report import ReportWriteError
+    from conformance.report.merge import merge_into
+
+    try:
+        merge_into(report_dir, previous, scope or [], default_registry())
+    except (ReportWriteError, OSError) as exc:
+        raise HarnessFailure(f"--rerun-failed: cannot merge into {report_dir}: {exc}") from exc
 
 
 class _Baseline(NamedTuple):
@@ -659,6 +721,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (HarnessFailure, RegistryError) as exc:
         sys.stderr.write(f"agentd-conformance: {_one_line(exc)}\n")
         return EXIT_HARNESS
+    except NothingToRerun as exc:
+        print(f"agentd-conformance: {exc}")
+        return EXIT_OK
     except KeyboardInterrupt:
         sys.stderr.write("agentd-conformance: interrupted\n")
         return EXIT_HARNESS

@@ -103,3 +103,29 @@ def test_a_malformed_baseline_is_a_usage_error_before_anything_runs(tmp_path: Pa
     r = _cli(tmp_path, "--baseline", str(bad))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "must be one of" in r.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_rerun_failed_reruns_only_unsettled_rows_and_merges(tmp_path: Path) -> None:
+    """A defect fails SEND_001; the rerun without it measures only SEND_001 and carries OUT_001 over."""
+    first = _cli(tmp_path, "--env", "REFCLI_DEFECTS=no-message-id")
+    assert first.returncode == 0, first.stderr
+    before = yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8"))
+    assert before["requirements"]["A2ACLI_SEND_001"]["status"] == "fail"
+    assert before["requirements"]["A2ACLI_OUT_001"]["status"] == "pass"
+    args = [sys.executable, "-m", "conformance.command", "cli", "--only", *IDS, "--report-dir", str(tmp_path / "r2"),
+            "--rerun-failed", str(tmp_path / "r")]
+    second = subprocess.run(args, capture_output=True, text=True, env=_env(), timeout=300, stdin=subprocess.DEVNULL)
+    assert second.returncode == 0, second.stderr
+    assert "rerunning 1 row(s)" in second.stderr
+    merged = yaml.safe_load((tmp_path / "r2" / "compliance-report.yaml").read_text(encoding="utf-8"))
+    assert merged["report"]["merged"]["rerun"] == ["A2ACLI_SEND_001"]
+    assert merged["requirements"]["A2ACLI_SEND_001"]["status"] == "pass"
+    carried = merged["requirements"]["A2ACLI_OUT_001"]
+    assert carried["status"] == "pass" and carried["evidence"]
+    assert all((tmp_path / "r2" / ev).is_file() for ev in carried["evidence"]), "carried evidence is copied along"
+    junit = (tmp_path / "r2" / "junit.xml").read_text(encoding="utf-8")
+    assert "A2ACLI_SEND_001" in junit and "A2ACLI_OUT_001" not in junit, "only the rerun row was run"
+    assert "CLI process time:" in second.stdout and "harness overhead" in second.stdout
+    again = [*args[:-4], "--report-dir", str(tmp_path / "r3"), "--rerun-failed", str(tmp_path / "r2")]
+    third = subprocess.run(again, capture_output=True, text=True, env=_env(), timeout=300, stdin=subprocess.DEVNULL)
+    assert third.returncode == 0 and "nothing to rerun" in third.stdout, (third.stdout, third.stderr)
