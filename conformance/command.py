@@ -101,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--url", help="base URL of the agent (loopback or a test network)")
     where.add_argument("--unix", metavar="PATH", help="unix socket of the agent's JSON-RPC binding")
     where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted, sdk")
+    where.add_argument("--container", metavar="IMAGE",
+                       help="start IMAGE (a local image; nothing is pulled) once per configuration the checks need")
+    a.add_argument("--container-env", action="append", default=[], metavar="KEY=VALUE",
+                   help="(with --container) an environment variable for every container; repeatable")
     a.add_argument("--token", action="append", default=[], metavar="ROLE=TOKEN",
                    help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
     a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
@@ -120,14 +124,23 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--name", metavar="NAME", help="target name for the report folder")
     common(a)
 
-    m = sub.add_parser("matrix", help="run many (suite, target) pairs and write a requirement × target table")
+    m = sub.add_parser("matrix", help="run many (suite, target) pairs and write a requirement × target table "
+                       "(`matrix merge DIR...` combines shards)")
     m.add_argument("--targets", required=True, metavar="FILE", help="targets YAML (see conformance/matrix.py)")
-    m.add_argument("--previous", metavar="FILE", help="an earlier matrix.yaml, to flag regressions")
+    m.add_argument("--previous", metavar="PATH", help="an earlier matrix.yaml (or its folder), to flag regressions")
+    m.add_argument("--shard", metavar="I/N", help="run only shard I of N (targets at positions I-1 mod N)")
+    m.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is flagged")
     m.add_argument("--jobs", "-j", type=int, default=1, metavar="N")
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 
     rp = sub.add_parser("report", help="work on saved reports")
+    im = sub.add_parser("image", help="container images of the bundled targets, built locally")
+    isub = im.add_subparsers(dest="image_command", metavar="ACTION", parser_class=_Parser)
+    ib = isub.add_parser("build-reference", help="build (or find, by content hash) the reference agentd image")
+    ib.add_argument("--tag", metavar="T", help="also tag the image T")
+    ib.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap (default deb.debian.org)")
+
     rsub = rp.add_subparsers(dest="report_command", metavar="ACTION", parser_class=_Parser)
     rr = rsub.add_parser("render", help="rebuild summary.md and COMPLIANCE.md from a saved compliance-report.yaml")
     rr.add_argument("path", metavar="REPORT", help="a compliance-report.yaml (or the folder holding it)")
@@ -410,6 +423,11 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     elif args.unix:
         target = {"kind": "unix", "path": str(Path(args.unix).resolve())}
         name = args.name or f"unix-{Path(args.unix).name}"
+    elif args.container or getattr(args, "container_entry", None):
+        entry = dict(getattr(args, "container_entry", None) or {"image": args.container})
+        entry["env"] = {**(entry.get("env") or {}), **_pairs(getattr(args, "container_env", []), "--container-env")}
+        target = {"kind": "container", "container": entry}
+        name = args.name or f"container-{entry['image']}"
     else:
         launch = args.launch or "reference"
         if launch not in ("reference", "scripted", "sdk"):
@@ -418,9 +436,9 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         default_names = {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}
         name = args.name or default_names[launch]
     if args.defect:
-        if target.get("kind") != "launch":
-            raise UsageFailure("--defect applies only to a launched reference target (--launch)")
-        _check_defects(target["name"], args.defect)
+        if target.get("kind") not in ("launch", "container"):
+            raise UsageFailure("--defect applies only to a launched reference target (--launch) or its image")
+        _check_defects(target.get("name", "reference"), args.defect)
     target.update({"tokens": tokens, "facts": facts, "defects": list(args.defect)})
     scope, note = _scope(args.family, args.only, None)
     baseline = _baseline(args, args.family)
@@ -429,16 +447,32 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     schema_dir = _schema_source(args, target, report_dir)
     if schema_dir is not None:
         target["schema_dir"] = str(schema_dir)
+    extra: dict[str, Any] = {"schema_source": args.schema_source} if args.family == "agentd" else {}
+    if target["kind"] == "container":
+        from conformance.targets.preflight import PreflightFailure, PreflightUsage, preflight
+
+        try:
+            extra.update(preflight(target, report_dir, tokens.values()))
+        except PreflightUsage as exc:
+            raise UsageFailure(str(exc)) from None
+        except PreflightFailure as exc:
+            raise HarnessFailure(str(exc)) from None
     ctx = RunContext(
         family=args.family, target=target, provides=provided_needs(target, args),
         run={"target": name, "agent_tested": target.get("url") or target.get("path") or target.get("name"),
              "command": shlex.join(["agentd-conformance", *_redacted_argv(sys.argv[1:])]),
              "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-             "extra": {"schema_source": args.schema_source} if args.family == "agentd" else {}},
+             "extra": extra},
         secrets=list(tokens.values()), scope=scope, scope_note=note)
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
-    code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
+    try:
+        code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
+    finally:
+        if target["kind"] == "container":
+            from conformance.targets.preflight import cleanup
+
+            cleanup(target)
     _merge_rerun(report_dir, code, previous, scope)
     return _conclude(report_dir, code, args.require_level and f"level_{args.require_level}", baseline)
 
@@ -453,6 +487,12 @@ def provided_needs(target: dict[str, Any], args: argparse.Namespace) -> list[str
         have |= {"executable", "launch_config", "restartable", "unix_socket"}
     if target.get("kind") == "unix":
         have.add("unix_socket")
+    if target.get("kind") == "container":
+        # docker restart is a real restart; the socket folder is bind-mounted on this host. Not
+        # launch_config: an image is configured only through the switches its environment offers.
+        have.add("restartable")
+        if target.get("socket_dir"):
+            have.add("unix_socket")
     if getattr(args, "agentd_binary", None):
         have.add("executable")
     if os.geteuid() == 0:
@@ -644,8 +684,15 @@ def _run_target_quietly(t: dict[str, Any], ns: argparse.Namespace) -> dict[str, 
     return report
 
 
+def _shard_arg(text: str) -> tuple[int, int]:
+    i, sep, n = text.partition("/")
+    if not sep or not i.isdigit() or not n.isdigit() or not 1 <= int(i) <= int(n):
+        raise UsageFailure(f"--shard: expected I/N with 1 <= I <= N, got {text!r}")
+    return int(i), int(n)
+
+
 def _cmd_matrix(args: argparse.Namespace) -> int:
-    from conformance.matrix import TargetFileError, load_targets, run_matrix
+    from conformance.matrix import TargetFileError, load_targets, run_matrix, shard
 
     if args.jobs < 1:
         raise UsageFailure("--jobs must be at least 1")
@@ -654,18 +701,57 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         raise UsageFailure(f"--targets: no such file: {args.targets}")
     try:
         targets = load_targets(path)
+        shard_of = None
+        if args.shard:
+            index, count = _shard_arg(args.shard)
+            shard_of = (index, count, [t["name"] for t in targets])
+            targets = shard(targets, index, count)
         out = _report_dir(argparse.Namespace(report_dir=args.report_dir), "matrix")
         doc = run_matrix(targets, out, args.jobs, args.timeout, Path(args.previous) if args.previous else None,
-                         _run_target_quietly)
+                         _run_target_quietly, shard_of)
     except TargetFileError as exc:
         raise UsageFailure(str(exc)) from exc
+    return _matrix_exit(doc, out, args.fail_on_regression)
+
+
+def _matrix_exit(doc: dict[str, Any], out: Path, fail_on_regression: bool) -> int:
     errors = [n for n, v in doc["targets"].items() if isinstance(v, str) and v.startswith("error:")]
     print(f"Matrix: {out / 'matrix.md'} ({len(doc['targets'])} targets, {len(doc['no_target_passes'])} "
           f"requirement(s) passed by no target, {len(doc['regressions'])} regression(s))")
+    for r in doc["regressions"]:
+        sys.stderr.write(f"agentd-conformance: regression: {r['requirement']} on {r['target']}: "
+                         f"{r['before']} -> {r['now']}\n")
     if errors:
         sys.stderr.write(f"agentd-conformance: target(s) could not run: {', '.join(errors)}\n")
         return EXIT_HARNESS
+    if fail_on_regression and doc["regressions"]:
+        return EXIT_UNSATISFIED
     return EXIT_OK
+
+
+def _merge_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="agentd-conformance matrix merge",
+                description="Combine the folders of `matrix --shard I/N` runs into one requirement × target table.")
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="the shards' report folders (each holds matrix.yaml)")
+    p.add_argument("--previous", metavar="PATH", help="an earlier merged matrix (folder or matrix.yaml)")
+    p.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is flagged")
+    return p
+
+
+def _cmd_matrix_merge(args: argparse.Namespace) -> int:
+    from conformance.matrix import TargetFileError, load_previous
+    from conformance.matrix_merge import MergeError, merge_shards
+
+    try:
+        previous = load_previous(Path(args.previous)) if args.previous else None
+        out = _report_dir(argparse.Namespace(report_dir=args.report_dir), "matrix")
+        doc = merge_shards([Path(d) for d in args.dirs], out, previous)
+    except TargetFileError as exc:
+        raise UsageFailure(str(exc)) from exc
+    except MergeError as exc:
+        raise HarnessFailure(str(exc)) from exc
+    return _matrix_exit(doc, out, args.fail_on_regression)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -684,6 +770,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageFailure(f"report render: {exc}") from exc
     for w in written:
         print(w)
+    return EXIT_OK
+
+
+def _cmd_image(args: argparse.Namespace) -> int:
+    from conformance.targets.engine import EngineUnavailable
+    from conformance.targets.image import ImageBuildError, build_reference
+
+    if args.image_command != "build-reference":
+        raise UsageFailure("image: expected an action: build-reference")
+    try:
+        built = build_reference(args.tag, mirror=args.mirror,
+                                log=lambda m: sys.stderr.write(f"agentd-conformance: {m}\n"))
+    except (EngineUnavailable, ImageBuildError) as exc:
+        raise HarnessFailure(str(exc)) from exc
+    print(f"{built.tag} {built.image_id} ({'cached' if built.cached else 'built'} in {built.seconds:.1f}s)")
+    if args.tag:
+        print(args.tag)
     return EXIT_OK
 
 
@@ -707,12 +810,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if argv[:1] == ["serve-agent"]:  # everything after it belongs to the scripted agent's own parser
             return _cmd_serve_agent(argparse.Namespace(rest=argv[1:]))
+        if argv[:2] == ["matrix", "merge"]:
+            return _cmd_matrix_merge(_merge_parser().parse_args(argv[2:]))
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
         handler = {"registry": _cmd_registry, "template": _cmd_template, "cli": _cmd_cli, "agent": _cmd_agent,
-                   "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix, "report": _cmd_report}[args.command]
+                   "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix, "report": _cmd_report,
+                   "image": _cmd_image}[args.command]
         return handler(args)
     except UsageFailure as exc:
         text = _one_line(exc)

@@ -16,9 +16,24 @@ A targets file (YAML) lists the runs::
         launch: reference            # agent: one of launch / url / unix
         tokens_env: {operator: AGENTD_OPERATOR_TOKEN}   # agent: role -> environment variable
         facts: {events: "on"}
+      - name: agentd-image
+        kind: agent
+        container:                   # agent: a local image, one container per configuration
+          image: agentd:ci           #   required; never pulled
+          port: 8420                 #   optional, else the image's label (see conformance/targets/container.py)
+          env: {AGENTD_LOG: debug}   #   optional, for every container
+          socket_dir: /run/agentd    #   optional: the folder its unix socket appears in (bind-mounted)
+          tokens_env: {operator: AGENTD_OPERATOR_TOKEN}  # role -> variable the harness puts a token in
+          switches: {events: AGENTD_EVENTS}              # fact -> variable that switches it (on/off)
+          ready_path: /.well-known/agent-card.json
+          ready_timeout: 60
 
 The table flags requirements that some target measured but no target passes (a hint that the
 wording may be unsatisfiable) and regressions against a previous matrix (pass before, not now).
+
+``--shard I/N`` runs the targets whose position in the file is I-1 modulo N (a deterministic slice;
+the CI system's job matrix spreads the shards over machines); ``matrix merge DIR...`` rebuilds the
+one table from the shards' folders, the same as one unsharded run would have written.
 """
 
 from __future__ import annotations
@@ -33,8 +48,10 @@ import yaml
 
 _KEYS = {
     "cli": {"name", "kind", "exe", "adapter", "skill", "env", "tier", "only"},
-    "agent": {"name", "kind", "family", "launch", "url", "unix", "tokens_env", "facts", "only"},
+    "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only"},
 }
+CONTAINER_KEYS = {"image", "port", "env", "socket_dir", "tokens_env", "switches", "ready_path", "ready_timeout",
+                  "network"}
 
 
 class TargetFileError(ValueError):
@@ -91,9 +108,11 @@ def load_targets(path: Path) -> list[dict[str, Any]]:
         if kind == "cli" and "tier" in t and t["tier"] not in (1, 2, 3):
             raise _err(path, f"{where}.tier", "must be 1, 2 or 3")
         if kind == "agent":
-            given = [k for k in ("launch", "url", "unix") if t.get(k)]
+            given = [k for k in ("launch", "url", "unix", "container") if t.get(k)]
             if len(given) > 1:
-                raise _err(path, where, f"give one of launch, url, unix (got {given})")
+                raise _err(path, where, f"give one of launch, url, unix, container (got {given})")
+            if "container" in t:
+                _check_container(path, f"{where}.container", t["container"])
             if t.get("family", "agentd") not in ("agentd", "a2a"):
                 raise _err(path, f"{where}.family", "must be agentd or a2a")
             for role, var in (t.get("tokens_env") or {}).items():
@@ -101,6 +120,32 @@ def load_targets(path: Path) -> list[dict[str, Any]]:
                     raise _err(path, f"{where}.tokens_env.{role}", f"environment variable {var} is not set")
         out.append(t)
     return out
+
+
+def _check_container(path: Path, where: str, c: Any) -> None:
+    if not isinstance(c, dict) or not isinstance(c.get("image"), str) or not c["image"]:
+        raise _err(path, where, "must be a mapping with an image (a local image name)")
+    unknown = set(c) - CONTAINER_KEYS
+    if unknown:
+        raise _err(path, where, f"unknown key(s) {sorted(unknown)}")
+    for key in ("env", "tokens_env", "switches"):
+        v = c.get(key)
+        if v is not None and not (isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
+                                                               for k, x in v.items())):
+            raise _err(path, f"{where}.{key}", "must be a mapping of strings to strings")
+    if "port" in c and not (isinstance(c["port"], int) and 0 < c["port"] < 65536):
+        raise _err(path, f"{where}.port", "must be a port number")
+    if "ready_timeout" in c and not (isinstance(c["ready_timeout"], int | float) and c["ready_timeout"] > 0):
+        raise _err(path, f"{where}.ready_timeout", "must be a positive number of seconds")
+    if "network" in c and c["network"] not in ("internal", "bridge"):
+        raise _err(path, f"{where}.network", "must be internal (default) or bridge")
+
+
+def shard(targets: list[dict[str, Any]], index: int, count: int) -> list[dict[str, Any]]:
+    """Shard ``index`` of ``count`` (1-based): the targets at positions index-1, index-1+count, ..."""
+    if count < 1 or not 1 <= index <= count:
+        raise ValueError(f"--shard: expected I/N with 1 <= I <= N, got {index}/{count}")
+    return [t for i, t in enumerate(targets) if i % count == index - 1]
 
 
 def namespace_for(t: dict[str, Any], report_dir: Path, jobs: int, timeout: float | None) -> argparse.Namespace:
@@ -112,7 +157,9 @@ def namespace_for(t: dict[str, Any], report_dir: Path, jobs: int, timeout: float
                                   tier=t.get("tier", 3), require_tier=None, cli_timeout=None,
                                   env=[f"{k}={v}" for k, v in (t.get("env") or {}).items()], **common)
     tokens = [f"{role}={os.environ[var]}" for role, var in (t.get("tokens_env") or {}).items()]
-    return argparse.Namespace(url=t.get("url"), unix=t.get("unix"), launch=t.get("launch"), token=tokens,
+    return argparse.Namespace(url=t.get("url"), unix=t.get("unix"), launch=t.get("launch"),
+                              container=(t.get("container") or {}).get("image"), container_entry=t.get("container"),
+                              container_env=[], token=tokens,
                               fact=[f"{k}={v}" for k, v in (t.get("facts") or {}).items()],
                               family=t.get("family", "agentd"), require_level=None, defect=[],
                               schema_source="ours", agentd_binary=None, **common)
@@ -175,16 +222,37 @@ def render_matrix(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def load_previous(previous: Path | None) -> dict[str, Any] | None:
+    """An earlier matrix (its matrix.yaml, or the folder holding it), to judge regressions against."""
+    if previous is None:
+        return None
+    if previous.is_dir():
+        previous = previous / "matrix.yaml"
+    try:
+        doc = yaml.safe_load(previous.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise TargetFileError(f"--previous {previous}: cannot read: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("cells"), dict):
+        raise TargetFileError(f"--previous {previous}: not a matrix.yaml (no cells)")
+    return doc
+
+
+def write_matrix(out: Path, doc: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "matrix.yaml").write_text(yaml.safe_dump({**doc, **(extra or {})}, sort_keys=False, width=120),
+                                     encoding="utf-8")
+    (out / "matrix.md").write_text(render_matrix(doc), encoding="utf-8")
+
+
 def run_matrix(targets: list[dict[str, Any]], out: Path, jobs: int, timeout: float | None,
-               previous: Path | None, runner: Callable[[dict[str, Any], argparse.Namespace], dict[str, Any]]
-               ) -> dict[str, Any]:
-    """Run every target (errors are recorded per target; the matrix goes on) and write the table."""
-    prev_doc = None
-    if previous is not None:
-        try:
-            prev_doc = yaml.safe_load(previous.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise TargetFileError(f"--previous {previous}: cannot read: {exc}") from exc
+               previous: Path | None, runner: Callable[[dict[str, Any], argparse.Namespace], dict[str, Any]],
+               shard_of: tuple[int, int, list[str]] | None = None) -> dict[str, Any]:
+    """Run every target (errors are recorded per target; the matrix goes on) and write the table.
+
+    ``shard_of`` (index, count, every target name of the file in order) marks the folder as one
+    shard, for ``matrix merge``.
+    """
+    prev_doc = load_previous(previous)
     results: dict[str, dict[str, Any] | str] = {}
     for t in targets:
         ns = namespace_for(t, out / t["name"], jobs, timeout)
@@ -193,7 +261,9 @@ def run_matrix(targets: list[dict[str, Any]], out: Path, jobs: int, timeout: flo
         except Exception as exc:  # noqa: BLE001 - one target's failure is recorded, the matrix goes on
             results[t["name"]] = f"{type(exc).__name__}: {exc}"
     doc = build_matrix(results, prev_doc)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "matrix.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=120), encoding="utf-8")
-    (out / "matrix.md").write_text(render_matrix(doc), encoding="utf-8")
+    extra = None
+    if shard_of is not None:
+        extra = {"shard": {"index": shard_of[0], "count": shard_of[1], "order": shard_of[2],
+                           "errors": {n: r for n, r in results.items() if isinstance(r, str)}}}
+    write_matrix(out, doc, extra)
     return doc

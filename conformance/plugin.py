@@ -22,6 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 import pytest
 
+from conformance import allure_labels
 from conformance.context import RunContext, private_dir
 from conformance.evidence import Evidence, EvidenceStore, SecretSet, slug
 from conformance.judge import DEPENDS_MARKER, Blocked, blame_violation
@@ -179,6 +180,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 raise pytest.UsageError(f"{it.nodeid}: {DEPENDS_MARKER} names unknown requirement id {rid!r}")
             if rid in _ids_of(it):
                 raise pytest.UsageError(f"{it.nodeid}: {DEPENDS_MARKER} names {rid}, which the check measures")
+        if allure_labels.active(config):
+            allure_labels.mark(it, [registry[rid] for rid in _ids_of(it)])
     scope = state.context.scope
     if scope is not None:
         wanted = set(scope)
@@ -368,6 +371,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
             ev_paths = (store.write(ids[0], slug(item.nodeid.split("::", 1)[-1]), payload),)
         except OSError as exc:
             status, message, harness = FAIL, f"cannot write evidence: {exc}", True
+        if allure_labels.active(item.config):
+            allure_labels.attach(state.report_dir, ev_paths)
     outs = []
     for m in _requirement_marks(item):
         for rid in m.args:

@@ -4,7 +4,9 @@ A check asks for an instance with ``agentd(events=False)`` (or ``listen="unix"``
 ``--launch reference`` the harness starts the reference agentd in that configuration (once per
 configuration and test process; ``fresh=True`` for a private one a check may disturb). Against a
 running daemon (``--url``/``--unix``) the harness cannot switch anything: a check whose needs are not
-among the target's declared facts (``--fact events=on``) ends ``not_measured`` naming the fact.
+among the target's declared facts (``--fact events=on``) ends ``not_measured`` naming the fact. With
+``--container IMAGE`` each configuration is one container started with the matching environment
+(``conformance.targets.pool``); its state and last log lines go into the evidence of each check that used it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextlib
 import secrets as _secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,13 +61,18 @@ def _fact_value(v: Any) -> str:
 class AgentTargets:
     """Hands out instances matching a check's needs, launching reference agentd where allowed."""
 
-    def __init__(self, ctx: RunContext, secrets: SecretSet) -> None:
+    def __init__(self, ctx: RunContext, secrets: SecretSet, report_dir: Path | None = None) -> None:
         self.ctx = ctx
         self.target = ctx.target or {"kind": "launch", "name": "reference"}
         self.secrets = secrets
         self.defects = frozenset(self.target.get("defects") or ())
         self._cache: dict[tuple[Any, ...], Instance] = {}
         self._started: list[Any] = []
+        self.containers: Any = None
+        if self.target.get("kind") == "container":
+            from conformance.targets.pool import ContainerPool
+
+            self.containers = ContainerPool(self.target, secrets, report_dir)
 
     @property
     def launchable(self) -> bool:
@@ -82,6 +90,8 @@ class AgentTargets:
         ``auth`` (True: principals operator/user/agent with bearer tokens are configured),
         ``ring``, ``stream_deadline``, ``workflows`` (tuple of reference Workflow objects).
         """
+        if self.containers is not None:
+            return self._container(needs, fresh)
         if not self.launchable:
             return self._external(needs)
         key = tuple(sorted((k, repr(v)) for k, v in needs.items()))
@@ -116,6 +126,13 @@ class AgentTargets:
         facts["listen"] = config.listen
         facts["auth"] = "on" if principals else "off"
         return Instance(url=server.url, uds_path=server.uds_path, tokens=tokens, facts=facts, launched=server)
+
+    def _container(self, needs: dict[str, Any], fresh: bool) -> Instance:
+        from conformance.targets.pool import ContainerHandle
+
+        agent, tokens, facts = self.containers.get(needs, fresh)
+        return Instance(url=agent.url, uds_path=agent.uds_path, tokens=tokens, facts=facts,
+                        launched=ContainerHandle(agent))
 
     def _external(self, needs: dict[str, Any]) -> Instance:
         t = self.target
@@ -155,9 +172,9 @@ class AgentTargets:
         JSON-RPC, HTTP+JSON and gRPC with the core script) and ``sdk`` (a plain a2a-sdk agent).
         """
         kind, name = self.target.get("kind"), self.target.get("name")
-        if kind != "launch":
+        if kind not in ("launch", "container"):
             return None if card else self._external({})
-        if name == "reference":
+        if name == "reference" or kind == "container":
             if "streaming" in card:
                 return None  # the reference agentd always streams
             needs: dict[str, Any] = {}
@@ -191,13 +208,27 @@ class AgentTargets:
                 s.stop()
         self._started.clear()
         self._cache.clear()
+        if self.containers is not None:
+            self.containers.close()
 
 
 @pytest.fixture(scope="session")
-def agent_targets(run_context: RunContext, run_secrets: SecretSet) -> Iterator[AgentTargets]:
-    targets = AgentTargets(run_context, run_secrets)
+def agent_targets(run_context: RunContext, run_secrets: SecretSet, pytestconfig: pytest.Config
+                  ) -> Iterator[AgentTargets]:
+    report = pytestconfig.getoption("conformance_report", None)
+    targets = AgentTargets(run_context, run_secrets, Path(report).resolve() if report else None)
     yield targets
     targets.close()
+
+
+@pytest.fixture(autouse=True)
+def _container_evidence(request: pytest.FixtureRequest, evidence: Evidence) -> Iterator[None]:
+    """On a container target: each container a check used, its state and last log lines, in the evidence."""
+    targets = request.getfixturevalue("agent_targets") if "agent_targets" in request.fixturenames else None
+    yield
+    if targets is not None and targets.containers is not None:
+        for agent in targets.containers.drain_used():
+            evidence.add(f"container {agent.name}", agent.evidence())
 
 
 @pytest.fixture

@@ -1,0 +1,69 @@
+"""``agentd-conformance matrix merge DIR...``: the shards of one matrix, combined into its one table.
+
+Each shard folder (written by ``matrix --shard I/N``) holds its matrix.yaml (with the shard's index,
+count and the targets file's order) and one report folder per target. The merge reads the targets'
+own reports back, in the file's order, and builds the table exactly as an unsharded run does; a
+missing or duplicated shard, or shards of different files, is an error (a partial table never passes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.matrix import build_matrix, write_matrix
+
+
+class MergeError(Exception):
+    """The shards do not make one whole matrix; the message says why."""
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        doc = yaml.safe_load((path / "matrix.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise MergeError(f"{path}: cannot read matrix.yaml: {exc}") from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("shard"), dict):
+        raise MergeError(f"{path}: matrix.yaml is not a shard's (run matrix --shard I/N)")
+    return doc
+
+
+def merge_shards(dirs: list[Path], out: Path, previous: dict[str, Any] | None) -> dict[str, Any]:
+    shards = [(d, _load(d)) for d in dirs]
+    count = {doc["shard"]["count"] for _, doc in shards}
+    orders = {tuple(doc["shard"]["order"]) for _, doc in shards}
+    if len(count) != 1 or len(orders) != 1:
+        raise MergeError("the folders are shards of different matrices (shard counts or target lists differ)")
+    n, order = count.pop(), list(orders.pop())
+    seen: dict[int, Path] = {}
+    for d, doc in shards:
+        i = doc["shard"]["index"]
+        if i in seen:
+            raise MergeError(f"shard {i}/{n} given twice: {seen[i]} and {d}")
+        seen[i] = d
+    missing = sorted(set(range(1, n + 1)) - set(seen))
+    if missing:
+        raise MergeError(f"shard(s) {', '.join(f'{i}/{n}' for i in missing)} missing: the table would be partial")
+    found: dict[str, dict[str, Any] | str] = {}
+    for d, doc in shards:
+        errors = doc["shard"].get("errors") or {}
+        for name in doc.get("targets", {}):
+            if name in errors:
+                found[name] = errors[name]
+                continue
+            path = d / name / "compliance-report.yaml"
+            try:
+                report = yaml.safe_load(path.read_text(encoding="utf-8"))
+            except (OSError, yaml.YAMLError) as exc:
+                found[name] = f"report unreadable in {d}: {exc}"
+                continue
+            found[name] = report if isinstance(report, dict) else f"report malformed in {d}"
+    absent = [t for t in order if t not in found]
+    if absent:
+        raise MergeError(f"target(s) {', '.join(absent)} are in no shard's results")
+    results = {name: found[name] for name in order}
+    doc = build_matrix(results, previous)
+    write_matrix(out, doc, {"merged_from": [str(d) for d in dirs]})
+    return doc

@@ -1,0 +1,1 @@
+"""Targets: every kind of thing the harness checks (agent URL, unix socket, launched reference, container, CLI)."""

@@ -1,0 +1,357 @@
+"""A container target: one agent image started through testcontainers, in one configuration.
+
+The harness starts the image with the configuration's environment on a labelled *internal* bridge
+network it creates (no route out of the machine; each container gets a fixed address the harness
+reaches directly, which the card is told to declare), or with ``network: bridge`` on the engine's
+default bridge with its port published on 127.0.0.1 only; for the unix socket it bind-mounts a
+folder. It waits until the card answers (bounded:
+on timeout, or when the container exits first, the failure carries its last log lines), and stops
+and removes it at the end. Every container is labelled (:data:`conformance.targets.engine.LABEL`)
+so one left by a crash is reaped by the next run.
+
+What an image understands is read from its labels (the reference image carries them all) and may be
+overridden by the target's ``container:`` entry:
+
+``dev.agentd-conformance.port``        the TCP port it listens on inside
+``dev.agentd-conformance.socket-dir``  the folder its unix socket appears in (bind-mounted)
+``dev.agentd-conformance.switches``    ``fact=VAR,...``: environment variables that switch a fact
+``dev.agentd-conformance.defaults``    ``fact=value,...``: the facts when no switch is set
+``dev.agentd-conformance.tokens``      ``role=VAR,...``: variables that give a role's bearer token
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import secrets
+import shutil
+import socket
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from conformance.targets.engine import LABEL, docker_client, owner_label
+
+PREFIX = "dev.agentd-conformance"
+READY_PATH = "/.well-known/agent-card.json"
+READY_TIMEOUT = 60.0
+SOCKET_NAME = "agentd.sock"
+#: Bounds on what a container may cost the run: its log file on the engine, and what the harness reads back.
+LOG_MAX_SIZE, LOG_FILES = "2m", "1"
+LOG_TAIL_LINES, LOG_TAIL_CHARS = 200, 8000
+_POLL = 0.1
+
+
+class ContainerFailure(Exception):
+    """A container did not start, did not become ready, or died; the message says which, with its logs."""
+
+
+def _pairs(text: str | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        k, sep, v = part.strip().partition("=")
+        if sep and k and v:
+            out[k] = v
+    return out
+
+
+@dataclass
+class ContainerSpec:
+    """How to run one image as an agent target (the ``container:`` entry, after the image's labels)."""
+
+    image: str
+    port: int = 8420
+    env: dict[str, str] = field(default_factory=dict)
+    socket_dir: str | None = None
+    tokens_env: dict[str, str] = field(default_factory=dict)
+    switches: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, str] = field(default_factory=dict)
+    ready_path: str = READY_PATH
+    ready_timeout: float = READY_TIMEOUT
+    image_id: str = ""
+    #: "internal" (default: a network of the harness's own, no egress) or "bridge" (published on loopback).
+    network_mode: str = "internal"
+    network: Network | None = None
+
+    @classmethod
+    def resolve(cls, entry: dict[str, Any], client: Any | None = None) -> ContainerSpec:
+        """The spec of ``entry`` (``image`` plus optional overrides), completed from the image's labels.
+
+        Raises :class:`ContainerFailure` when the image is not present on the engine (nothing is pulled).
+        """
+        import docker.errors
+
+        client = client or docker_client()
+        image = str(entry["image"])
+        try:
+            img = client.images.get(image)
+        except docker.errors.ImageNotFound:
+            raise ContainerFailure(f"image {image!r} is not on the engine and is never pulled; build it first "
+                                   "(agentd-conformance image build-reference for the reference)") from None
+        labels: dict[str, str] = dict(img.labels or {})
+        spec = cls(image=image, image_id=str(img.id))
+        spec.port = int(labels.get(f"{PREFIX}.port", spec.port))
+        spec.socket_dir = labels.get(f"{PREFIX}.socket-dir") or None
+        spec.switches = _pairs(labels.get(f"{PREFIX}.switches"))
+        spec.defaults = _pairs(labels.get(f"{PREFIX}.defaults"))
+        spec.tokens_env = _pairs(labels.get(f"{PREFIX}.tokens"))
+        if entry.get("port") is not None:
+            spec.port = int(entry["port"])
+        if entry.get("socket_dir"):
+            spec.socket_dir = str(entry["socket_dir"])
+        if entry.get("ready_path"):
+            spec.ready_path = str(entry["ready_path"])
+        if entry.get("ready_timeout") is not None:
+            spec.ready_timeout = float(entry["ready_timeout"])
+        spec.network_mode = str(entry.get("network") or "internal")
+        for key in ("env", "tokens_env", "switches"):
+            if entry.get(key):
+                getattr(spec, key).update({str(k): str(v) for k, v in entry[key].items()})
+        return spec
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def tail(raw: bytes | str) -> str:
+    """The last lines of a log, bounded in lines and characters."""
+    text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+    lines = text.splitlines()[-LOG_TAIL_LINES:]
+    out = "\n".join(lines)
+    return out if len(out) <= LOG_TAIL_CHARS else "…" + out[-LOG_TAIL_CHARS:]
+
+
+class ContainerAgent:
+    """One running container of ``spec`` with ``env``: ``with ContainerAgent(...) as c: c.url``."""
+
+    def __init__(self, spec: ContainerSpec, env: dict[str, str], *, listen: str = "tcp", name: str = "agent") -> None:
+        self.spec = spec
+        self.env = dict(env)
+        self.listen = listen
+        self.name = name
+        self.url = ""
+        self.uds_path: str | None = None
+        self.host_dir: Path | None = None
+        self._tc: Any = None
+        self.started_at = 0.0
+        self.ready_seconds = 0.0
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> ContainerAgent:
+        from docker.types import LogConfig
+        from testcontainers.core.container import DockerContainer
+
+        env = {**self.spec.env, **self.env}
+        kwargs: dict[str, Any] = {
+            "labels": {LABEL: owner_label(), f"{PREFIX}.config": self.name},
+            "log_config": LogConfig(type="json-file", config={"max-size": LOG_MAX_SIZE, "max-file": LOG_FILES}),
+            "init": False, "stop_signal": "SIGTERM",
+        }
+        ip = None
+        if self.spec.network_mode == "internal":
+            from docker.types import EndpointConfig
+
+            net = self.spec.network
+            if net is None:
+                raise ContainerFailure("harness: no internal network was made for the containers")
+            ip = net.allocate()
+            kwargs["network"] = net.name
+            kwargs["networking_config"] = {net.name: EndpointConfig(net.api_version, ipv4_address=ip)}
+        if self.listen == "unix":
+            if not self.spec.socket_dir:
+                raise ContainerFailure(f"{self.spec.image}: no socket folder known (container.socket_dir)")
+            self.host_dir = Path(tempfile.mkdtemp(prefix="agentd-sock-"))
+            self.host_dir.chmod(0o777)  # the daemon runs under its own uid inside; the socket itself is 0600
+            self.uds_path = str(self.host_dir / SOCKET_NAME)
+            self.url = f"unix://{self.uds_path}"
+            env.setdefault("AGENTD_LISTEN", "unix")
+        for attempt in range(5):
+            tc = DockerContainer(self.spec.image, env=dict(env), **kwargs)
+            if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
+                tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
+                tc.env["AGENTD_PUBLIC_URL"] = self.url
+            elif ip is not None:
+                self.url = f"http://{ip}:{self.spec.port}/"
+                tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
+            else:
+                host_port = _free_port()
+                tc.ports[f"{self.spec.port}/tcp"] = ("127.0.0.1", host_port)  # loopback only, never 0.0.0.0
+                self.url = f"http://127.0.0.1:{host_port}/"
+                tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
+            try:
+                tc.start()
+                self._tc = tc
+                break
+            except Exception as exc:  # noqa: BLE001 - an engine refusal is one line; a taken port is retried
+                with contextlib.suppress(Exception):
+                    tc.stop()
+                text = " ".join(str(exc).split())
+                if "port is already allocated" in text and attempt < 4:
+                    continue
+                self._cleanup_dir()
+                raise ContainerFailure(f"{self.spec.image}: the engine could not start the container: "
+                                       f"{text[:300]}") from None
+        self.started_at = time.monotonic()
+        self.wait_ready()
+        self.ready_seconds = time.monotonic() - self.started_at
+        return self
+
+    def _client(self, timeout: float) -> httpx.Client:
+        if self.uds_path:
+            return httpx.Client(transport=httpx.HTTPTransport(uds=self.uds_path), base_url="http://localhost",
+                                timeout=timeout)
+        return httpx.Client(base_url=self.url.rstrip("/"), timeout=timeout)
+
+    def wait_ready(self) -> None:
+        """Until the card answers 200 with JSON, the container exits, or ``ready_timeout`` passes."""
+        deadline = time.monotonic() + self.spec.ready_timeout
+        last = "no answer yet"
+        with self._client(timeout=2.0) as http:
+            while True:
+                state, code = self.state()
+                if state not in ("running", "created", "restarting"):
+                    raise ContainerFailure(f"{self.describe()} exited (status {state}, exit code {code}) before "
+                                           f"its card answered; last log lines:\n{self.logs()}")
+                if not self.uds_path or os.path.exists(self.uds_path):
+                    try:
+                        r = http.get(self.spec.ready_path)
+                        if r.status_code == 200 and isinstance(r.json(), dict):
+                            return
+                        last = f"HTTP {r.status_code}"
+                    except (httpx.HTTPError, ValueError) as exc:
+                        last = type(exc).__name__
+                if time.monotonic() > deadline:
+                    raise ContainerFailure(f"{self.describe()} was not ready within {self.spec.ready_timeout:g}s "
+                                           f"({self.spec.ready_path}: {last}); last log lines:\n{self.logs()}")
+                time.sleep(_POLL)
+
+    def restart(self) -> None:
+        """Restart the container (the daemon loses its in-memory state) and wait until it answers again."""
+        if self.uds_path and os.path.exists(self.uds_path):
+            os.unlink(self.uds_path)  # so readiness waits for the new daemon's socket
+        self._tc.get_wrapped_container().restart(timeout=10)
+        self.wait_ready()
+
+    def stop(self) -> None:
+        if self._tc is not None:
+            with contextlib.suppress(Exception):
+                self._tc.stop(force=True, delete_volume=True)
+            self._tc = None
+        self._cleanup_dir()
+
+    def _cleanup_dir(self) -> None:
+        if self.host_dir is not None:
+            shutil.rmtree(self.host_dir, ignore_errors=True)
+            self.host_dir = None
+
+    def __enter__(self) -> ContainerAgent:
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- views -----------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return str(self._tc.get_wrapped_container().id) if self._tc is not None else ""
+
+    def describe(self) -> str:
+        short = self.id[:12] if self.id else "?"
+        return f"container {short} of {self.spec.image} ({self.name})"
+
+    def state(self) -> tuple[str, int | None]:
+        """(status, exit code) as the engine reports them; ``removed`` once it is gone."""
+        if self._tc is None:
+            return "removed", None
+        try:
+            c = self._tc.get_wrapped_container()
+            c.reload()
+            st = c.attrs.get("State", {})
+            return str(st.get("Status", "?")), st.get("ExitCode")
+        except Exception:  # noqa: BLE001 - the engine lost it
+            return "removed", None
+
+    def logs(self) -> str:
+        """The container's last log lines (stdout and stderr), bounded."""
+        if self._tc is None:
+            return "(no container)"
+        try:
+            return tail(self._tc.get_wrapped_container().logs(tail=LOG_TAIL_LINES))
+        except Exception as exc:  # noqa: BLE001 - best effort
+            return f"(logs unavailable: {type(exc).__name__})"
+
+    def evidence(self) -> dict[str, Any]:
+        state, code = self.state()
+        return {"image": self.spec.image, "image_id": self.spec.image_id, "container": self.id[:12],
+                "configuration": self.name, "url": self.url, "state": state, "exit_code": code,
+                "ready_seconds": round(self.ready_seconds, 3), "logs_tail": self.logs()}
+
+
+@dataclass
+class Network:
+    """A labelled internal bridge network with a subnet of its own, so containers get fixed addresses."""
+
+    name: str
+    subnet: str
+    api_version: str
+    #: Where this process's addresses start (xdist workers of one run share the network, not addresses).
+    offset: int = 0
+    _next: int = 0
+
+    def allocate(self) -> str:
+        hosts = ipaddress.ip_network(self.subnet).hosts()
+        index = 2 + self.offset + self._next  # .1 is the gateway
+        self._next += 1
+        for i, addr in enumerate(hosts):
+            if i == index - 1:
+                return str(addr)
+        raise ContainerFailure(f"harness: network {self.name} ({self.subnet}) has no address left")
+
+
+def make_network(client: Any | None = None) -> Network:
+    """Create the labelled internal network: the engine picks a free subnet, which is then pinned."""
+    import docker.types
+
+    client = client or docker_client()
+    labels = {LABEL: owner_label()}
+    last = ""
+    for _ in range(5):
+        name = f"agentd-conformance-{os.getpid()}-{secrets.token_hex(3)}"
+        probe = client.networks.create(name, driver="bridge", internal=True, labels=labels)
+        try:
+            probe.reload()
+            subnet = probe.attrs["IPAM"]["Config"][0]["Subnet"]
+        finally:
+            probe.remove()
+        gateway = str(next(ipaddress.ip_network(subnet).hosts()))
+        ipam = docker.types.IPAMConfig(pool_configs=[docker.types.IPAMPool(subnet=subnet, gateway=gateway)])
+        try:
+            client.networks.create(name, driver="bridge", internal=True, labels=labels, ipam=ipam)
+        except Exception as exc:  # noqa: BLE001 - another run took the subnet meanwhile: try again
+            last = " ".join(str(exc).split())[:200]
+            continue
+        return Network(name=name, subnet=subnet, api_version=str(client.api._version))
+    raise ContainerFailure(f"harness: could not create an internal network: {last}")
+
+
+def join_network(entry: dict[str, Any], client: Any | None = None) -> Network:
+    """The run's network (made by the command's pre-flight) as this process sees it."""
+    client = client or docker_client()
+    name = entry["network_name"]
+    net = client.networks.get(name)
+    subnet = net.attrs["IPAM"]["Config"][0]["Subnet"]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    offset = 256 * (1 + int(worker[2:])) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    return Network(name=name, subnet=subnet, api_version=str(client.api._version), offset=offset)

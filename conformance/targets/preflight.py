@@ -1,0 +1,102 @@
+"""Before and after a container run (in the command's process): engine, image, first start, clean-up.
+
+Pre-flight: the engine answers (else exit 3, one line naming ``DOCKER_HOST`` or the socket), labelled
+leftovers of crashed runs are reaped, the image is on the engine (nothing is pulled; else exit 2), and
+its default configuration becomes ready (else exit 3 naming why, with its logs saved in the report
+folder). After the run, whatever the suite's processes left (a crash, Ctrl-C) is removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from conformance.evidence import SecretSet
+
+
+class PreflightUsage(Exception):
+    """The target is wrong as given (an image that is not there): exit 2."""
+
+
+class PreflightFailure(Exception):
+    """The target could not be run at all: exit 3, one line."""
+
+
+def preflight(target: dict[str, Any], report_dir: Path, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """Check that ``target`` (kind container) can run; returns identity facts for the report."""
+    from conformance.targets.container import ContainerAgent, ContainerFailure, ContainerSpec, make_network
+    from conformance.targets.engine import EngineUnavailable, docker_client, engine_version, reap
+
+    try:
+        client = docker_client()
+    except EngineUnavailable as exc:
+        raise PreflightFailure(f"{exc}; nothing was measured") from None
+    stale = reap(client)
+    if stale:
+        sys.stderr.write(f"agentd-conformance: removed {len(stale)} container(s)/network(s) left by an earlier "
+                         f"run: {', '.join(stale[:5])}\n")
+    entry = target["container"]
+    try:
+        spec = ContainerSpec.resolve(entry, client)
+    except ContainerFailure as exc:
+        raise PreflightUsage(str(exc)) from None
+    entry.setdefault("socket_dir", spec.socket_dir)
+    target["socket_dir"] = spec.socket_dir
+    target["image_id"] = spec.image_id
+    if spec.network_mode == "internal":
+        spec.network = make_network(client)  # the run's: the suite's processes join it; removed by cleanup()
+        entry["network_name"] = spec.network.name
+    agent = ContainerAgent(spec, {}, name="preflight")
+    try:
+        agent.start()
+    except ContainerFailure as exc:
+        log = _save(report_dir, agent, SecretSet(secrets))
+        first = str(exc).splitlines()[0]
+        last = [ln for ln in agent.logs().splitlines() if ln.strip()][-1:] if agent.id else []
+        agent.stop()
+        cleanup(target)
+        raise PreflightFailure(f"{first}{' last log line: ' + last[0][:200] if last else ''}"
+                               f"{'; its logs: ' + str(log) if log else ''}") from None
+    except BaseException:
+        agent.stop()
+        cleanup(target)
+        raise
+    agent.stop()
+    return {"container_image": spec.image, "container_image_id": spec.image_id,
+            "container_engine": f"docker {engine_version(client)}",
+            "container_ready_seconds": round(agent.ready_seconds, 2)}
+
+
+def _save(report_dir: Path, agent: Any, secrets: SecretSet) -> Path | None:
+    if not agent.id:
+        return None
+    try:
+        raw = agent._tc.get_wrapped_container().logs(tail=2000)
+    except Exception:  # noqa: BLE001 - best effort
+        return None
+    folder = report_dir / "containers"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "preflight.log"
+    path.write_text(secrets.redact(raw.decode("utf-8", errors="replace")[-1_000_000:]), encoding="utf-8")
+    return path
+
+
+def cleanup(target: dict[str, Any]) -> list[str]:
+    """After the run: remove labelled containers whose owning process has ended (the suite's), and the
+    run's network."""
+    from conformance.targets.engine import EngineUnavailable, docker_client, reap
+
+    try:
+        client = docker_client()
+    except EngineUnavailable:
+        return []
+    removed = reap(client)
+    name = target.get("container", {}).get("network_name")
+    if name:
+        with contextlib.suppress(Exception):
+            client.networks.get(name).remove()
+            removed.append(name)
+    return removed
