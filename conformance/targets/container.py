@@ -74,6 +74,8 @@ class ContainerSpec:
     ready_path: str = READY_PATH
     ready_timeout: float = READY_TIMEOUT
     image_id: str = ""
+    #: The uid the image runs as (from its USER), when numeric: a socket folder of the caller's is handed to it.
+    uid: int | None = None
     #: "internal" (default: a network of the harness's own, no egress) or "bridge" (published on loopback).
     network_mode: str = "internal"
     network: Network | None = None
@@ -95,6 +97,8 @@ class ContainerSpec:
                                    "(agentd-conformance image build-reference for the reference)") from None
         labels: dict[str, str] = dict(img.labels or {})
         spec = cls(image=image, image_id=str(img.id))
+        user = str((img.attrs.get("Config") or {}).get("User") or "").split(":")[0]
+        spec.uid = int(user) if user.isdigit() else (0 if user in ("", "root") else None)
         spec.port = int(labels.get(f"{PREFIX}.port", spec.port))
         spec.socket_dir = labels.get(f"{PREFIX}.socket-dir") or None
         spec.switches = _pairs(labels.get(f"{PREFIX}.switches"))
@@ -132,7 +136,9 @@ def tail(raw: bytes | str) -> str:
 class ContainerAgent:
     """One running container of ``spec`` with ``env``: ``with ContainerAgent(...) as c: c.url``."""
 
-    def __init__(self, spec: ContainerSpec, env: dict[str, str], *, listen: str = "tcp", name: str = "agent") -> None:
+    def __init__(self, spec: ContainerSpec, env: dict[str, str], *, listen: str = "tcp", name: str = "agent",
+                 socket_folder: str | None = None) -> None:
+        """``socket_folder``: a host folder of the caller's to bind-mount for the socket (default: a fresh one)."""
         self.spec = spec
         self.env = dict(env)
         self.listen = listen
@@ -140,6 +146,8 @@ class ContainerAgent:
         self.url = ""
         self.uds_path: str | None = None
         self.host_dir: Path | None = None
+        self._own_dir = socket_folder is None
+        self._socket_folder = socket_folder
         self._tc: Any = None
         self.started_at = 0.0
         self.ready_seconds = 0.0
@@ -168,13 +176,18 @@ class ContainerAgent:
         if self.listen == "unix":
             if not self.spec.socket_dir:
                 raise ContainerFailure(f"{self.spec.image}: no socket folder known (container.socket_dir)")
-            self.host_dir = Path(tempfile.mkdtemp(prefix="agentd-sock-"))
-            self.host_dir.chmod(0o777)  # the daemon runs under its own uid inside; the socket itself is 0600
+            if self._socket_folder is not None:
+                self.host_dir = Path(self._socket_folder)
+                if self.spec.uid is not None and os.geteuid() == 0:
+                    os.chown(self.host_dir, self.spec.uid, -1)  # the daemon's folder: it makes its socket there
+            else:
+                self.host_dir = Path(tempfile.mkdtemp(prefix="agentd-sock-"))
+                self.host_dir.chmod(0o777)  # the daemon runs under its own uid inside; the socket itself is 0600
             self.uds_path = str(self.host_dir / SOCKET_NAME)
             self.url = f"unix://{self.uds_path}"
             env.setdefault("AGENTD_LISTEN", "unix")
         for attempt in range(5):
-            tc = DockerContainer(self.spec.image, env=dict(env), **kwargs)
+            tc = DockerContainer(self.spec.image, env=dict(env)).with_kwargs(**kwargs)
             if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
                 tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
                 tc.env["AGENTD_PUBLIC_URL"] = self.url
@@ -249,7 +262,11 @@ class ContainerAgent:
 
     def _cleanup_dir(self) -> None:
         if self.host_dir is not None:
-            shutil.rmtree(self.host_dir, ignore_errors=True)
+            if self._own_dir:
+                shutil.rmtree(self.host_dir, ignore_errors=True)
+            elif self.uds_path:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.uds_path)
             self.host_dir = None
 
     def __enter__(self) -> ContainerAgent:

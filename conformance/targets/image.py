@@ -51,7 +51,7 @@ LABEL = "dev.agentd-conformance"
 SWITCHES = {"listen": "AGENTD_LISTEN", "events": "AGENTD_EVENTS", "introspection": "AGENTD_INTROSPECTION",
             "device_grant": "AGENTD_DEVICE_GRANT", "push": "AGENTD_PUSH", "ring": "AGENTD_RING",
             "stream_deadline": "AGENTD_STREAM_DEADLINE", "cors_origins": "AGENTD_CORS_ORIGINS",
-            "defects": "AGENTD_DEFECTS"}
+            "defects": "AGENTD_DEFECTS", "config": "AGENTD_CONFIG"}
 DEFAULTS = {"listen": "tcp", "events": "on", "introspection": "off", "device_grant": "off", "push": "on"}
 #: Folders of a minbase rootfs nothing at run time reads.
 TRIM = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "usr/share/lintian",

@@ -9,13 +9,18 @@ need: a container is configured only through its environment.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
 import secrets as _secrets
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from conformance.evidence import SecretSet, slug
 from conformance.outcome import fail, not_measured
 from conformance.targets.container import (
+    SOCKET_NAME,
     ContainerAgent,
     ContainerFailure,
     ContainerSpec,
@@ -25,9 +30,19 @@ from conformance.targets.container import (
 )
 
 ROLES = ("operator", "user", "agent")
-#: Needs that are reference objects or in-process choices, never an environment variable.
-IN_PROCESS = ("principals", "workflows", "tick", "instance", "uds_path")
+#: Needs that are reference objects: only an image with a ``config`` switch (the reference's) takes them,
+#: as one YAML document of the reference's Config fields.
+STRUCTURED = ("principals", "workflows", "grants", "tick", "instance")
 FULL_LOG_CHARS = 1_000_000
+
+
+def _workflow(w: Any) -> dict[str, Any]:
+    """A reference Workflow as the mapping its YAML loader reads."""
+    out = {k: v for k, v in dataclasses.asdict(w).items() if v is not None and k != "send_to"}
+    out["roles"] = list(w.roles)
+    if w.send_to is not None:
+        out["send_to"] = w.send_to.url
+    return out
 
 
 def fact_value(v: Any) -> str:
@@ -91,25 +106,24 @@ class ContainerPool:
         env: dict[str, str] = {}
         facts = {**spec.defaults, **self.facts}
         tokens: dict[str, str] = {}
-        for key in IN_PROCESS:
-            if key in needs:
-                not_measured(f"needs a reference-style configuration ({key}={needs[key]!r}) that a container "
-                             f"cannot be given through its environment; run with --launch reference to measure it")
+        structured = {k: needs.pop(k) for k in STRUCTURED if k in needs}
         auth = bool(needs.pop("auth", False))
-        grants = needs.pop("grants", None)
-        if grants:
-            not_measured(f"needs principals with grants ({grants!r}), which a container cannot be given "
-                         "through its environment; run with --launch reference to measure it")
-        if auth:
+        if structured:
+            if "config" not in spec.switches:
+                key = next(iter(structured))
+                not_measured(f"needs a reference-style configuration ({key}={structured[key]!r}) that this image "
+                             "cannot be given through its environment (no container.switches.config); run with "
+                             "--launch reference to measure it")
+            env[spec.switches["config"]], tokens = self._config_document(structured, auth)
+        elif auth:
             missing = [r for r in ROLES if r not in spec.tokens_env]
             if missing:
                 not_measured(f"needs bearer tokens for {', '.join(missing)}; the image names no variable for them "
                              "(container.tokens_env)")
             for role in ROLES:
-                tok = f"{role}-{_secrets.token_urlsafe(18)}"
-                self.secrets.add(tok)
-                tokens[role] = tok
-                env[spec.tokens_env[role]] = tok
+                tokens[role] = self._token(role)
+                env[spec.tokens_env[role]] = tokens[role]
+        uds_path = needs.pop("uds_path", None)
         facts["auth"] = "on" if tokens else "off"
         listen = str(needs.pop("listen", "tcp"))
         if self.defects:
@@ -127,10 +141,41 @@ class ContainerPool:
         if listen == "unix" and not spec.socket_dir:
             not_measured(f"needs the unix socket listener; the image {spec.image} names no socket folder "
                          "(container.socket_dir)")
+        if uds_path is not None and os.path.basename(str(uds_path)) != SOCKET_NAME:
+            not_measured(f"needs the socket at {uds_path}; a container's socket is always {SOCKET_NAME} in the "
+                         "bind-mounted folder")
+        facts["uds_folder"] = os.path.dirname(str(uds_path)) if uds_path else ""
         if listen != "tcp" and "listen" in spec.switches:
             env[spec.switches["listen"]] = listen
         facts["listen"] = listen
         return env, listen, tokens, facts
+
+    def _token(self, role: str) -> str:
+        tok = f"{role}-{_secrets.token_urlsafe(18)}"
+        self.secrets.add(tok)
+        return tok
+
+    def _config_document(self, structured: dict[str, Any], auth: bool) -> tuple[str, dict[str, str]]:
+        """The reference's Config fields as YAML (its ``--config`` shape), and the roles' tokens in it."""
+        doc: dict[str, Any] = {}
+        principals = [{"name": p.name, "token": p.token, "role": p.role, "grants": sorted(p.grants)}
+                      for p in structured.get("principals", ())]
+        if auth and not principals:
+            grants = structured.get("grants") or {}
+            principals = [{"name": f"{role}-1", "token": self._token(role), "role": role,
+                           "grants": sorted(grants.get(role, ()))} for role in ROLES]
+        tokens: dict[str, str] = {}
+        for p in principals:
+            self.secrets.add(p["token"])
+            tokens.setdefault(p["role"], p["token"])
+        if principals:
+            doc["principals"] = principals
+        if structured.get("workflows"):
+            doc["workflows"] = [_workflow(w) for w in structured["workflows"]]
+        for key in ("tick", "instance"):
+            if key in structured:
+                doc[key] = structured[key]
+        return yaml.safe_dump(doc, sort_keys=True), tokens
 
     def get(self, needs: dict[str, Any], fresh: bool) -> tuple[ContainerAgent, dict[str, str], dict[str, str]]:
         """A ready container for ``needs`` (cached unless ``fresh``); fails with its logs when it is not."""
@@ -148,7 +193,8 @@ class ContainerPool:
             return cached
         env, listen, tokens, facts = self.environment(needs)
         name = "-".join(f"{k}={fact_value(v)}" for k, v in sorted(needs.items())) or "default"
-        agent = ContainerAgent(self.spec, env, listen=listen, name=slug(name, 60))
+        agent = ContainerAgent(self.spec, env, listen=listen, name=slug(name, 60),
+                               socket_folder=facts.pop("uds_folder") or None)
         self.started.append(agent)
         try:
             agent.start()

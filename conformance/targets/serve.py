@@ -17,6 +17,8 @@ listener configured by these variables (the switches a container target sets per
 ``AGENTD_RING``             events ring size; ``AGENTD_STREAM_DEADLINE`` seconds a stream may last
 ``AGENTD_CORS_ORIGINS``     comma-separated origins
 ``AGENTD_DEFECTS``          comma-separated named defects of the reference (for kill runs only)
+``AGENTD_CONFIG``           YAML of the reference's Config fields (principals with grants, workflows, ...),
+                            applied first; the variables above override it
 ==========================  =====================================================================
 
 Anything malformed is refused at start (exit 2, one line), as agentd refuses a bad configuration.
@@ -30,6 +32,8 @@ import sys
 import threading
 from collections.abc import Mapping
 from typing import Any
+
+import yaml
 
 ROLES = ("operator", "user", "agent")
 FILE_NAME = "agentd.sock"
@@ -55,8 +59,17 @@ def _switch(env: Mapping[str, str], key: str) -> bool | None:
 
 def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None, str | None]:
     """(Config, TCP bind address or None, public URL) from the environment."""
-    from conformance.fixtures.reference_agentd.config import Config, Principal
+    from conformance.fixtures.reference_agentd.config import Config, Principal, from_mapping
 
+    base = Config()
+    if env.get("AGENTD_CONFIG"):
+        try:
+            doc = yaml.safe_load(env["AGENTD_CONFIG"]) or {}
+        except yaml.YAMLError as exc:
+            raise EnvError(f"AGENTD_CONFIG is not YAML: {' '.join(str(exc).split())}") from None
+        if not isinstance(doc, dict):
+            raise EnvError("AGENTD_CONFIG must be a mapping of Config fields")
+        base = from_mapping(doc)
     fields: dict[str, Any] = {}
     listen = env.get("AGENTD_LISTEN", "tcp") or "tcp"
     if listen not in ("tcp", "unix"):
@@ -81,7 +94,7 @@ def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None
     principals = [Principal(name=f"{role}-1", token=env[f"AGENTD_{role.upper()}_TOKEN"], role=role)
                   for role in ROLES if env.get(f"AGENTD_{role.upper()}_TOKEN")]
     if principals:
-        fields["principals"] = tuple(principals)
+        fields["principals"] = base.principals + tuple(principals)
     for key, name, kind in (("AGENTD_RING", "ring", int), ("AGENTD_STREAM_DEADLINE", "stream_deadline", float)):
         if env.get(key):
             try:
@@ -92,7 +105,7 @@ def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None
         fields["cors_origins"] = tuple(o.strip() for o in env["AGENTD_CORS_ORIGINS"].split(",") if o.strip())
     if env.get("AGENTD_DEFECTS"):
         fields["defects"] = frozenset(d.strip() for d in env["AGENTD_DEFECTS"].split(",") if d.strip())
-    return Config(**fields), bind, env.get("AGENTD_PUBLIC_URL") or None
+    return base.with_(**fields), bind, env.get("AGENTD_PUBLIC_URL") or None
 
 
 def main(argv: list[str] | None = None) -> int:

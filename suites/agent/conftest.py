@@ -76,7 +76,10 @@ class AgentTargets:
 
     @property
     def launchable(self) -> bool:
-        return self.target.get("kind") == "launch" and self.target.get("name") == "reference"
+        """Whether the harness starts the agent per configuration (the reference, or its image in a container:
+        what a container's environment cannot express ends ``not_measured`` there)."""
+        kind = self.target.get("kind")
+        return (kind == "launch" and self.target.get("name") == "reference") or kind == "container"
 
     def _token(self, role: str) -> str:
         tok = f"{role}-{_secrets.token_urlsafe(18)}"
