@@ -1,11 +1,13 @@
 """A container target: one agent image started through testcontainers, in one configuration.
 
 The harness starts the image with the configuration's environment on a labelled *internal* bridge
-network it creates (no route out of the machine; each container gets a fixed address the harness
-reaches directly, which the card is told to declare), or with ``network: bridge`` on the engine's
-default bridge with its port published on 127.0.0.1 only; for the unix socket it bind-mounts a
-folder. It waits until the card answers (bounded:
-on timeout, or when the container exits first, the failure carries its last log lines), and stops
+network it creates (no route out of the machine; each container gets a fixed address, and the
+harness maps it to a 127.0.0.1 port itself, :mod:`conformance.targets.forward`, since the engine
+publishes no port on an internal network), or with ``network: bridge`` on the engine's default
+bridge with its port published on 127.0.0.1 only; for the unix socket it bind-mounts a folder.
+Either way the card is told (``AGENTD_PUBLIC_URL``) the loopback URL the harness calls. It waits
+until the card answers (bounded: on timeout, or when the container exits first, the failure carries
+its last log lines), and stops
 and removes it at the end. Every container is labelled (:data:`conformance.targets.engine.LABEL`)
 so one left by a crash is reaped by the next run.
 
@@ -149,6 +151,7 @@ class ContainerAgent:
         self._own_dir = socket_folder is None
         self._socket_folder = socket_folder
         self._tc: Any = None
+        self._forward: Any = None
         self.started_at = 0.0
         self.ready_seconds = 0.0
 
@@ -192,7 +195,11 @@ class ContainerAgent:
                 tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
                 tc.env["AGENTD_PUBLIC_URL"] = self.url
             elif ip is not None:
-                self.url = f"http://{ip}:{self.spec.port}/"
+                from conformance.targets.forward import Forwarder
+
+                if self._forward is None:
+                    self._forward = Forwarder((ip, self.spec.port)).start()
+                self.url = f"http://127.0.0.1:{self._forward.port}/"
                 tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
             else:
                 host_port = _free_port()
@@ -209,7 +216,7 @@ class ContainerAgent:
                 text = " ".join(str(exc).split())
                 if "port is already allocated" in text and attempt < 4:
                     continue
-                self._cleanup_dir()
+                self.stop()
                 raise ContainerFailure(f"{self.spec.image}: the engine could not start the container: "
                                        f"{text[:300]}") from None
         self.started_at = time.monotonic()
@@ -258,6 +265,9 @@ class ContainerAgent:
             with contextlib.suppress(Exception):
                 self._tc.stop(force=True, delete_volume=True)
             self._tc = None
+        if self._forward is not None:
+            self._forward.stop()
+            self._forward = None
         self._cleanup_dir()
 
     def _cleanup_dir(self) -> None:

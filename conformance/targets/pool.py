@@ -56,6 +56,11 @@ def fact_value(v: Any) -> str:
 class ContainerHandle:
     """What a check may do to a container it was handed (``Instance.launched``): restart it, no more."""
 
+    #: Why a webhook on the harness's loopback cannot be reached from inside the container (checks of
+    #: delivery end not_measured with it; the container's loopback is its own).
+    webhook_unreachable = ("webhook delivery from a container to a receiver on the harness's loopback cannot be "
+                           "provoked: the container's 127.0.0.1 is its own; run with --launch reference to measure it")
+
     def __init__(self, agent: ContainerAgent) -> None:
         self.agent = agent
 

@@ -338,6 +338,8 @@ def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Re
     inst = agent_targets.agentd(**standard())
     if (served_card(inst, recorder).get("capabilities") or {}).get("pushNotifications") is not True:
         not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
+    if getattr(inst.launched, "webhook_unreachable", None):
+        not_measured(inst.launched.webhook_unreachable)
     with WebhookReceiver() as hook, rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         cfg = ok_result(c.call("CreateTaskPushNotificationConfig",

@@ -108,6 +108,8 @@ def test_task_update_is_delivered_to_the_webhook_with_credentials(
         if "task" not in result:
             not_measured("the agent answered a Message, so no task exists to notify about")
         tid = result["task"]["id"]
+    if getattr(core_agent.launched, "webhook_unreachable", None):
+        not_measured(core_agent.launched.webhook_unreachable)
     got = webhook.wait(1, DELIVERY_WAIT)
     evidence.add("webhook deliveries", [d.to_evidence((credential,)) for d in got])
     if not got:
