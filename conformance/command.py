@@ -426,6 +426,8 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     elif args.container or getattr(args, "container_entry", None):
         entry = dict(getattr(args, "container_entry", None) or {"image": args.container})
         entry["env"] = {**(entry.get("env") or {}), **_pairs(getattr(args, "container_env", []), "--container-env")}
+        # Every container and network of this run carries the id (CI may set it: its job's id).
+        entry.setdefault("run_id", os.environ.get("AGENTD_CONFORMANCE_RUN_ID") or f"{os.getpid()}-{time.time_ns()}")
         target = {"kind": "container", "container": entry}
         name = args.name or f"container-{entry['image']}"
     else:

@@ -27,6 +27,8 @@ A targets file (YAML) lists the runs::
           switches: {events: AGENTD_EVENTS}              # fact -> variable that switches it (on/off)
           ready_path: /.well-known/agent-card.json
           ready_timeout: 60
+          command: [agentd, serve]   #   optional: argv replacing the image's entry point and command
+          network: internal          #   internal (default: no route out; a loopback port per container) | bridge
 
 The table flags requirements that some target measured but no target passes (a hint that the
 wording may be unsatisfiable) and regressions against a previous matrix (pass before, not now).
@@ -51,7 +53,7 @@ _KEYS = {
     "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only"},
 }
 CONTAINER_KEYS = {"image", "port", "env", "socket_dir", "tokens_env", "switches", "ready_path", "ready_timeout",
-                  "network"}
+                  "network", "command"}
 
 
 class TargetFileError(ValueError):
@@ -137,6 +139,9 @@ def _check_container(path: Path, where: str, c: Any) -> None:
         raise _err(path, f"{where}.port", "must be a port number")
     if "ready_timeout" in c and not (isinstance(c["ready_timeout"], int | float) and c["ready_timeout"] > 0):
         raise _err(path, f"{where}.ready_timeout", "must be a positive number of seconds")
+    if "command" in c and not (isinstance(c["command"], list) and c["command"]
+                               and all(isinstance(a, str) for a in c["command"])):
+        raise _err(path, f"{where}.command", "must be a non-empty list of strings (argv)")
     if "network" in c and c["network"] not in ("internal", "bridge"):
         raise _err(path, f"{where}.network", "must be internal (default) or bridge")
 

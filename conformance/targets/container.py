@@ -76,6 +76,10 @@ class ContainerSpec:
     ready_path: str = READY_PATH
     ready_timeout: float = READY_TIMEOUT
     image_id: str = ""
+    #: Replaces the image's entry point and command (argv), for an image whose default is not the daemon.
+    command: list[str] | None = None
+    #: Labels every container of this run carries besides the owner (the run's id).
+    run_labels: dict[str, str] = field(default_factory=dict)
     #: The uid the image runs as (from its USER), when numeric: a socket folder of the caller's is handed to it.
     uid: int | None = None
     #: "internal" (default: a network of the harness's own, no egress) or "bridge" (published on loopback).
@@ -114,6 +118,10 @@ class ContainerSpec:
             spec.ready_path = str(entry["ready_path"])
         if entry.get("ready_timeout") is not None:
             spec.ready_timeout = float(entry["ready_timeout"])
+        if entry.get("command"):
+            spec.command = [str(a) for a in entry["command"]]
+        if entry.get("run_id"):
+            spec.run_labels = {f"{PREFIX}.run-id": str(entry["run_id"])}
         spec.network_mode = str(entry.get("network") or "internal")
         for key in ("env", "tokens_env", "switches"):
             if entry.get(key):
@@ -162,10 +170,12 @@ class ContainerAgent:
 
         env = {**self.spec.env, **self.env}
         kwargs: dict[str, Any] = {
-            "labels": {LABEL: owner_label(), f"{PREFIX}.config": self.name},
+            "labels": {LABEL: owner_label(), f"{PREFIX}.config": self.name, **self.spec.run_labels},
             "log_config": LogConfig(type="json-file", config={"max-size": LOG_MAX_SIZE, "max-file": LOG_FILES}),
             "init": False, "stop_signal": "SIGTERM",
         }
+        if self.spec.command:
+            kwargs["entrypoint"] = self.spec.command[:1]
         ip = None
         if self.spec.network_mode == "internal":
             from docker.types import EndpointConfig
@@ -191,6 +201,8 @@ class ContainerAgent:
             env.setdefault("AGENTD_LISTEN", "unix")
         for attempt in range(5):
             tc = DockerContainer(self.spec.image, env=dict(env)).with_kwargs(**kwargs)
+            if self.spec.command:
+                tc.with_command(self.spec.command[1:])
             if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
                 tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
                 tc.env["AGENTD_PUBLIC_URL"] = self.url
@@ -347,12 +359,12 @@ class Network:
         raise ContainerFailure(f"harness: network {self.name} ({self.subnet}) has no address left")
 
 
-def make_network(client: Any | None = None) -> Network:
+def make_network(client: Any | None = None, run_labels: dict[str, str] | None = None) -> Network:
     """Create the labelled internal network: the engine picks a free subnet, which is then pinned."""
     import docker.types
 
     client = client or docker_client()
-    labels = {LABEL: owner_label()}
+    labels = {LABEL: owner_label(), **(run_labels or {})}
     last = ""
     for _ in range(5):
         name = f"agentd-conformance-{os.getpid()}-{secrets.token_hex(3)}"

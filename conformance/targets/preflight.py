@@ -47,7 +47,8 @@ def preflight(target: dict[str, Any], report_dir: Path, secrets: Iterable[str] =
     target["socket_dir"] = spec.socket_dir
     target["image_id"] = spec.image_id
     if spec.network_mode == "internal":
-        spec.network = make_network(client)  # the run's: the suite's processes join it; removed by cleanup()
+        # The run's network: the suite's processes join it; cleanup() removes it.
+        spec.network = make_network(client, spec.run_labels)
         entry["network_name"] = spec.network.name
     agent = ContainerAgent(spec, {}, name="preflight")
     try:

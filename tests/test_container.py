@@ -1,0 +1,293 @@
+"""The container path on a real engine: the reference image, both agent families through it, and the
+ways a container can go wrong (no engine, no image, never ready, floods its logs, exits mid-run,
+Ctrl-C, a crashed run) — each a bounded, readable failure that leaves no container behind.
+
+Where no engine answers these tests are skipped with a reason naming it (the only skip the harness's
+own tests allow: it is about this test environment, not a target); ``.ci/run`` requires the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.evidence import SecretSet
+from conformance.targets.container import PREFIX
+from conformance.targets.engine import LABEL, EngineUnavailable, docker_client, reap
+
+#: Rows a container cannot measure, and the words of the reason each must give (the rest must pass,
+#: as they do against --launch reference).
+AGENTD_NOT_MEASURED = {
+    "AGENTD_DECL_011": "needs executable", "AGENTD_DECL_012": "needs executable",
+    "AGENTD_CMD_018": "needs launch_config", "AGENTD_CMD_019": "needs launch_config",
+    "AGENTD_UDS_008": "needs launch_config",
+    "AGENTD_EVT_014": "in-process hook", "AGENTD_ANN_012": "webhook delivery from a container",
+}
+A2A_NOT_MEASURED = {
+    "A2A_CANCEL_001": "chosen state", "A2A_SUB_001": "chosen state", "A2A_SUB_004": "chosen state",
+    "A2A_STREAM_005": "chosen state", "A2A_MULTI_001": "chosen state",
+    "A2A_STREAM_006": "no stream the harness could open", "A2A_PUSH_005": "webhook delivery from a container",
+}
+#: Conditional rows that do not apply to the reference (its card declares only JSON-RPC), on either path.
+A2A_NA = {"A2A_ERR_002", "A2A_ERR_005"}
+RUN_ID = f"{PREFIX}.run-id"
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    try:
+        return docker_client()
+    except EngineUnavailable as exc:
+        pytest.skip(f"not measured: no container engine for the harness's own tests ({exc})")
+
+
+@pytest.fixture(scope="module")
+def image(engine: Any) -> str:
+    from conformance.targets.image import build_reference
+
+    return build_reference().tag  # cached by content hash: .ci/run built it before the tests
+
+
+def _env(run_id: str | None = None, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    if run_id:
+        env["AGENTD_CONFORMANCE_RUN_ID"] = run_id
+    env.update(extra)
+    return env
+
+
+def _command(args: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "conformance.command", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+
+
+def _left(engine: Any, run_id: str) -> list[str]:
+    """Containers and networks of this run still on the engine."""
+    flt = {"label": f"{RUN_ID}={run_id}"}
+    return ([c.name for c in engine.containers.list(all=True, filters=flt)]
+            + [n.name for n in engine.networks.list(filters=flt)])
+
+
+def _targets(tmp_path: Path, name: str, container: dict[str, Any], **more: Any) -> Path:
+    path = tmp_path / "targets.yaml"
+    path.write_text(yaml.safe_dump({"targets": [{"name": name, "kind": "agent", "container": container, **more}]}),
+                    encoding="utf-8")
+    return path
+
+
+def _report(folder: Path) -> dict[str, Any]:
+    data = yaml.safe_load((folder / "compliance-report.yaml").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def _same_as_launch(report: dict[str, Any], unmeasurable: dict[str, str], na: set[str] | None = None) -> list[str]:
+    problems = []
+    for rid, row in report["requirements"].items():
+        want = "not_measured" if rid in unmeasurable else "na" if rid in (na or set()) else "pass"
+        if row["status"] != want or (rid in unmeasurable and unmeasurable[rid] not in (row.get("note") or "")):
+            problems.append(f"{rid}: {row['status']} ({(row.get('note') or '')[:200]})")
+    return problems
+
+
+# ---- no engine, no image ----------------------------------------------------------------------------
+
+def test_no_engine_is_exit_3_in_one_line_naming_docker_host(tmp_path: Path) -> None:
+    """Nothing measured, never a pass: an unreachable engine ends the run before any check."""
+    proc = _command(["agent", "--container", "any:image", "--report-dir", str(tmp_path / "r")],
+                    _env(DOCKER_HOST=f"unix://{tmp_path}/no-engine.sock"), timeout=120)
+    assert proc.returncode == 3, f"expected exit 3, got {proc.returncode}; stderr {proc.stderr!r}"
+    lines = proc.stderr.strip().splitlines()
+    assert "DOCKER_HOST" in lines[-1] and "nothing was measured" in lines[-1], proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "r" / "compliance-report.yaml").exists(), "a report was written without an engine"
+
+
+def test_an_absent_image_is_a_usage_error_and_nothing_is_pulled(engine: Any, tmp_path: Path) -> None:
+    proc = _command(["agent", "--container", "agentd-conformance/absent:never", "--report-dir", str(tmp_path)],
+                    _env(), timeout=120)
+    assert proc.returncode == 2, f"expected exit 2, got {proc.returncode}; stderr {proc.stderr!r}"
+    assert "never pulled" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+# ---- the families, as with --launch reference ----------------------------------------------------------
+
+@pytest.mark.slow
+def test_agentd_family_in_containers_gives_the_launch_verdicts(engine: Any, image: str, tmp_path: Path) -> None:
+    """Every row passes as against --launch reference, but those a container cannot measure, which are
+    not_measured naming why; the identity names the image; each check's evidence holds its container's
+    state and logs; nothing of the run is left on the engine."""
+    run_id = f"family-agentd-{os.getpid()}"
+    out = tmp_path / "agentd"
+    proc = _command(["agent", "--container", image, "--jobs", "2", "--report-dir", str(out)], _env(run_id))
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    report = _report(out)
+    assert not _same_as_launch(report, AGENTD_NOT_MEASURED), _same_as_launch(report, AGENTD_NOT_MEASURED)
+    ident = report["report"]
+    assert ident["container_image_id"] == engine.images.get(image).id, ident
+    evidence = json.loads(next((out / "evidence" / "AGENTD_DECL_001").glob("*.json")).read_text("utf-8"))
+    logs = [a["data"] for a in evidence["attachments"] if a["name"].startswith("container ")]
+    assert logs and "reference agentd serving" in logs[0]["logs_tail"], evidence["attachments"]
+    assert list((out / "containers").glob("*.log")), "no container logs in the report folder"
+    assert _left(engine, run_id) == []
+
+
+@pytest.mark.slow
+def test_core_family_in_containers_gives_the_launch_verdicts(engine: Any, image: str, tmp_path: Path) -> None:
+    run_id = f"family-a2a-{os.getpid()}"
+    out = tmp_path / "a2a"
+    proc = _command(["agent", "--family", "a2a", "--container", image, "--report-dir", str(out)], _env(run_id))
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    report = _report(out)
+    problems = _same_as_launch(report, A2A_NOT_MEASURED, A2A_NA)
+    assert not problems, problems
+    assert _left(engine, run_id) == []
+
+
+# ---- failure shapes ------------------------------------------------------------------------------------
+
+def test_a_container_that_never_becomes_ready_is_a_bounded_readable_failure(engine: Any, image: str,
+                                                                             tmp_path: Path) -> None:
+    run_id = f"never-ready-{os.getpid()}"
+    code = "import time\nprint('booting, never serving', flush=True)\ntime.sleep(600)"
+    targets = _targets(tmp_path, "never", {"image": image, "command": ["python3", "-c", code], "ready_timeout": 3})
+    proc = _command(["matrix", "--targets", str(targets), "--report-dir", str(tmp_path / "m")], _env(run_id),
+                    timeout=180)
+    assert proc.returncode == 3, f"expected exit 3, got {proc.returncode}; {proc.stderr[-1000:]}"
+    doc = yaml.safe_load((tmp_path / "m" / "matrix.yaml").read_text(encoding="utf-8"))
+    word = doc["targets"]["never"]
+    assert "was not ready within 3s" in word and "booting, never serving" in word, word
+    assert (tmp_path / "m" / "never" / "containers" / "preflight.log").is_file()
+    assert _left(engine, run_id) == []
+
+
+def test_a_container_flooding_its_logs_is_bounded(engine: Any, image: str, tmp_path: Path) -> None:
+    run_id = f"flood-{os.getpid()}"
+    code = "import sys\nline = 'flood ' * 40 + '\\n'\nwhile True: sys.stdout.write(line)"
+    targets = _targets(tmp_path, "flood", {"image": image, "command": ["python3", "-c", code], "ready_timeout": 3})
+    proc = _command(["matrix", "--targets", str(targets), "--report-dir", str(tmp_path / "m")], _env(run_id),
+                    timeout=180)
+    assert proc.returncode == 3, proc.stderr[-1000:]
+    doc = yaml.safe_load((tmp_path / "m" / "matrix.yaml").read_text(encoding="utf-8"))
+    assert "was not ready within 3s" in doc["targets"]["flood"] and len(doc["targets"]["flood"]) < 2000
+    log = tmp_path / "m" / "flood" / "containers" / "preflight.log"
+    assert 0 < log.stat().st_size <= 1_100_000, log.stat().st_size
+    assert _left(engine, run_id) == []
+
+
+EXIT_AFTER_CARDS = textwrap.dedent("""\
+    import os, sys
+    from conformance.fixtures.reference_agentd import app
+    from conformance.targets import serve
+    served = app.AgentdApp.agent_card
+    count = [0]
+    async def card(self, request):
+        count[0] += 1
+        if count[0] > 3:
+            print('exiting mid-run on purpose', flush=True)
+            os._exit(3)
+        return await served(self, request)
+    app.AgentdApp.agent_card = card
+    sys.exit(serve.main([]))
+""")
+
+
+def test_a_container_exiting_mid_run_fails_its_checks_readably(engine: Any, image: str, tmp_path: Path) -> None:
+    """The daemon dies after its fourth card request: later checks on it fail naming the exit and its
+    logs, the run still completes (never a hang), and the dead container is removed."""
+    run_id = f"mid-run-{os.getpid()}"
+    targets = _targets(tmp_path, "dies", {"image": image, "command": ["python3", "-c", EXIT_AFTER_CARDS]},
+                       only=["AGENTD_DECL_001", "AGENTD_DECL_002", "AGENTD_DECL_003", "AGENTD_DECL_004"])
+    proc = _command(["matrix", "--targets", str(targets), "--report-dir", str(tmp_path / "m")], _env(run_id),
+                    timeout=300)
+    assert proc.returncode == 0, proc.stderr[-1000:]
+    report = _report(tmp_path / "m" / "dies")
+    rows = {rid: report["requirements"][rid] for rid in ("AGENTD_DECL_001", "AGENTD_DECL_002", "AGENTD_DECL_003",
+                                                           "AGENTD_DECL_004")}
+    assert all(r["status"] != "pass" for r in rows.values()) or any(r["status"] == "fail" for r in rows.values())
+    outs = [json.loads(line) for line in (tmp_path / "m" / "dies" / "outcomes.jsonl").read_text().splitlines()]
+    said = [o["message"] for o in outs if "exited mid-run" in (o.get("message") or "")]
+    assert said and "exit code 3" in said[0] and "exiting mid-run on purpose" in said[0], [o["message"] for o in outs]
+    assert _left(engine, run_id) == []
+
+
+def _wait_for_suite_container(engine: Any, run_id: str, proc: subprocess.Popen[bytes], deadline: float) -> Any:
+    while time.monotonic() < deadline and proc.poll() is None:
+        for c in engine.containers.list(filters={"label": f"{RUN_ID}={run_id}", "status": "running"}):
+            if c.labels.get(f"{PREFIX}.config") != "preflight":
+                return c
+        time.sleep(0.2)
+    pytest.fail(f"no container of the suite appeared (the run exited {proc.poll()})")
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "suite-crash"])
+def test_an_interrupted_or_crashed_run_leaves_no_container(engine: Any, image: str, tmp_path: Path,
+                                                           how: str) -> None:
+    """Ctrl-C on the command, or the suite's process killed outright: the run ends (exit 3, one line)
+    and every container and network it started is gone."""
+    run_id = f"{how}-{os.getpid()}"
+    proc = subprocess.Popen([sys.executable, "-m", "conformance.command", "agent", "--container", image,
+                             "--report-dir", str(tmp_path / "r")], env=_env(run_id), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        victim = _wait_for_suite_container(engine, run_id, proc, time.monotonic() + 120)
+        if how == "ctrl-c":
+            proc.send_signal(signal.SIGINT)
+        else:
+            owner_pid = int(victim.labels[LABEL].split(":")[1])
+            os.kill(owner_pid, signal.SIGKILL)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 3, f"expected exit 3, got {proc.returncode}: {err[-1000:]!r}"
+    assert _left(engine, run_id) == []
+
+
+# ---- the pieces ----------------------------------------------------------------------------------------
+
+def test_stale_labelled_containers_are_reaped_and_live_ones_kept(engine: Any, image: str) -> None:
+    from conformance.targets.engine import owner_label
+
+    stale = engine.containers.create(image, labels={LABEL: f"{os.uname().nodename}:999999999:1"})
+    live = engine.containers.create(image, labels={LABEL: owner_label()})
+    try:
+        removed = reap(engine)
+        names = [c.name for c in engine.containers.list(all=True, filters={"label": LABEL})]
+        assert stale.name in removed and stale.name not in names, (removed, names)
+        assert live.name in names, "a container of a live run was reaped"
+    finally:
+        for c in (stale, live):
+            with contextlib.suppress(Exception):  # already gone
+                c.remove(force=True)
+
+
+def test_container_logs_in_the_report_are_redacted(engine: Any, image: str, tmp_path: Path) -> None:
+    """A container that prints its token: the log written into the report folder carries no secret."""
+    from conformance.targets.pool import ContainerPool
+
+    secrets = SecretSet()
+    pool = ContainerPool({"kind": "container", "container": {
+        "image": image, "command": ["sh", "-c", "echo token=$AGENTD_OPERATOR_TOKEN; "
+                                                "exec python3 -m conformance.targets.serve"]}}, secrets, tmp_path)
+    try:
+        agent, tokens, facts = pool.get({"auth": True}, fresh=False)
+        assert facts["auth"] == "on" and tokens["operator"] in secrets
+        assert tokens["operator"] in agent.logs(), "the probe did not print its token"
+    finally:
+        pool.close()
+    text = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "containers").glob("*.log"))
+    assert "token=[REDACTED]" in text and tokens["operator"] not in text, text[:500]
+
