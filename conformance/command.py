@@ -304,6 +304,8 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
                 raise
     finally:
         _sweep(report_dir, ctx, tmp)
+        if allure_dir:  # allure's results (status details, attachments) get the same redaction
+            _sweep(Path(allure_dir).resolve(), ctx, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
