@@ -784,8 +784,10 @@ def _cmd_image(args: argparse.Namespace) -> int:
     if args.image_command != "build-reference":
         raise UsageFailure("image: expected an action: build-reference")
     try:
-        built = build_reference(args.tag, mirror=args.mirror,
-                                log=lambda m: sys.stderr.write(f"agentd-conformance: {m}\n"))
+        def log(message: str) -> None:
+            sys.stderr.write(f"agentd-conformance: {message}\n")
+
+        built = build_reference(args.tag, mirror=args.mirror, log=log)
     except (EngineUnavailable, ImageBuildError) as exc:
         raise HarnessFailure(str(exc)) from exc
     print(f"{built.tag} {built.image_id} ({'cached' if built.cached else 'built'} in {built.seconds:.1f}s)")

@@ -215,7 +215,8 @@ class ContainerAgent:
                 tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
             else:
                 host_port = _free_port()
-                tc.ports[f"{self.spec.port}/tcp"] = ("127.0.0.1", host_port)  # loopback only, never 0.0.0.0
+                # Loopback only, never 0.0.0.0 (docker-py takes (ip, port); testcontainers types it int).
+                tc.ports[f"{self.spec.port}/tcp"] = ("127.0.0.1", host_port)  # type: ignore[assignment]
                 self.url = f"http://127.0.0.1:{host_port}/"
                 tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
             try:
