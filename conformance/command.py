@@ -439,6 +439,8 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         target = {"kind": "launch", "name": launch}
         default_names = {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}
         name = args.name or default_names[launch]
+    if getattr(args, "container_env", None) and target["kind"] != "container":
+        raise UsageFailure("--container-env applies only with --container")
     if args.defect:
         if target.get("kind") not in ("launch", "container"):
             raise UsageFailure("--defect applies only to a launched reference target (--launch) or its image")
@@ -453,7 +455,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         target["schema_dir"] = str(schema_dir)
     extra: dict[str, Any] = {"schema_source": args.schema_source} if args.family == "agentd" else {}
     if target["kind"] == "container":
-        from conformance.targets.preflight import PreflightFailure, PreflightUsage, preflight
+        from conformance.targets.lifecycle import PreflightFailure, PreflightUsage, preflight
 
         try:
             extra.update(preflight(target, report_dir, tokens.values()))
@@ -474,7 +476,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
     finally:
         if target["kind"] == "container":
-            from conformance.targets.preflight import cleanup
+            from conformance.targets.lifecycle import cleanup
 
             cleanup(target)
     _merge_rerun(report_dir, code, previous, scope)

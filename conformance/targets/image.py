@@ -15,6 +15,8 @@ file of the harness package), so a second call with nothing changed only looks t
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.metadata
 import io
@@ -337,12 +339,35 @@ def _context(base: str, digest: str, deps: Path, harness: Path, out: Path) -> No
         tar.add(harness, arcname="harness", filter=root_owned)
 
 
+#: How many content-hash images of the reference to keep (older ones are untagged after a build).
+KEEP = 3
+
+
+def _prune(client: Any, keep: str) -> None:
+    """Untag all but the newest :data:`KEEP` reference images (never one a container still uses)."""
+    images = sorted(client.images.list(name=REPOSITORY), key=lambda i: i.attrs.get("Created", ""), reverse=True)
+    for img in images[KEEP:]:
+        for t in img.tags:
+            if t.startswith(f"{REPOSITORY}:") and t != keep:
+                with contextlib.suppress(Exception):  # in use, or gone already
+                    client.images.remove(t, noprune=False)
+
+
 def build_reference(tag: str | None = None, *, mirror: str | None = None,
                     log: Callable[[str], None] = lambda _m: None) -> Built:
-    """Build (or find) the reference agentd image; tag it ``tag`` too when given."""
+    """Build (or find) the reference agentd image; tag it ``tag`` too when given.
+
+    One build at a time per cache folder (a file lock): parallel test workers wait for the first.
+    """
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / "build.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_reference(tag, mirror, log)
+
+
+def _build_reference(tag: str | None, mirror: str | None, log: Callable[[str], None]) -> Built:
     t0 = time.monotonic()
     mirror = mirror or os.environ.get("AGENTD_CONFORMANCE_DEBIAN_MIRROR") or DEFAULT_MIRROR
-    cache_dir().mkdir(parents=True, exist_ok=True)
     client = _client()
     deps = _deps_site(requirements(), log)
     digest = content_hash(deps)
@@ -373,6 +398,7 @@ def build_reference(tag: str | None = None, *, mirror: str | None = None,
         image_id = _image_id(client, ref)
         if image_id is None:
             raise ImageBuildError(f"the build did not produce {ref}")
+        _prune(client, ref)
     if tag and tag != ref:
         repo, _, name = tag.rpartition(":") if ":" in tag.rsplit("/", 1)[-1] else (tag, "", "latest")
         client.images.get(ref).tag(repo, tag=name)
