@@ -77,25 +77,6 @@ def choose_interfaces(card: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def major_minor(version: str) -> str:
-    """``Major.Minor`` of a version (§3.6: a patch number plays no part); other shapes unchanged."""
-    parts = version.strip().split(".")
-    return ".".join(parts[:2]) if len(parts) >= 2 else version.strip()
-
-
-def declared_versions(card: Mapping[str, Any] | None, interface: Mapping[str, Any]) -> frozenset[str]:
-    """The protocol versions (``Major.Minor``) the card declares for the endpoint ``interface``
-    names: every supportedInterfaces entry with its binding, url and tenant (§3.6.2: an agent may
-    expose several versions of one binding, at the same url or at others)."""
-    key = (interface.get("protocolBinding"), interface.get("url"), interface.get("tenant") or "")
-    out = set()
-    for entry in (card or {}).get("supportedInterfaces") or []:
-        if isinstance(entry, dict) and (entry.get("protocolBinding"), entry.get("url"),
-                                        entry.get("tenant") or "") == key:
-            out.add(major_minor(str(entry.get("protocolVersion") or "")))
-    return frozenset(out)
-
-
 @dataclass
 class CoreAgent:
     """One agent under test (or one variant of a launched one)."""

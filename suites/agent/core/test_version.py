@@ -14,7 +14,7 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent, declared_versions
+from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Answer, Caller
 from conformance.suites.agent.core.expect import (
     error_problem,
@@ -25,24 +25,9 @@ from conformance.suites.agent.core.expect import (
     task_of,
 )
 from conformance.suites.agent.core.steps import new_task, send
+from conformance.suites.agent.core.versions import UNDECLARED, declared_versions, undeclared
 
 NOT_SUPPORTED = "VersionNotSupportedError"
-#: Versions probed as unsupported, per part of A2A_VER_002 (the harness speaks 1.0): another minor
-#: of the same major, another major, and the major alone.
-UNDECLARED = {"minor": ("1.1", "1.9"), "major": ("2.0", "99.0"), "bare_major": ("1",)}
-
-
-def undeclared(part: str, declared: Iterable[str]) -> list[str]:
-    """The versions of ``part`` to probe on an interface declaring ``declared`` (Major.Minor): the
-    usual ones it does not declare, else (every one declared) the next minor / major after its own."""
-    have = set(declared)
-    chosen = [v for v in UNDECLARED[part] if v not in have]
-    if chosen or part == "bare_major":
-        return chosen
-    numbered = [(int(a), int(b)) for a, _, b in (v.partition(".") for v in have) if a.isdigit() and b.isdigit()]
-    if part == "minor":
-        return [f"1.{max(mi for ma, mi in numbered if ma == 1) + 1}"]
-    return [f"{max(ma for ma, _ in numbered) + 1}.0"]
 
 
 def refusals(probes: Iterable[tuple[str, Answer]]) -> list[str]:
