@@ -62,7 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("registry", help="list the requirement registry")
     r.add_argument("--family", choices=FAMILIES, help="only this family")
     r.add_argument("--tier", type=int, help="only this tier and below")
-    r.add_argument("--format", choices=("text", "json", "yaml"), default="text")
+    r.add_argument("--format", choices=("text", "json", "yaml", "markdown"), default=None,
+                   help="text (default), json, yaml; with --coverage: markdown (default) or json")
+    r.add_argument("--coverage", action="store_true",
+                   help="per requirement: the checks that measure it, the defects that kill it, its needs")
 
     t = sub.add_parser("template", help="print the blank compliance-report YAML")
     t.add_argument("--family", choices=FAMILIES, default="a2acli")
@@ -143,6 +146,19 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_registry(args: argparse.Namespace) -> int:
     reg = default_registry()
+    if args.coverage:
+        from conformance.coverage import coverage_rows, render_coverage_md
+
+        fmt = args.format or "markdown"
+        if fmt not in ("markdown", "json"):
+            raise UsageFailure("registry --coverage: --format must be markdown or json")
+        rows = [r for r in coverage_rows(reg, args.family)
+                if args.tier is None or reg[r["id"]].tier is not None and reg[r["id"]].tier <= args.tier]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n" if fmt == "json" else render_coverage_md(rows))
+        return EXIT_OK
+    if args.format == "markdown":
+        raise UsageFailure("registry: --format markdown is for --coverage")
+    args.format = args.format or "text"
     reqs = reg.select(family=args.family, tier=args.tier)
     rows = [{"id": r.id, "family": r.family, "tier": r.tier, "level": r.level, "area": r.area, "spec": r.spec,
              "kind": r.kind, "condition": r.condition, "summary": r.summary} for r in reqs]

@@ -109,6 +109,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="comma-separated requirement ids: run only their checks")
     group.addoption("--conformance-progress", action="store_true", default=False,
                     help="print requirements resolved / total on stderr")
+    group.addoption("--conformance-collect-map", metavar="FILE", default=None,
+                    help="write {nodeid: {ids, depends_on}} of the collected checks to FILE (for coverage)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -190,6 +192,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
     mapping = {it.nodeid: _ids_of(it) for it in items if _requirement_marks(it)}
+    collect_map = config.getoption("conformance_collect_map")
+    if collect_map and not state.is_worker:
+        doc = {it.nodeid: {"ids": _ids_of(it), "depends_on": _depends_of(it)} for it in items
+               if _requirement_marks(it)}
+        Path(collect_map).write_text(json.dumps(doc, indent=1), encoding="utf-8")
     if state.is_worker:
         path = state.secret_dir / f"collect-{state.worker_id}.json"
         path.write_text(json.dumps(mapping), encoding="utf-8")
