@@ -130,6 +130,12 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 
+    sd = sub.add_parser("spec-diff", help="compare a revision's COMPLIANCE.md or report template with the registry")
+    sd.add_argument("path", metavar="PATH", help="a COMPLIANCE.md or compliance-report.template.yaml of a revision")
+    sd.add_argument("--against", metavar="PATH",
+                    help="the revision the registry was transcribed from (same forms), for word diffs of rewordings")
+    sd.add_argument("--format", choices=("markdown", "json"), default="markdown")
+
     rp = sub.add_parser("report", help="work on saved reports")
     rsub = rp.add_subparsers(dest="report_command", metavar="ACTION", parser_class=_Parser)
     rr = rsub.add_parser("render", help="rebuild summary.md and COMPLIANCE.md from a saved compliance-report.yaml")
@@ -684,6 +690,31 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_spec_diff(args: argparse.Namespace) -> int:
+    """Exit 0 when the registry matches the revision, 1 when it differs, 2 for an unreadable file."""
+    import dataclasses
+
+    from conformance.coverage import scan_checks, scan_defects
+    from conformance.specdiff import SpecFileError, diff, read_revision, render
+
+    try:
+        new = read_revision(Path(args.path))
+        against = read_revision(Path(args.against)) if args.against else None
+    except SpecFileError as exc:
+        raise UsageFailure(f"spec-diff: {exc}") from exc
+    d = diff(default_registry(), new, against)
+    checks, _ = scan_checks() if not d.empty else ({}, {})
+    defects = scan_defects() if not d.empty else {}
+    coverage = {rid: (checks.get(rid, []), defects.get(rid, [])) for rid in d.changed_ids()}
+    if args.format == "json":
+        doc = dataclasses.asdict(d)
+        doc["coverage"] = {rid: {"checks": c, "defects": df} for rid, (c, df) in coverage.items()}
+        print(json.dumps(doc, indent=2))
+    else:
+        sys.stdout.write(render(d, coverage))
+    return EXIT_OK if d.empty else EXIT_UNSATISFIED
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from conformance.report import ReportWriteError, render_saved
 
@@ -728,7 +759,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         handler = {"registry": _cmd_registry, "template": _cmd_template, "cli": _cmd_cli, "agent": _cmd_agent,
-                   "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix, "report": _cmd_report}[args.command]
+                   "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix, "report": _cmd_report,
+                   "spec-diff": _cmd_spec_diff}[args.command]
         return handler(args)
     except UsageFailure as exc:
         text = _one_line(exc)
