@@ -196,4 +196,9 @@ def run_matrix(targets: list[dict[str, Any]], out: Path, jobs: int, timeout: flo
     out.mkdir(parents=True, exist_ok=True)
     (out / "matrix.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=120), encoding="utf-8")
     (out / "matrix.md").write_text(render_matrix(doc), encoding="utf-8")
+    from conformance.registry import default_registry
+    from conformance.report.html import render_implementation_html
+
+    page = render_implementation_html(results, default_registry(), links={n: n for n in results})
+    (out / "implementation-report.html").write_text(page, encoding="utf-8")
     return doc

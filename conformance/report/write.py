@@ -16,6 +16,7 @@ from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import RunInfo, build_report, render_report
 from conformance.report.compliance_md import render_compliance_md
+from conformance.report.html import render_implementation_html
 from conformance.verdict import Verdict
 
 MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
@@ -179,10 +180,14 @@ def render_saved(path: Path, registry: Registry, out_dir: Path | None = None) ->
     if unknown:
         raise ReportWriteError(f"{path}: ids not in the registry: {', '.join(unknown[:5])}")
     out_dir = out_dir or path.parent
-    written = [out_dir / "summary.md"]
+    written = [out_dir / "summary.md", out_dir / "implementation-report.html"]
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         _write(out_dir / "summary.md", render_summary(report, registry, family))
+        name = str(report["report"].get("target") or report["report"].get("tool") or "target")
+        link = os.path.relpath(path.parent, out_dir)
+        _write(out_dir / "implementation-report.html",
+               render_implementation_html({name: report}, registry, links={name: link}))
         if family == "a2acli":
             _write(out_dir / "COMPLIANCE.md", render_compliance_md(report, registry))
             written.append(out_dir / "COMPLIANCE.md")
