@@ -30,7 +30,9 @@ ROLES = ("operator", "user", "agent")
 
 @dataclass
 class Instance:
-    """One agent under test: where it listens, who may call it, and what is known about it."""
+    """One agent under test: what names it (``url``: the given ``--url``, or where a launched target
+    listens; ``uds_path``: its socket), who may call it, and what is known about it. Every endpoint
+    comes from :attr:`location`, the card the one resolver finds."""
 
     url: str
     uds_path: str | None
