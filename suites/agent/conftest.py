@@ -20,6 +20,7 @@ import pytest
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.outcome import not_measured
+from conformance.targets import AgentLocation, resolve
 from conformance.wire import Recorder
 
 #: Facts a check may need, and how the reference agentd's Config spells them.
@@ -29,7 +30,9 @@ ROLES = ("operator", "user", "agent")
 
 @dataclass
 class Instance:
-    """One agent under test: where it listens, who may call it, and what is known about it."""
+    """One agent under test: what names it (``url``: the given ``--url``, or where a launched target
+    listens; ``uds_path``: its socket), who may call it, and what is known about it. Every endpoint
+    comes from :attr:`location`, the card the one resolver finds."""
 
     url: str
     uds_path: str | None
@@ -37,10 +40,14 @@ class Instance:
     facts: dict[str, str]
     launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
     recorder: Recorder = field(default_factory=Recorder)
+    _location: AgentLocation | None = field(default=None, repr=False)
 
     @property
-    def base_url(self) -> str:
-        return self.url.rstrip("/")
+    def location(self) -> AgentLocation:
+        """Where the card is and the interfaces it declares (found on first use, then kept)."""
+        if self._location is None:
+            self._location = resolve(self.url, uds=self.uds_path)
+        return self._location
 
     def token(self, role: str) -> str:
         tok = self.tokens.get(role)
