@@ -459,6 +459,8 @@ def _cmd_agent(args: argparse.Namespace) -> int:
              "extra": {"schema_source": args.schema_source} if args.family == "agentd" else {}},
         secrets=list(tokens.values()), scope=scope, scope_note=note)
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
+    if target.get("kind") in ("url", "unix"):
+        _preflight(target, tokens, ctx, report_dir)
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
     code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
     _merge_rerun(report_dir, code, previous, scope)
@@ -466,6 +468,31 @@ def _cmd_agent(args: argparse.Namespace) -> int:
 
 
 BUNDLES = ("command", "events", "task-annotations")
+
+
+def _preflight(target: dict[str, Any], tokens: dict[str, str], ctx: RunContext, report_dir: Path) -> None:
+    """Stop before the checks when nothing answers (exit 3), or when the agent demands a credential
+    the user did not give (exit 3, with a report whose every row is not_measured, naming the reason)."""
+    from conformance.report import ReportWriteError, RunInfo, write_report
+    from conformance.targets.preflight import preflight
+    from conformance.verdict import verdicts_for
+
+    url = target.get("url") or f"unix://{target['path']}"
+    bearer = tokens.get("operator") or next(iter(tokens.values()), None)
+    found = preflight(url, uds=target.get("path"), credentials_given=bool(tokens), bearer=bearer)
+    if found.verdict == "unreachable":
+        raise HarnessFailure(found.message)
+    if found.verdict != "auth_required":
+        return
+    reg = default_registry()
+    verdicts = verdicts_for(reg, ctx.family, [], scope=[], out_of_scope_note=f"not measured: {found.message}")
+    run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
+    try:
+        write_report(report_dir, reg, ctx.family, verdicts, run, secrets=SecretSet(ctx.secrets))
+    except ReportWriteError as exc:
+        raise HarnessFailure(str(exc)) from exc
+    _print_summary(_read_report(report_dir, 0), report_dir)
+    raise HarnessFailure(found.message)
 
 
 def provided_needs(target: dict[str, Any], args: argparse.Namespace) -> list[str]:

@@ -80,6 +80,9 @@ class Attempt:
 
     url: str
     outcome: str
+    #: The HTTP status it answered (None: no HTTP answer), and its WWW-Authenticate challenge if any.
+    status: int | None = None
+    challenge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -171,8 +174,12 @@ def candidates(given: str, uds: str | None = None) -> list[tuple[str, bool]]:
     return out
 
 
-def resolve(given: str, *, uds: str | None = None, timeout: float = 5.0) -> AgentLocation:
-    """Find the card of the agent ``given`` names (see the module's docstring for the order)."""
+def resolve(given: str, *, uds: str | None = None, timeout: float = 5.0, bearer: str | None = None) -> AgentLocation:
+    """Find the card of the agent ``given`` names (see the module's docstring for the order).
+
+    ``bearer``: a token the user gave. It is sent only to a card URL that asked for a credential
+    (HTTP 401/403 without one), never offered up front.
+    """
     if uds is None and given.startswith("unix://"):
         uds = given[len("unix://"):]
     transport = httpx.HTTPTransport(uds=uds) if uds else None
@@ -180,11 +187,14 @@ def resolve(given: str, *, uds: str | None = None, timeout: float = 5.0) -> Agen
     with httpx.Client(transport=transport, timeout=timeout, follow_redirects=False) as client:
         for url, any_json in candidates(given, uds):
             try:
-                card, outcome = _try(client, url, any_json)
+                card, attempt = _try(client, url, any_json)
+                if card is None and bearer and attempt.status in (401, 403):
+                    attempts.append(attempt)
+                    card, attempt = _try(client, url, any_json, {"Authorization": f"Bearer {bearer}"})
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # every candidate is on this host
                 attempts.append(Attempt(url, f"{type(exc).__name__}: {exc}"))
                 break
-            attempts.append(Attempt(url, outcome))
+            attempts.append(attempt)
             if card is not None:
                 return AgentLocation(given, uds, url, card, None, tuple(attempts))
     where = f"the socket {uds}" if uds else given
@@ -192,23 +202,29 @@ def resolve(given: str, *, uds: str | None = None, timeout: float = 5.0) -> Agen
     return AgentLocation(given, uds, None, None, f"no agent card found for {where}: {tried}", tuple(attempts))
 
 
-def _try(client: httpx.Client, url: str, any_json: bool) -> tuple[dict[str, Any] | None, str]:
-    """(the card, "the card") or (None, what the URL answered instead)."""
+def _try(client: httpx.Client, url: str, any_json: bool,
+         headers: Mapping[str, str] | None = None) -> tuple[dict[str, Any] | None, Attempt]:
+    """(the card, the attempt) or (None, the attempt saying what the URL answered instead)."""
     try:
-        resp = client.get(url, headers={"Accept": "application/json"})
+        resp = client.get(url, headers={"Accept": "application/json", **(headers or {})})
     except (httpx.ConnectError, httpx.ConnectTimeout):
         raise
     except httpx.HTTPError as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+        return None, Attempt(url, f"{type(exc).__name__}: {exc}")
     ctype = resp.headers.get("content-type", "")
+    sent = " (with the given credential)" if headers else ""
+
+    def miss(what: str) -> tuple[None, Attempt]:
+        return None, Attempt(url, what + sent, resp.status_code, resp.headers.get("www-authenticate"))
+
     if resp.status_code != 200:
-        return None, f"HTTP {resp.status_code} ({ctype or 'no content-type'}): {resp.text[:80]!r}"
+        return miss(f"HTTP {resp.status_code} ({ctype or 'no content-type'}): {resp.text[:80]!r}")
     try:
         doc = json.loads(resp.content)
     except ValueError:
-        return None, f"HTTP 200 with a body that is not JSON ({ctype or 'no content-type'}): {resp.text[:80]!r}"
+        return miss(f"HTTP 200 with a body that is not JSON ({ctype or 'no content-type'}): {resp.text[:80]!r}")
     if not isinstance(doc, dict):
-        return None, f"HTTP 200 with JSON that is not an object: {resp.text[:80]!r}"
+        return miss(f"HTTP 200 with JSON that is not an object: {resp.text[:80]!r}")
     if not any_json and not any(m in doc for m in _CARD_MEMBERS):
-        return None, f"HTTP 200 with a JSON object that is not an agent card: {resp.text[:80]!r}"
-    return doc, "the card"
+        return miss(f"HTTP 200 with a JSON object that is not an agent card: {resp.text[:80]!r}")
+    return doc, Attempt(url, "the card" + sent, 200)

@@ -46,7 +46,8 @@ class Instance:
     def location(self) -> AgentLocation:
         """Where the card is and the interfaces it declares (found on first use, then kept)."""
         if self._location is None:
-            self._location = resolve(self.url, uds=self.uds_path)
+            bearer = self.tokens.get("operator") or next(iter(self.tokens.values()), None)
+            self._location = resolve(self.url, uds=self.uds_path, bearer=bearer)
         return self._location
 
     def token(self, role: str) -> str:
