@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.redact import MARK, SecretSet
+
 
 @dataclass
 class RunContext:
@@ -23,6 +25,14 @@ class RunContext:
     scope: list[str] | None = None
     scope_note: str = ""
     secret_dir: str = ""
+
+    def __repr__(self) -> str:
+        """The context without its secrets (pytest prints the repr of a failing check's fixtures)."""
+        secrets = SecretSet(self.secrets)
+        target = {k: ({role: MARK for role in v} if k == "tokens" and isinstance(v, dict) else v)
+                  for k, v in self.target.items()}
+        return secrets.redact(f"RunContext(family={self.family!r}, target={target!r}, run={self.run!r}, "
+                              f"secrets=<{len(self.secrets)}>, scope={self.scope!r})")
 
     def dump(self, path: Path) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -6,7 +6,6 @@ redacted of the run's secrets. Checks use only these fixtures and ``conformance.
 
 from __future__ import annotations
 
-import secrets as _secrets
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -113,13 +112,7 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterat
 @pytest.fixture
 def new_secret(run_secrets: SecretSet) -> Callable[[str], str]:
     """``new_secret("tok")`` makes a random credential and registers it with the run's secrets."""
-
-    def make(prefix: str = "secret") -> str:
-        value = f"{prefix}-{_secrets.token_urlsafe(18)}"
-        run_secrets.add(value)
-        return value
-
-    return make
+    return run_secrets.make
 
 
 def card_ref(agent: ScriptedAgent) -> Sequence[str]:

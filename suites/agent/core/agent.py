@@ -85,7 +85,7 @@ class CoreAgent:
     uds: str | None
     card: dict[str, Any] | None
     card_error: str | None
-    tokens: dict[str, str]
+    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     launched: Any
     targets: Any = None
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
