@@ -280,15 +280,16 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
                 proc.wait(timeout=30)
                 raise
     finally:
-        _sweep(report_dir, ctx, tmp)
+        _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _sweep(report_dir: Path, ctx: RunContext, secret_dir: Path) -> None:
-    """Redact the whole report folder once the child has exited.
+def _sweep(folders: list[Path], ctx: RunContext, secret_dir: Path) -> None:
+    """Redact every file the run wrote (the report folder, the allure folder) once the child has exited.
 
-    pytest writes failure details to pytest.log after the plugin's own sweep, so a secret a check
-    registered (kept by the plugin in ``secret_dir``) could otherwise survive there.
+    pytest writes failure details to pytest.log after the plugin's own sweep, and allure writes its
+    results from the raw failure, so a secret a check registered (kept by the plugin in ``secret_dir``)
+    could otherwise survive there.
     """
     secrets = SecretSet(ctx.secrets)
     for path in secret_dir.glob("secrets-*.json"):
@@ -296,7 +297,8 @@ def _sweep(report_dir: Path, ctx: RunContext, secret_dir: Path) -> None:
             secrets.load(path)
         except (OSError, ValueError):
             continue
-    redact_tree(report_dir, secrets)
+    for folder in folders:
+        redact_tree(folder, secrets)
 
 
 def _read_report(report_dir: Path, code: int) -> dict[str, Any]:

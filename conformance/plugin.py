@@ -24,6 +24,7 @@ from conformance.context import RunContext, private_dir
 from conformance.evidence import Evidence, EvidenceStore, SecretSet, slug
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, Outcome
 from conformance.registry import Registry, RegistryError, default_registry
+from conformance.scrub import Scrubber
 
 MARKER = "requirement"
 _STATE = pytest.StashKey["_RunState"]()
@@ -106,6 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"{MARKER}(*ids, part=None, transport=None): the requirement ids this check measures")
     state = _RunState(config)
     config.stash[_STATE] = state
+    config.pluginmanager.register(Scrubber(state.secrets), "agentd-conformance-scrubber")
     if not state.is_worker:
         config.pluginmanager.register(_Controller(state), "agentd-conformance-controller")
 
