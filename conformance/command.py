@@ -27,13 +27,13 @@ import yaml
 from conformance import __version__
 from conformance.context import RunContext, private_dir
 from conformance.evidence import MIN_SECRET_LEN, SecretSet, redact_tree, slug
-from conformance.paths import PACKAGE_DIR, SUITES_DIR
+from conformance.paths import PACKAGE_DIR, SUITES_DIR, python_module
 from conformance.registry import FAMILIES, RegistryError, default_registry
 
 EXIT_OK, EXIT_UNSATISFIED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
 #: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
 COMPLETED = (0, 1, 5)
-REFERENCE_CLI = [sys.executable, "-m", "conformance.fixtures.reference_cli"]
+REFERENCE_CLI = python_module("conformance.fixtures.reference_cli")
 ROLES = ("operator", "user", "agent")
 #: Load the plugin exactly once: block its pytest11 entry point (present once the package is installed),
 #: then load it by module name (which also works from a checkout, where no entry point exists).
@@ -280,7 +280,7 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     report_dir.mkdir(parents=True, exist_ok=True)
     # A report left by an earlier run into the same folder must never be read as this run's result.
     (report_dir / "compliance-report.yaml").unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "pytest", str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
+    cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
@@ -291,11 +291,14 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
         cmd += ["--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
+    # Every Python the run starts (xdist workers are ``python -c``) keeps the working directory off sys.path,
+    # and the run itself starts in its private folder: a checkout there must not shadow the installed package.
+    env["PYTHONSAFEPATH"] = "1"
     log = report_dir / "pytest.log"
     try:
         with open(log, "wb") as fh:
             proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
-                                    start_new_session=True)
+                                    cwd=tmp, start_new_session=True)
             try:
                 return proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -312,15 +315,16 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
                 proc.wait(timeout=30)
                 raise
     finally:
-        _sweep(report_dir, ctx, tmp)
+        _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _sweep(report_dir: Path, ctx: RunContext, secret_dir: Path) -> None:
-    """Redact the whole report folder once the child has exited.
+def _sweep(folders: list[Path], ctx: RunContext, secret_dir: Path) -> None:
+    """Redact every file the run wrote (the report folder, the allure folder) once the child has exited.
 
-    pytest writes failure details to pytest.log after the plugin's own sweep, so a secret a check
-    registered (kept by the plugin in ``secret_dir``) could otherwise survive there.
+    pytest writes failure details to pytest.log after the plugin's own sweep, and allure writes its
+    results from the raw failure, so a secret a check registered (kept by the plugin in ``secret_dir``)
+    could otherwise survive there.
     """
     secrets = SecretSet(ctx.secrets)
     for path in secret_dir.glob("secrets-*.json"):
@@ -328,7 +332,8 @@ def _sweep(report_dir: Path, ctx: RunContext, secret_dir: Path) -> None:
             secrets.load(path)
         except (OSError, ValueError):
             continue
-    redact_tree(report_dir, secrets)
+    for folder in folders:
+        redact_tree(folder, secrets)
 
 
 def _read_report(report_dir: Path, code: int) -> dict[str, Any]:
@@ -529,7 +534,7 @@ def _schema_source(args: argparse.Namespace, target: dict[str, Any], report_dir:
     if binary:
         prefix = shlex.split(binary)
     elif target.get("kind") == "launch" and target.get("name") == "reference":
-        prefix = [sys.executable, "-m", "conformance.fixtures.reference_agentd"]
+        prefix = python_module("conformance.fixtures.reference_agentd")
     else:
         raise UsageFailure("--schema-source target needs --agentd-binary CMD (the target's own executable)")
     out = report_dir / "schemas"

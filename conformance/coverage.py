@@ -76,7 +76,7 @@ def scan_defects() -> dict[str, list[str]]:
     for label, module in DEFECT_TABLES:
         table: dict[str, Any] = importlib.import_module(module).DEFECTS
         for name, d in table.items():
-            ids = getattr(d, "ids", None) or getattr(d, "requirements", ())
+            ids: tuple[str, ...] = tuple(getattr(d, "ids", None) or getattr(d, "requirements", None) or ())
             for rid in ids:
                 out[str(rid).partition(":")[0]].append(f"{label}: {name}")
     return out

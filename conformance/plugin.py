@@ -27,6 +27,7 @@ from conformance.evidence import Evidence, EvidenceStore, SecretSet, slug
 from conformance.judge import DEPENDS_MARKER, Blocked, blame_violation
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, NotMeasured, Outcome
 from conformance.registry import Registry, RegistryError, default_registry
+from conformance.scrub import Scrubber
 
 MARKER = "requirement"
 _STATE = pytest.StashKey["_RunState"]()
@@ -120,6 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"{DEPENDS_MARKER}(*ids): requirements whose features this check relies on (the blame rule)")
     state = _RunState(config)
     config.stash[_STATE] = state
+    config.pluginmanager.register(Scrubber(state.secrets), "agentd-conformance-scrubber")
     if not state.is_worker:
         config.pluginmanager.register(_Controller(state), "agentd-conformance-controller")
 

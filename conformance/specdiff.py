@@ -64,8 +64,8 @@ class SpecDiff:
 
     def changed_ids(self) -> list[str]:
         ids = [r.id for r in self.added] + self.removed + self.withdrawn
-        ids += [t[0] for t in (*self.moved_tier, *self.moved_area, *self.resectioned, *self.reworded,
-                               *self.kind_changed)]
+        ids += [str(t[0]) for t in (*self.moved_tier, *self.moved_area, *self.resectioned, *self.reworded,
+                                    *self.kind_changed)]
         return list(dict.fromkeys(ids))
 
     @property

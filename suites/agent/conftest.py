@@ -10,7 +10,6 @@ among the target's declared facts (``--fact events=on``) ends ``not_measured`` n
 from __future__ import annotations
 
 import contextlib
-import secrets as _secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +35,7 @@ class Instance:
 
     url: str
     uds_path: str | None
-    tokens: dict[str, str]
+    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     facts: dict[str, str]
     launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
     recorder: Recorder = field(default_factory=Recorder)
@@ -79,9 +78,7 @@ class AgentTargets:
         return self.target.get("kind") == "launch" and self.target.get("name") == "reference"
 
     def _token(self, role: str) -> str:
-        tok = f"{role}-{_secrets.token_urlsafe(18)}"
-        self.secrets.add(tok)
-        return tok
+        return self.secrets.make(role)
 
     def agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
         """An instance whose configuration satisfies ``needs`` (Config fields of the reference agentd).

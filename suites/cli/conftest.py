@@ -6,8 +6,6 @@ redacted of the run's secrets. Checks use only these fixtures and ``conformance.
 
 from __future__ import annotations
 
-import secrets as _secrets
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,7 @@ from conformance.cli.runner import CliResult, CliRunner
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.fixtures.scripted_agent import Script, ScriptedAgent
-from conformance.paths import FIXTURES_DIR, PACKAGE_DIR
+from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 
 #: Per-invocation bound: a CLI that hangs fails its check with evidence, and the run goes on.
 CLI_TIMEOUT = 20.0
@@ -31,7 +29,7 @@ class CliTarget:
     def __init__(self, ctx: RunContext) -> None:
         t = ctx.target if ctx.target.get("kind") == "cli" else {}
         self.reference = not t or bool(t.get("reference"))
-        self.prefix: list[str] = list(t.get("prefix") or [sys.executable, "-m", "conformance.fixtures.reference_cli"])
+        self.prefix: list[str] = list(t.get("prefix") or python_module("conformance.fixtures.reference_cli"))
         self.env: dict[str, str] = dict(t.get("env") or {})
         if self.reference:
             self.env.setdefault("PYTHONPATH", str(PACKAGE_DIR.parent))
@@ -114,13 +112,7 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterat
 @pytest.fixture
 def new_secret(run_secrets: SecretSet) -> Callable[[str], str]:
     """``new_secret("tok")`` makes a random credential and registers it with the run's secrets."""
-
-    def make(prefix: str = "secret") -> str:
-        value = f"{prefix}-{_secrets.token_urlsafe(18)}"
-        run_secrets.add(value)
-        return value
-
-    return make
+    return run_secrets.make
 
 
 def card_ref(agent: ScriptedAgent) -> Sequence[str]:

@@ -505,13 +505,10 @@ def principals(
     name → token."""
     key = tuple((n, r, tuple(sorted(g))) for n, r, g in specs)
     if key not in _PRINCIPALS:
-        import secrets as _secrets
-
         from conformance.fixtures.reference_agentd import Principal
 
-        tokens = {n: f"{n}-{_secrets.token_urlsafe(18)}" for n, _, _ in key}
-        for tok in tokens.values():
-            agent_targets.secrets.add(tok)
+        # make(): a name like "agent-without-grant" in the token would redact "-without-" everywhere.
+        tokens = {n: agent_targets.secrets.make(n) for n, _, _ in key}
         made = tuple(Principal(name=n, token=tokens[n], role=r, grants=frozenset(g)) for n, r, g in key)
         _PRINCIPALS[key] = (made, tokens)
     return _PRINCIPALS[key]

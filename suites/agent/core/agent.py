@@ -31,7 +31,7 @@ class CoreAgent:
     """One agent under test (or one variant of a launched one)."""
 
     location: AgentLocation
-    tokens: dict[str, str]
+    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     launched: Any
     targets: Any = None
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
