@@ -187,7 +187,9 @@ def rejected_feature(result: CliResult, features: Sequence[str], own: Sequence[s
         command = not f.startswith("-")
         for line in lines:
             if any(_names(line, s, command) for s in _spellings(f, adapter)):
-                return Missing(f, f"the tool rejected it: exit 2, {line[:140]!r}")
+                m = _REJECTS.search(line)
+                said = line[m.start() if m else 0:][:90]
+                return Missing(f, f"rejected as a usage error: {said!r}")
     return None
 
 
@@ -196,8 +198,8 @@ def judge_missing(missing: Missing, own: Sequence[str]) -> NoReturn:
     who = owners(missing.feature)
     mine = [r for r in who if r in own]
     if mine or not who:
-        fail(f"expected {missing.feature} ({', '.join(mine) or 'the requirement under test'} names it); "
-             f"it is missing: {missing.how}")
+        named = ", ".join(r.removeprefix(_P) for r in mine) or "the requirement under test"
+        fail(f"expected {missing.feature}, which {named} names; missing: {missing.how}")
     blocked_by(who[0], f"no {missing.feature} ({missing.how})")
 
 

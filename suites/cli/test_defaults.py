@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -68,9 +69,21 @@ def _provisional(record: Recorder, row: str, shipped: bool | None, flag: str) ->
     record(row, shipped=shipped, overridable=False, note=f"{flag}: missing or rejected (see the evidence)")
 
 
-def _sent_or_blocked(a: ScriptedAgent, r: CliResult) -> None:
+def _unmeasured(record: Recorder, row: str, by: str, why: str) -> NoReturn:
+    """The default run showed nothing about ``row``: record it not measured, saying why, and end the
+    check blocked by ``by`` (whose feature failed)."""
+    record(row, shipped=None, overridable=None, note=f"not measured: {why}")
+    blocked_by(by, why)
+
+
+def _sent_or_blocked(record: Recorder, row: str, a: ScriptedAgent, r: CliResult) -> None:
     if not a.a2a_requests():
-        blocked_by("A2ACLI_SEND_001", f"`send` made no A2A request (exit {r.exit_code}), so no default shows")
+        _unmeasured(record, row, "A2ACLI_SEND_001", f"`send` made no A2A request (exit {r.exit_code})")
+
+
+def _task_or_blocked(record: Recorder, row: str, a: ScriptedAgent, r: CliResult) -> None:
+    if not a.tasks:
+        _unmeasured(record, row, "A2ACLI_SEND_001", f"`send` created no task (exit {r.exit_code})")
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="transport_server_preference_order")
@@ -81,7 +94,7 @@ def test_default_transport_is_card_order_and_flag_overrides(cli: Cli, agent: Age
     row = "transport_server_preference_order"
     a = agent(Script(card=CardSpec(interfaces=(Interface("HTTP+JSON"), Interface("JSONRPC")))))
     r1 = cli.run("send", "--text", "hi", *card_ref(a))
-    _sent_or_blocked(a, r1)
+    _sent_or_blocked(record_breakdown, row, a, r1)
     default_used = sorted({q.binding for q in a.a2a_requests()})
     shipped = default_used == ["HTTP+JSON"]
     _provisional(record_breakdown, row, shipped, "--transport")
@@ -104,8 +117,7 @@ def test_default_send_waits_and_async_returns_early(cli: Cli, agent: AgentMaker,
     row = "task_completion_wait_by_default"
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 1.0)))))
     r1 = cli.run("send", "--text", "hi", *card_ref(a))
-    if not a.tasks:
-        blocked_by("A2ACLI_SEND_001", f"`send` created no task (exit {r1.exit_code}), so no default shows")
+    _task_or_blocked(record_breakdown, row, a, r1)
     at_return = a.tasks[0].state()
     said = state_matches(r1.stdout_text, "TASK_STATE_COMPLETED")
     shipped = False if at_return != "TASK_STATE_COMPLETED" else (True if said else None)
@@ -127,8 +139,7 @@ def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMake
     row = "output_human_readable_text"
     a = agent(Script())
     r1 = cli.run("send", "--text", "hi", *card_ref(a))
-    if not a.tasks:
-        blocked_by("A2ACLI_SEND_001", f"`send` created no task (exit {r1.exit_code}), so no default shows")
+    _task_or_blocked(record_breakdown, row, a, r1)
     first_id = a.tasks[0].id
     try:
         json.loads(r1.stdout_text)
@@ -160,8 +171,7 @@ def test_default_detail_is_concise_and_verbose_adds_detail(cli: Cli, agent: Agen
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_COMPLETED", 0.0, "all done"),),
                                    artifacts=_SLOW_TASK.artifacts)))
     r1 = cli.run("send", "--text", "hi", *card_ref(a))
-    if not a.tasks:
-        blocked_by("A2ACLI_SEND_001", f"`send` created no task (exit {r1.exit_code}), so no default shows")
+    _task_or_blocked(record_breakdown, row, a, r1)
     ids = [t.id for t in a.tasks]
     concise = r1.stdout_text.replace(ids[0], "<id>")
     _provisional(record_breakdown, row, None, "--verbose")
@@ -187,7 +197,7 @@ def test_default_version_is_highest_mutual_and_flag_overrides(cli: Cli, agent: A
     a = agent(Script(card=CardSpec(interfaces=(Interface("JSONRPC", protocol_version="1.1"),)),
                      versions=("1.0", "1.1")))
     r1 = cli.run("send", "--text", "hi", *card_ref(a))
-    _sent_or_blocked(a, r1)
+    _sent_or_blocked(record_breakdown, row, a, r1)
     default_versions = sorted({str(q.a2a_version) for q in a.a2a_requests()})
     shipped = len(default_versions) == 1 and default_versions[0] in ("1.0", "1.1")
     _provisional(record_breakdown, row, shipped, "--a2a-version")
@@ -213,18 +223,17 @@ def test_default_verifies_tls_and_insecure_disables_with_warning(cli: Cli, agent
     a = agent(Script(), tls=TLSConfig.generate(tmp_path / "tls"))
     r1 = cli.run("send", "--text", "hi", *card_ref(a))
     reached = len(a.a2a_requests())
-    refused = r1.exit_code not in (0, None) and reached == 0
-    _provisional(record_breakdown, row, None if refused else False, "--insecure")
+    # reaching the agent unverified is a "no" on its own; a refusal is a "yes" only once --insecure shows
+    # the agent was reachable (a send that never works proves nothing)
+    _provisional(record_breakdown, row, False if reached else None, "--insecure")
     r2 = cli.run("send", "--text", "hi", *card_ref(a), "--insecure")
     reached_insecure = len(a.a2a_requests()) - reached
     warned = any(w in r2.stderr_text.lower() for w in ("warn", "insecure", "verif"))
     note = (f"untrusted certificate without flags: exit {r1.exit_code}, {reached} A2A request(s) reached the "
             f"agent; --insecure: exit {r2.exit_code}, {reached_insecure} request(s), "
             f"{'warned' if warned else 'no warning'} on stderr")
-    if refused and reached_insecure == 0:
-        # neither run reached the agent: the refusal cannot be told from a send that never works
-        record_breakdown(row, shipped=None, overridable=None, note=note)
-        blocked_by("A2ACLI_SEND_001", f"the tool reached the TLS agent in neither run ({note})")
-    shipped = refused
+    if not reached and not reached_insecure:
+        _unmeasured(record_breakdown, row, "A2ACLI_SEND_001", f"the tool reached the TLS agent in neither run ({note})")
+    shipped = not reached and r1.exit_code not in (0, None)
     overridable = r2.exit_code == 0 and reached_insecure > 0 and warned
     _verdict(record_breakdown, row, shipped, overridable, note, f"no flag: {shown(r1)}; --insecure: {shown(r2)}")
