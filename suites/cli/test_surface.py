@@ -34,7 +34,7 @@ def test_help_command_prints_usage_naming_the_commands(cli: Cli) -> None:
     for args in (("help",), ("--help",)):
         text = _usage_ok(cli.run(*args), " ".join(args))
         missing = [" ".join(c) for c in TIER1_COMMANDS if not re.search(r"\s+".join(c), text)]
-        assert not missing, f"{' '.join(args)} does not name the commands {missing}; got {text[:600]!r}"
+        assert not missing, f"{' '.join(args)} does not name the commands {missing}; got {clip(text)}"
 
 
 @pytest.mark.requirement("A2ACLI_CLI_001", part="command_help")
@@ -46,7 +46,7 @@ def test_command_help_prints_its_usage_and_exits(cli: Cli, command: tuple[str, .
     is ignored or that runs the command."""
     text = _usage_ok(cli.run(*command, "--help"), f"{' '.join(command)} --help")
     if command == ("send",):
-        assert "--text" in text, f"send --help does not document --text; got {text[:600]!r}"
+        assert "--text" in text, f"send --help does not document --text; got {clip(text)}"
 
 
 @pytest.mark.requirement("A2ACLI_CLI_001", part="version")
@@ -56,7 +56,7 @@ def test_version_flags_print_the_tool_version(cli: Cli) -> None:
     outs = []
     for flag in ("-v", "--version"):
         r = cli.run(flag)
-        assert r.exit_code == 0, f"{flag}: expected exit 0, got {r.exit_code}; stderr: {r.stderr_text[:400]!r}"
+        assert r.exit_code == 0, f"{flag}: expected exit 0, got {r.exit_code}; stderr: {clip(r.stderr_text)}"
         out = (r.stdout_text or r.stderr_text).strip()
         assert re.search(r"\d+\.\d+", out), f"{flag}: no version number in {out[:200]!r}"
         outs.append(out)
