@@ -27,7 +27,7 @@ import yaml
 from conformance import __version__
 from conformance.context import RunContext, private_dir
 from conformance.evidence import MIN_SECRET_LEN, SecretSet, redact_tree, slug
-from conformance.paths import PACKAGE_DIR, SUITES_DIR, python_module
+from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, SUITES_DIR, python_module
 from conformance.registry import FAMILIES, RegistryError, default_registry
 
 EXIT_OK, EXIT_UNSATISFIED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
@@ -383,12 +383,15 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     report_dir = _report_dir(args, target)
     previous, scope = _rerun(args, target, report_dir, scope)
     version = _tool_version(prefix)
+    # The bundled reference ships its skill; any other tool's skill is what --skill names, if anything.
+    skill = str(Path(args.skill).resolve()) if args.skill else (
+        str(FIXTURES_DIR / "reference_cli" / "SKILL.md") if args.exe is None else None)
     ctx = RunContext(
         family="a2acli",
         target={"kind": "cli", "prefix": prefix, "adapter": str(Path(args.adapter).resolve()) if args.adapter else None,
-                "skill": str(Path(args.skill).resolve()) if args.skill else None,
-                "reference": args.exe is None, "env": env, "cli_timeout": args.cli_timeout},
+                "skill": skill, "reference": args.exe is None, "env": env, "cli_timeout": args.cli_timeout},
         run={"target": target, "tool": name if args.exe else "agentd-conformance-refcli", "tool_version": version,
+             "extra": {"skill_given": skill is not None, "skill": skill or "none (no --skill given)"},
              "adapter": adapter, "agent_tested": "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)",
              "command": shlex.join(["agentd-conformance", *sys.argv[1:]]),
              "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")},

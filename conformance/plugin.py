@@ -260,11 +260,13 @@ def run_context(pytestconfig: pytest.Config) -> RunContext:
 
 @pytest.fixture
 def record_breakdown(request: pytest.FixtureRequest) -> Any:
-    """``record_breakdown(row, shipped=bool, overridable=bool, note=str)`` for DEFAULT_001's table."""
+    """``record_breakdown(row, shipped=bool|None, overridable=bool|None, note=str)`` for DEFAULT_001's
+    table; None: that side could not be measured."""
     st = _item_state(request.node)
 
-    def record(row: str, *, shipped: bool, overridable: bool, note: str | None = None) -> None:
-        st.breakdown[row] = {"shipped": bool(shipped), "overridable": bool(overridable), "note": note}
+    def record(row: str, *, shipped: bool | None, overridable: bool | None, note: str | None = None) -> None:
+        st.breakdown[row] = {"shipped": None if shipped is None else bool(shipped),
+                             "overridable": None if overridable is None else bool(overridable), "note": note}
 
     return record
 
@@ -445,14 +447,21 @@ def _logreport(state: _RunState, report: pytest.TestReport) -> None:
         if prev is None:
             state.breakdown[row] = dict(val)
         else:
-            prev["shipped"] = prev["shipped"] and val["shipped"]
-            prev["overridable"] = prev["overridable"] and val["overridable"]
+            prev["shipped"] = _all_of(prev["shipped"], val["shipped"])
+            prev["overridable"] = _all_of(prev["overridable"], val["overridable"])
             prev["note"] = "; ".join(n for n in (prev.get("note"), val.get("note")) if n) or None
     for code, note in (extra.get("error_codes") or {}).items():
         state.error_codes.setdefault(code, note)
     state.transports.update(extra.get("transports") or ())
     if state.progress:
         _progress(state)
+
+
+def _all_of(a: bool | None, b: bool | None) -> bool | None:
+    """Two observations of one breakdown cell: any no is no; else any not-measured is not measured."""
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
 
 
 def _progress(state: _RunState) -> None:
