@@ -27,13 +27,13 @@ import yaml
 from conformance import __version__
 from conformance.context import RunContext, private_dir
 from conformance.evidence import MIN_SECRET_LEN, SecretSet, redact_tree, slug
-from conformance.paths import PACKAGE_DIR, SUITES_DIR
+from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, SUITES_DIR, python_module
 from conformance.registry import FAMILIES, RegistryError, default_registry
 
 EXIT_OK, EXIT_UNSATISFIED, EXIT_USAGE, EXIT_HARNESS = 0, 1, 2, 3
 #: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
 COMPLETED = (0, 1, 5)
-REFERENCE_CLI = [sys.executable, "-m", "conformance.fixtures.reference_cli"]
+REFERENCE_CLI = python_module("conformance.fixtures.reference_cli")
 ROLES = ("operator", "user", "agent")
 #: Load the plugin exactly once: block its pytest11 entry point (present once the package is installed),
 #: then load it by module name (which also works from a checkout, where no entry point exists).
@@ -62,7 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("registry", help="list the requirement registry")
     r.add_argument("--family", choices=FAMILIES, help="only this family")
     r.add_argument("--tier", type=int, help="only this tier and below")
-    r.add_argument("--format", choices=("text", "json", "yaml"), default="text")
+    r.add_argument("--format", choices=("text", "json", "yaml", "markdown"), default=None,
+                   help="text (default), json, yaml; with --coverage: markdown (default) or json")
+    r.add_argument("--coverage", action="store_true",
+                   help="per requirement: the checks that measure it, the defects that kill it, its needs")
 
     t = sub.add_parser("template", help="print the blank compliance-report YAML")
     t.add_argument("--family", choices=FAMILIES, default="a2acli")
@@ -134,6 +137,12 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 
+    sd = sub.add_parser("spec-diff", help="compare a revision's COMPLIANCE.md or report template with the registry")
+    sd.add_argument("path", metavar="PATH", help="a COMPLIANCE.md or compliance-report.template.yaml of a revision")
+    sd.add_argument("--against", metavar="PATH",
+                    help="the revision the registry was transcribed from (same forms), for word diffs of rewordings")
+    sd.add_argument("--format", choices=("markdown", "json"), default="markdown")
+
     rp = sub.add_parser("report", help="work on saved reports")
     im = sub.add_parser("image", help="container images of the bundled targets, built locally")
     isub = im.add_subparsers(dest="image_command", metavar="ACTION", parser_class=_Parser)
@@ -156,6 +165,19 @@ def _parser() -> argparse.ArgumentParser:
 
 def _cmd_registry(args: argparse.Namespace) -> int:
     reg = default_registry()
+    if args.coverage:
+        from conformance.coverage import coverage_rows, render_coverage_md
+
+        fmt = args.format or "markdown"
+        if fmt not in ("markdown", "json"):
+            raise UsageFailure("registry --coverage: --format must be markdown or json")
+        rows = [r for r in coverage_rows(reg, args.family)
+                if args.tier is None or reg[r["id"]].tier is not None and reg[r["id"]].tier <= args.tier]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n" if fmt == "json" else render_coverage_md(rows))
+        return EXIT_OK
+    if args.format == "markdown":
+        raise UsageFailure("registry: --format markdown is for --coverage")
+    args.format = args.format or "text"
     reqs = reg.select(family=args.family, tier=args.tier)
     rows = [{"id": r.id, "family": r.family, "tier": r.tier, "level": r.level, "area": r.area, "spec": r.spec,
              "kind": r.kind, "condition": r.condition, "summary": r.summary} for r in reqs]
@@ -271,7 +293,7 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     report_dir.mkdir(parents=True, exist_ok=True)
     # A report left by an earlier run into the same folder must never be read as this run's result.
     (report_dir / "compliance-report.yaml").unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "pytest", str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
+    cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
@@ -282,11 +304,14 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
         cmd += ["--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
+    # Every Python the run starts (xdist workers are ``python -c``) keeps the working directory off sys.path,
+    # and the run itself starts in its private folder: a checkout there must not shadow the installed package.
+    env["PYTHONSAFEPATH"] = "1"
     log = report_dir / "pytest.log"
     try:
         with open(log, "wb") as fh:
             proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
-                                    start_new_session=True)
+                                    cwd=tmp, start_new_session=True)
             try:
                 return proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -303,17 +328,16 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
                 proc.wait(timeout=30)
                 raise
     finally:
-        _sweep(report_dir, ctx, tmp)
-        if allure_dir:  # allure's results (status details, attachments) get the same redaction
-            _sweep(Path(allure_dir).resolve(), ctx, tmp)
+        _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _sweep(report_dir: Path, ctx: RunContext, secret_dir: Path) -> None:
-    """Redact the whole report folder once the child has exited.
+def _sweep(folders: list[Path], ctx: RunContext, secret_dir: Path) -> None:
+    """Redact every file the run wrote (the report folder, the allure folder) once the child has exited.
 
-    pytest writes failure details to pytest.log after the plugin's own sweep, so a secret a check
-    registered (kept by the plugin in ``secret_dir``) could otherwise survive there.
+    pytest writes failure details to pytest.log after the plugin's own sweep, and allure writes its
+    results from the raw failure, so a secret a check registered (kept by the plugin in ``secret_dir``)
+    could otherwise survive there.
     """
     secrets = SecretSet(ctx.secrets)
     for path in secret_dir.glob("secrets-*.json"):
@@ -321,7 +345,8 @@ def _sweep(report_dir: Path, ctx: RunContext, secret_dir: Path) -> None:
             secrets.load(path)
         except (OSError, ValueError):
             continue
-    redact_tree(report_dir, secrets)
+    for folder in folders:
+        redact_tree(folder, secrets)
 
 
 def _read_report(report_dir: Path, code: int) -> dict[str, Any]:
@@ -371,12 +396,15 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     report_dir = _report_dir(args, target)
     previous, scope = _rerun(args, target, report_dir, scope)
     version = _tool_version(prefix)
+    # The bundled reference ships its skill; any other tool's skill is what --skill names, if anything.
+    skill = str(Path(args.skill).resolve()) if args.skill else (
+        str(FIXTURES_DIR / "reference_cli" / "SKILL.md") if args.exe is None else None)
     ctx = RunContext(
         family="a2acli",
         target={"kind": "cli", "prefix": prefix, "adapter": str(Path(args.adapter).resolve()) if args.adapter else None,
-                "skill": str(Path(args.skill).resolve()) if args.skill else None,
-                "reference": args.exe is None, "env": env, "cli_timeout": args.cli_timeout},
+                "skill": skill, "reference": args.exe is None, "env": env, "cli_timeout": args.cli_timeout},
         run={"target": target, "tool": name if args.exe else "agentd-conformance-refcli", "tool_version": version,
+             "extra": {"skill_given": skill is not None, "skill": skill or "none (no --skill given)"},
              "adapter": adapter, "agent_tested": "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)",
              "command": shlex.join(["agentd-conformance", *sys.argv[1:]]),
              "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")},
@@ -471,6 +499,8 @@ def _cmd_agent(args: argparse.Namespace) -> int:
              "extra": extra},
         secrets=list(tokens.values()), scope=scope, scope_note=note)
     suite = SUITES_DIR / "agent" / ("agentd" if args.family == "agentd" else "core")
+    if target.get("kind") in ("url", "unix"):
+        _preflight(target, tokens, ctx, report_dir)
     sys.stderr.write(f"agentd-conformance: checking {name} ({args.family}) → {report_dir}\n")
     try:
         code = run_suite(suite, ctx, report_dir, args.jobs, args.timeout, getattr(args, "allure_dir", None))
@@ -484,6 +514,31 @@ def _cmd_agent(args: argparse.Namespace) -> int:
 
 
 BUNDLES = ("command", "events", "task-annotations")
+
+
+def _preflight(target: dict[str, Any], tokens: dict[str, str], ctx: RunContext, report_dir: Path) -> None:
+    """Stop before the checks when nothing answers (exit 3), or when the agent demands a credential
+    the user did not give (exit 3, with a report whose every row is not_measured, naming the reason)."""
+    from conformance.report import ReportWriteError, RunInfo, write_report
+    from conformance.targets.preflight import preflight
+    from conformance.verdict import verdicts_for
+
+    url = target.get("url") or f"unix://{target['path']}"
+    bearer = tokens.get("operator") or next(iter(tokens.values()), None)
+    found = preflight(url, uds=target.get("path"), credentials_given=bool(tokens), bearer=bearer)
+    if found.verdict == "unreachable":
+        raise HarnessFailure(found.message)
+    if found.verdict != "auth_required":
+        return
+    reg = default_registry()
+    verdicts = verdicts_for(reg, ctx.family, [], scope=[], out_of_scope_note=f"not measured: {found.message}")
+    run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
+    try:
+        write_report(report_dir, reg, ctx.family, verdicts, run, secrets=SecretSet(ctx.secrets))
+    except ReportWriteError as exc:
+        raise HarnessFailure(str(exc)) from exc
+    _print_summary(_read_report(report_dir, 0), report_dir)
+    raise HarnessFailure(found.message)
 
 
 def provided_needs(target: dict[str, Any], args: argparse.Namespace) -> list[str]:
@@ -526,7 +581,7 @@ def _schema_source(args: argparse.Namespace, target: dict[str, Any], report_dir:
     if binary:
         prefix = shlex.split(binary)
     elif target.get("kind") == "launch" and target.get("name") == "reference":
-        prefix = [sys.executable, "-m", "conformance.fixtures.reference_agentd"]
+        prefix = python_module("conformance.fixtures.reference_agentd")
     else:
         raise UsageFailure("--schema-source target needs --agentd-binary CMD (the target's own executable)")
     out = report_dir / "schemas"
@@ -760,6 +815,31 @@ def _cmd_matrix_merge(args: argparse.Namespace) -> int:
     return _matrix_exit(doc, out, args.fail_on_regression)
 
 
+def _cmd_spec_diff(args: argparse.Namespace) -> int:
+    """Exit 0 when the registry matches the revision, 1 when it differs, 2 for an unreadable file."""
+    import dataclasses
+
+    from conformance.coverage import scan_checks, scan_defects
+    from conformance.specdiff import SpecFileError, diff, read_revision, render
+
+    try:
+        new = read_revision(Path(args.path))
+        against = read_revision(Path(args.against)) if args.against else None
+    except SpecFileError as exc:
+        raise UsageFailure(f"spec-diff: {exc}") from exc
+    d = diff(default_registry(), new, against)
+    checks, _ = scan_checks() if not d.empty else ({}, {})
+    defects = scan_defects() if not d.empty else {}
+    coverage = {rid: (checks.get(rid, []), defects.get(rid, [])) for rid in d.changed_ids()}
+    if args.format == "json":
+        doc = dataclasses.asdict(d)
+        doc["coverage"] = {rid: {"checks": c, "defects": df} for rid, (c, df) in coverage.items()}
+        print(json.dumps(doc, indent=2))
+    else:
+        sys.stdout.write(render(d, coverage))
+    return EXIT_OK if d.empty else EXIT_UNSATISFIED
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from conformance.report import ReportWriteError, render_saved
 
@@ -826,7 +906,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         handler = {"registry": _cmd_registry, "template": _cmd_template, "cli": _cmd_cli, "agent": _cmd_agent,
                    "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix, "report": _cmd_report,
-                   "image": _cmd_image}[args.command]
+                   "image": _cmd_image, "spec-diff": _cmd_spec_diff}[args.command]
         return handler(args)
     except UsageFailure as exc:
         text = _one_line(exc)

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.redact import MARK, SecretSet
+
 
 @dataclass
 class RunContext:
@@ -25,6 +27,14 @@ class RunContext:
     secret_dir: str = ""
     #: Registry needs this run's target provides (None: all of them, as a launched reference does).
     provides: list[str] | None = None
+
+    def __repr__(self) -> str:
+        """The context without its secrets (pytest prints the repr of a failing check's fixtures)."""
+        secrets = SecretSet(self.secrets)
+        target = {k: ({role: MARK for role in v} if k == "tokens" and isinstance(v, dict) else v)
+                  for k, v in self.target.items()}
+        return secrets.redact(f"RunContext(family={self.family!r}, target={target!r}, run={self.run!r}, "
+                              f"secrets=<{len(self.secrets)}>, scope={self.scope!r})")
 
     def dump(self, path: Path) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

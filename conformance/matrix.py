@@ -242,11 +242,18 @@ def load_previous(previous: Path | None) -> dict[str, Any] | None:
     return doc
 
 
-def write_matrix(out: Path, doc: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
+def write_matrix(out: Path, doc: dict[str, Any], extra: dict[str, Any] | None,
+                 results: dict[str, dict[str, Any] | str]) -> None:
+    """matrix.yaml (with ``extra``: a shard's marks), matrix.md and the implementation report page."""
+    from conformance.registry import default_registry
+    from conformance.report.html import render_implementation_html
+
     out.mkdir(parents=True, exist_ok=True)
     (out / "matrix.yaml").write_text(yaml.safe_dump({**doc, **(extra or {})}, sort_keys=False, width=120),
                                      encoding="utf-8")
     (out / "matrix.md").write_text(render_matrix(doc), encoding="utf-8")
+    page = render_implementation_html(results, default_registry(), links={n: n for n in results})
+    (out / "implementation-report.html").write_text(page, encoding="utf-8")
 
 
 def run_matrix(targets: list[dict[str, Any]], out: Path, jobs: int, timeout: float | None,
@@ -270,5 +277,5 @@ def run_matrix(targets: list[dict[str, Any]], out: Path, jobs: int, timeout: flo
     if shard_of is not None:
         extra = {"shard": {"index": shard_of[0], "count": shard_of[1], "order": shard_of[2],
                            "errors": {n: r for n, r in results.items() if isinstance(r, str)}}}
-    write_matrix(out, doc, extra)
+    write_matrix(out, doc, extra, results)
     return doc

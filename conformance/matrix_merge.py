@@ -8,6 +8,7 @@ missing or duplicated shard, or shards of different files, is an error (a partia
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,11 @@ def merge_shards(dirs: list[Path], out: Path, previous: dict[str, Any] | None) -
     if absent:
         raise MergeError(f"target(s) {', '.join(absent)} are in no shard's results")
     results = {name: found[name] for name in order}
+    out.mkdir(parents=True, exist_ok=True)
+    for d, doc in shards:  # the targets' report folders, so the merged folder stands on its own
+        for name in doc.get("targets", {}):
+            if (d / name).is_dir() and not (out / name).exists():
+                shutil.copytree(d / name, out / name)
     doc = build_matrix(results, previous)
-    write_matrix(out, doc, {"merged_from": [str(d) for d in dirs]})
+    write_matrix(out, doc, {"merged_from": [str(d) for d in dirs]}, results)
     return doc

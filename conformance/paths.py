@@ -1,7 +1,8 @@
-"""Where the harness's own data lives, in a checkout and in the installed wheel."""
+"""Where the harness's own data lives, in a checkout and in the installed wheel, and how to start its modules."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -16,3 +17,13 @@ def _locate(name: str) -> Path:
 SUITES_DIR = _locate("suites")
 FIXTURES_DIR = _locate("fixtures")
 REGISTRY_DATA_DIR = PACKAGE_DIR / "registry" / "data"
+
+
+def python_module(module: str) -> list[str]:
+    """The argv that runs ``python -m module`` with this interpreter, whatever the working directory.
+
+    ``-P`` keeps the working directory off ``sys.path``: run from a checkout, a plain ``-m`` would import
+    the checkout's ``conformance`` instead of the installed one, and pytest would then find the same
+    suites under two names (``ImportPathMismatchError``).
+    """
+    return [sys.executable, "-P", "-m", module]

@@ -28,6 +28,7 @@ from conformance.evidence import Evidence, EvidenceStore, SecretSet, slug
 from conformance.judge import DEPENDS_MARKER, Blocked, blame_violation
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, NotMeasured, Outcome
 from conformance.registry import Registry, RegistryError, default_registry
+from conformance.scrub import Scrubber
 
 MARKER = "requirement"
 _STATE = pytest.StashKey["_RunState"]()
@@ -110,6 +111,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="comma-separated requirement ids: run only their checks")
     group.addoption("--conformance-progress", action="store_true", default=False,
                     help="print requirements resolved / total on stderr")
+    group.addoption("--conformance-collect-map", metavar="FILE", default=None,
+                    help="write {nodeid: {ids, depends_on}} of the collected checks to FILE (for coverage)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -119,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"{DEPENDS_MARKER}(*ids): requirements whose features this check relies on (the blame rule)")
     state = _RunState(config)
     config.stash[_STATE] = state
+    config.pluginmanager.register(Scrubber(state.secrets), "agentd-conformance-scrubber")
     if not state.is_worker:
         config.pluginmanager.register(_Controller(state), "agentd-conformance-controller")
 
@@ -193,6 +197,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
     mapping = {it.nodeid: _ids_of(it) for it in items if _requirement_marks(it)}
+    collect_map = config.getoption("conformance_collect_map")
+    if collect_map and not state.is_worker:
+        doc = {it.nodeid: {"ids": _ids_of(it), "depends_on": _depends_of(it)} for it in items
+               if _requirement_marks(it)}
+        Path(collect_map).write_text(json.dumps(doc, indent=1), encoding="utf-8")
     if state.is_worker:
         path = state.secret_dir / f"collect-{state.worker_id}.json"
         path.write_text(json.dumps(mapping), encoding="utf-8")
@@ -254,11 +263,13 @@ def run_context(pytestconfig: pytest.Config) -> RunContext:
 
 @pytest.fixture
 def record_breakdown(request: pytest.FixtureRequest) -> Any:
-    """``record_breakdown(row, shipped=bool, overridable=bool, note=str)`` for DEFAULT_001's table."""
+    """``record_breakdown(row, shipped=bool|None, overridable=bool|None, note=str)`` for DEFAULT_001's
+    table; None: that side could not be measured."""
     st = _item_state(request.node)
 
-    def record(row: str, *, shipped: bool, overridable: bool, note: str | None = None) -> None:
-        st.breakdown[row] = {"shipped": bool(shipped), "overridable": bool(overridable), "note": note}
+    def record(row: str, *, shipped: bool | None, overridable: bool | None, note: str | None = None) -> None:
+        st.breakdown[row] = {"shipped": None if shipped is None else bool(shipped),
+                             "overridable": None if overridable is None else bool(overridable), "note": note}
 
     return record
 
@@ -441,14 +452,21 @@ def _logreport(state: _RunState, report: pytest.TestReport) -> None:
         if prev is None:
             state.breakdown[row] = dict(val)
         else:
-            prev["shipped"] = prev["shipped"] and val["shipped"]
-            prev["overridable"] = prev["overridable"] and val["overridable"]
+            prev["shipped"] = _all_of(prev["shipped"], val["shipped"])
+            prev["overridable"] = _all_of(prev["overridable"], val["overridable"])
             prev["note"] = "; ".join(n for n in (prev.get("note"), val.get("note")) if n) or None
     for code, note in (extra.get("error_codes") or {}).items():
         state.error_codes.setdefault(code, note)
     state.transports.update(extra.get("transports") or ())
     if state.progress:
         _progress(state)
+
+
+def _all_of(a: bool | None, b: bool | None) -> bool | None:
+    """Two observations of one breakdown cell: any no is no; else any not-measured is not measured."""
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
 
 
 def _progress(state: _RunState) -> None:

@@ -161,6 +161,25 @@ def child_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("child_env")
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_run_suite_ignores_a_conformance_package_in_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                        jobs: int) -> None:
+    """Run from a checkout, ``python -m pytest`` (and xdist's ``python -c`` workers) would import the checkout's
+    ``conformance`` before the installed one: pytest then met the suites under two names and stopped
+    (ImportPathMismatchError). A package of that name in the working folder must play no part."""
+    here = tmp_path / "checkout"
+    (here / "conformance").mkdir(parents=True)
+    (here / "conformance" / "__init__.py").write_text("raise ImportError('imported from the working folder')\n")
+    monkeypatch.chdir(here)
+    suite = _suite(tmp_path, "import pytest\n\n\n@pytest.mark.requirement('A2ACLI_SEND_001')\n"
+                             "def test_ok():\n    pass\n")
+    report = tmp_path / "report"
+    code = run_suite(suite, RunContext(family="a2acli"), report, jobs=jobs, timeout=120)
+    assert code == 0, (report / "pytest.log").read_text(encoding="utf-8")
+    assert _read_report(report, code)["requirements"]["A2ACLI_SEND_001"]["status"] == "pass"
+
+
+@pytest.mark.usefixtures("child_env")
 def test_run_suite_replaces_an_old_report_and_leaves_no_secret_in_the_folder(tmp_path: Path) -> None:
     secret = "tok-91e7c0ffee42"
     suite = _suite(tmp_path, (

@@ -1,11 +1,15 @@
-"""Redaction: a registered secret never survives into evidence, in any form the harness can predict.
+"""Redaction: a registered secret never survives into evidence, whole or in pieces, in any form the
+harness can predict.
 
 Hypothesis embeds random secrets (>= 4 characters, any non-surrogate code point, punctuation and
 unicode included) in random text and encodes the whole the way a wire log would carry it: as is,
 JSON-escaped (ASCII or not), URL-encoded (``quote`` with and without ``/`` kept, ``quote_plus``),
 base64 standard and URL-safe at every alignment, and HTTP Basic ``user:password``. After
 :meth:`SecretSet.redact` the secret's encoded form must not appear outside the redaction marks.
-The oracle encodes the secret independently of ``conformance.evidence``.
+A secret of 8 characters or more must not leave any 8 consecutive characters of any of those forms,
+even when the text is cut anywhere or shortened around ``...`` the way pytest shortens a long repr
+(pytest's own ``saferepr`` is used for that). The oracle encodes the secret independently of
+``conformance.redact``.
 """
 
 from __future__ import annotations
@@ -18,22 +22,46 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
+from _pytest._io.saferepr import saferepr
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from conformance.evidence import MARK, Evidence, EvidenceStore, SecretSet, redact_tree, slug
+from conformance.redact import spellings
 
 SENTINEL = "\x00"
 # Every code point except surrogates and the sentinel: letters, digits, punctuation, spaces, controls, emoji.
 CHARS = st.one_of(st.sampled_from("<>&\"'\\|:/+=%#@?\n\t\r \x1b"),
                   st.characters(blacklist_categories=("Cs",), blacklist_characters=SENTINEL))
 SECRETS = st.text(CHARS, min_size=4, max_size=24)
+LONG_SECRETS = st.text(CHARS, min_size=8, max_size=40)
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+WINDOW = 8
 
 
 def _outside_marks(text: str) -> str:
     """The text with every redaction mark replaced by a character no secret contains."""
     return text.replace(MARK, SENTINEL)
+
+
+def _windows(form: str) -> set[str]:
+    return {form[i:i + WINDOW] for i in range(len(form) - WINDOW + 1)}
+
+
+def _survivors(form: str, text: str) -> set[str]:
+    """The 8-character windows of ``form`` still standing in ``text`` outside the redaction marks."""
+    out = _outside_marks(text)
+    return {w for w in _windows(form) if w in out}
+
+
+def _cut(text: str, where: float, how: str) -> str:
+    """``text`` cut at a relative point: kept up to there, kept from there, or shortened around ``...``."""
+    k = int(len(text) * where)
+    return {"head": text[:k], "tail": text[k:], "dots": text[:k] + "..." + text[k + len(text) // 3:]}[how]
+
+
+CUTS = st.sampled_from(["head", "tail", "dots"])
+WHERE = st.floats(0, 1)
 
 
 def _b64_core(encoded: str, prefix_len: int, secret_len: int) -> str:
@@ -98,6 +126,78 @@ def test_redact_obj_covers_keys_and_nested_values(secret: str, noise: str) -> No
     for text in _strings(out):
         assert secret not in _outside_marks(text)
     assert out["n"] == 3.5 and out["a"][1]["deep"][1:] == [1, None, True]
+
+
+@given(LONG_SECRETS, TEXT, TEXT, WHERE, CUTS)
+def test_no_eight_characters_of_a_secret_survive_a_cut(secret: str, before: str, after: str, where: float,
+                                                       how: str) -> None:
+    text = _cut(before + secret + after, where, how)
+    assert _survivors(secret, SecretSet([secret]).redact(text)) == set()
+
+
+@given(LONG_SECRETS, TEXT, st.integers(0, 40), st.integers(8, 40))
+def test_any_piece_of_eight_or_more_characters_is_redacted_whole(secret: str, noise: str, start: int,
+                                                                  length: int) -> None:
+    piece = secret[start:start + length]
+    assume(len(piece) >= WINDOW)
+    out = SecretSet([secret]).redact(f"{noise}|{piece}|{noise}")
+    assert _survivors(secret, out) == set()
+    assert piece not in out and MARK in out
+
+
+@given(LONG_SECRETS, TEXT, TEXT, st.booleans(), WHERE, CUTS)
+def test_no_piece_of_a_json_escaped_secret_survives(secret: str, before: str, after: str, ascii_only: bool,
+                                                    where: float, how: str) -> None:
+    text = _cut(json.dumps({"message": before + secret + after}, ensure_ascii=ascii_only), where, how)
+    out = SecretSet([secret]).redact(text)
+    assert _survivors(json.dumps(secret, ensure_ascii=ascii_only)[1:-1], out) == set()
+
+
+@given(LONG_SECRETS, TEXT, TEXT, WHERE, CUTS)
+def test_no_piece_of_a_url_encoded_secret_survives(secret: str, before: str, after: str, where: float,
+                                                   how: str) -> None:
+    s = SecretSet([secret])
+    for encode in (quote, lambda t: quote(t, safe=""), quote_plus):
+        out = s.redact(_cut("https://127.0.0.1/cb?token=" + encode(before + secret + after), where, how))
+        assert _survivors(encode(secret), out) == set(), encode
+
+
+@given(LONG_SECRETS, st.binary(max_size=8), st.binary(max_size=8), WHERE, CUTS)
+def test_no_piece_of_a_base64_secret_survives(secret: str, before: bytes, after: bytes, where: float,
+                                              how: str) -> None:
+    raw = secret.encode()
+    s = SecretSet([secret])
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        encoded = encode(before + raw + after).decode()
+        core = _b64_core(encoded, len(before), len(raw))
+        out = s.redact(_cut(f"Authorization: Basic {encoded}", where, how))
+        assert _survivors(core, out) == set(), encode
+
+
+@given(LONG_SECRETS, TEXT, st.integers(20, 300))
+def test_no_piece_survives_pytests_shortened_repr(secret: str, path: str, maxsize: int) -> None:
+    """What pytest prints for a failing check's objects: ``CliResult(argv=['/long/path', ...])`` cut to
+    ``maxsize`` around ``...`` — through the secret, for some sizes."""
+    obj = {"argv": [path * 3, "--token", secret, "--as", secret], "env": {"A2A_TOKEN": secret}}
+    out = SecretSet([secret]).redact(saferepr(obj, maxsize=maxsize))
+    assert _survivors(secret, out) == set()
+    assert _survivors(repr(secret)[1:-1], out) == set()
+
+
+@given(LONG_SECRETS, TEXT)
+def test_text_holding_no_piece_of_a_secret_is_left_as_it_is(secret: str, text: str) -> None:
+    assume(not any(_windows(f) & {text[i:i + WINDOW] for i in range(len(text))} or f in text
+                   for f in spellings(secret)))
+    assert SecretSet([secret]).redact(text) == text
+
+
+def test_a_made_secret_does_not_redact_its_label() -> None:
+    s = SecretSet()
+    tok = s.make("operator")
+    assert tok.startswith("oper-") and tok in s
+    text = "needs a bearer token for role 'operator'; give one with --token operator=TOKEN"
+    assert s.redact(text) == text
+    assert s.redact(f"Bearer {tok[:14]}...") == f"Bearer {MARK}..."
 
 
 def _strings(obj: object) -> list[str]:
@@ -207,10 +307,17 @@ def test_redact_tree_sweeps_every_text_file(tmp_path: Path) -> None:
     (tmp_path / "clean.md").write_text("nothing here\n", encoding="utf-8")
     binary = b"\xff\xfe\x00binary"
     (tmp_path / "blob.bin").write_bytes(binary)
+    # Mostly text, but not valid UTF-8: the secret goes, every other byte stays.
+    (tmp_path / "mixed.log").write_bytes(b"\xff\xfe log " + secret[3:].encode() + b" \xc3 end")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text(secret, encoding="utf-8")
+    (tmp_path / "link.txt").symlink_to(outside)
     changed = redact_tree(tmp_path, SecretSet([secret]))
-    assert changed == 2
+    assert changed == 3
+    assert (tmp_path / "mixed.log").read_bytes() == b"\xff\xfe log " + MARK.encode() + b" \xc3 end"
+    assert outside.read_text(encoding="utf-8") == secret, "a link out of the folder is not followed"
     for path in tmp_path.rglob("*.*"):
-        if path.suffix != ".bin":
+        if path.suffix not in (".bin", ".log") and not path.is_symlink():
             text = path.read_text(encoding="utf-8")
             assert secret not in text and quote(secret, safe="") not in text
     assert (tmp_path / "blob.bin").read_bytes() == binary

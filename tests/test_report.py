@@ -143,8 +143,21 @@ def test_summary_lists_failing_and_not_measured_rows_with_notes() -> None:
     nm_section = md.split("## Not measured", 1)[1].split("##", 1)[0]
     assert "`A2ACLI_TASK_POLL_003`" in nm_section and "never reached INPUT_REQUIRED" in nm_section
     assert "`A2ACLI_CARD_GET_001`" in nm_section and "no check implemented" in nm_section
-    assert "`A2ACLI_SEND_001`" not in md, "a pass is not listed among the problems"
+    problems = md.split("## Every requirement", 1)[0]
+    assert "`A2ACLI_SEND_001`" not in problems, "a pass is not listed among the problems"
     assert "## Not applicable (1)" in md and "ships no skill" in md
+
+
+def test_summary_shows_every_requirement_with_its_section_and_text_beside_its_status() -> None:
+    report = _report()
+    md = render_summary(report, REG, FAMILY)
+    every = md.split("## Every requirement", 1)[1]
+    for rid, entry in report["requirements"].items():
+        row = next((ln for ln in every.splitlines() if ln.startswith(f"| `{rid}` |")), None)
+        assert row is not None, f"{rid} is not in the table of every requirement"
+        assert entry["spec"] in row and entry["requirement"].replace("|", "\\|")[:40] in row, row
+    bd = md.split("## DEFAULT_001 breakdown", 1)[1].split("##", 1)[0]
+    assert "not measured" in bd and "| no |" not in bd, "a row no check measured must read 'not measured'"
     assert "`A2ACLI_ERR_USAGE`" in md
 
 

@@ -331,6 +331,50 @@ def test_version_other_than_1_0_is_refused_and_the_asked_version_recorded(
         assert result(call(newer, agent, binding, "SendMessage", {"message": message()}), binding)
 
 
+def test_a_0_3_jsonrpc_method_is_judged_on_its_version_before_its_name(agent: ScriptedAgent) -> None:
+    """message/send without A2A-Version is a 0.3 request: VersionNotSupportedError, not -32601;
+    with 1.0 it is an unknown 1.0 method (-32601); defect 0.3-method-accepted serves it."""
+    v03 = {"kind": "message", "messageId": "m-03", "role": "user", "parts": [{"kind": "text", "text": "old"}]}
+    envelope = {"jsonrpc": "2.0", "id": 3, "method": "message/send", "params": {"message": v03}}
+    agent.set_script(Script())
+    with httpx.Client(timeout=10.0) as bare:
+        refused = bare.post(agent.jsonrpc_url, json=envelope).json()
+        assert refused["error"]["code"] == -32009 and refused["id"] == 3, refused
+        assert error_reason(bare.post(agent.jsonrpc_url, json=envelope), "JSONRPC") == reason(
+            a2a_errors.VersionNotSupportedError)
+        unknown = bare.post(agent.jsonrpc_url, json=envelope, headers=V1).json()
+        assert unknown["error"]["code"] == -32601, unknown
+        agent.set_script(Script(defects=frozenset({"0.3-method-accepted"})))
+        served = bare.post(agent.jsonrpc_url, json=envelope).json()
+    assert served["result"]["task"]["id"], served
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+@pytest.mark.parametrize(("defect", "asked"), [("accepts-minor-versions", "1.9"), ("accepts-newer-major", "2.0"),
+                                               ("accepts-bare-major", "1"), ("version-0-3-accepted", "0.3")])
+def test_a_version_defect_serves_only_its_own_version(
+    agent: ScriptedAgent, binding: str, defect: str, asked: str
+) -> None:
+    others = {"1.9", "2.0", "1", "0.3"} - {asked}
+    agent.set_script(Script(defects=frozenset({defect})))
+    with httpx.Client(timeout=10.0, headers={"A2A-Version": asked}) as c:
+        assert result(call(c, agent, binding, "SendMessage", {"message": message()}), binding)
+    for other in sorted(others):
+        with httpx.Client(timeout=10.0, headers={"A2A-Version": other}) as c:
+            resp = call(c, agent, binding, "SendMessage", {"message": message()})
+        assert error_reason(resp, binding) == reason(a2a_errors.VersionNotSupportedError), (defect, other)
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_ignoring_the_version_query_parameter_reads_it_as_0_3(agent: ScriptedAgent, binding: str) -> None:
+    agent.set_script(Script(defects=frozenset({"ignores-version-query-param"})))
+    with httpx.Client(timeout=10.0) as bare:
+        resp = call(bare, agent, binding, "SendMessage", {"message": message()}, {"A2A-Version": "1.0"})
+    assert error_reason(resp, binding) == reason(a2a_errors.VersionNotSupportedError)
+    with httpx.Client(timeout=10.0, headers=V1) as by_header:
+        assert result(call(by_header, agent, binding, "SendMessage", {"message": message()}), binding)
+
+
 @pytest.mark.parametrize("binding", BINDINGS)
 def test_scripted_refusal_answers_with_the_chosen_error(
     agent: ScriptedAgent, http: httpx.Client, binding: str

@@ -107,11 +107,13 @@ class AdapterError(ValueError):
 class Unsupported(CheckFailed):  # noqa: N818 - the name the checks use
     """The check needs a flag, command or variable the tool lacks: unsupported is fail."""
 
-    def __init__(self, what: str, tool: str = "") -> None:
+    def __init__(self, what: str, tool: str = "", feature: str = "") -> None:
         by = f" {tool}" if tool else ""
         super().__init__(f"{what} is not supported by the tool under test{by} (its adapter marks it "
                          "unsupported); unsupported is fail")
         self.what = what
+        #: The spec feature as the check used it (a command path, a long flag, a variable).
+        self.feature = feature or what
 
 
 def _takes_value(flag: str) -> bool:
@@ -405,11 +407,12 @@ class Adapter:
     def _refuse_unsupported(self, tokens: list[_Token], path: Path_, env: Mapping[str, str | None]) -> None:
         for u in self.unsupported_commands:
             if path[: len(u)] == u:
-                raise Unsupported(f"command '{' '.join(u)}'", self.tool)
+                raise Unsupported(f"command '{' '.join(u)}'", self.tool, " ".join(path))
         for t in tokens:
             if t.kind == "opt" and (t.flag in self.unsupported_flags
                                     or _ALIASES.get(t.flag) in self.unsupported_flags):
-                raise Unsupported(f"flag {t.flag}", self.tool)
+                long = t.flag if t.flag.startswith("--") else _ALIASES.get(t.flag, t.flag)
+                raise Unsupported(f"flag {t.flag}", self.tool, long)
         for var, value in env.items():
             if var in self.unsupported_env and value is not None:
-                raise Unsupported(f"environment variable {var}", self.tool)
+                raise Unsupported(f"environment variable {var}", self.tool, var)

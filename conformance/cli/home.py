@@ -9,10 +9,23 @@ attached by a later ``send``).
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One regular file as a snapshot saw it: permission bits, size, modification time, content hash."""
+
+    mode: int
+    size: int
+    mtime_ns: int
+    sha256: str
 
 
 class IsolatedHome:
@@ -52,6 +65,29 @@ class IsolatedHome:
         if not self.home.is_dir():
             return []
         return sorted(p for p in self.home.rglob("*") if p.is_file())
+
+    def snapshot(self) -> dict[Path, FileState]:
+        """Every regular file of the whole tree (home, XDG dirs, tmp, work) and its state."""
+        out: dict[Path, FileState] = {}
+        for p in sorted(self.root.rglob("*")):
+            try:
+                st = p.lstat()
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                digest = hashlib.sha256(p.read_bytes()).hexdigest()
+            except OSError:
+                continue
+            out[p] = FileState(stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns, digest)
+        return out
+
+    def written_since(self, before: dict[Path, FileState]) -> list[Path]:
+        """Files created or changed since ``before`` (what the tool wrote in between), sorted."""
+        now = self.snapshot()
+        return sorted(p for p, s in now.items() if before.get(p) != s)
+
+    def conventional(self, path: Path) -> bool:
+        """Under the XDG configuration, data, state or cache directory (``~/.config/a2a-cli/`` and kin)."""
+        return any(path.is_relative_to(d) for d in (self.config, self.data, self.state, self.cache))
 
     def cleanup(self) -> None:
         """Remove the whole tree; safe to call twice."""

@@ -7,10 +7,12 @@ what it found plus a list of problems, and checks assert on both.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from conformance.registry import default_registry
 
@@ -196,11 +198,38 @@ def json_find(obj: Any, key: str) -> list[Any]:
     return out
 
 
+#: How much of each stream a failure message quotes; the whole output is in the check's evidence.
+QUOTE = 160
+
+
+def clip(text: str, limit: int = QUOTE) -> str:
+    """``text`` repr'd, cut to about ``limit`` characters (a message quotes; the evidence keeps all)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"…(+{len(text) - limit} chars)"
+
+
 def shown(result: Any) -> str:
-    """A CLI result as a failure message quotes it: exit status, stdout and stderr (repr'd, capped)."""
+    """A CLI result as a failure message quotes it, after the expected-vs-seen lead: exit status, the
+    start of stdout and stderr (the full streams are in the evidence)."""
     out = getattr(result, "stdout_text", "")
     err = getattr(result, "stderr_text", "")
-    return f"exit {getattr(result, 'exit_code', None)}; stdout: {out[:3000]!r}; stderr: {err[:3000]!r}"
+    hung = " (killed at the harness bound)" if getattr(result, "timed_out", False) else ""
+    return f"exit {getattr(result, 'exit_code', None)}{hung}; stdout: {clip(out)}; stderr: {clip(err)}"
+
+
+def secret_forms(secret: str) -> dict[str, str]:
+    """Recognisable forms of ``secret`` in text: raw, percent-encoded, and base64 at each byte
+    alignment (so a ``Basic`` header or any base64 blob containing it is found)."""
+    forms = {"raw": secret, "percent-encoded": quote(secret, safe="")}
+    raw = secret.encode()
+    for pad in range(3):
+        # Encode the secret as if it started `pad` bytes into a blob; keep only the base64 groups made
+        # of secret bytes alone, which appear verbatim whatever precedes or follows the secret.
+        enc = base64.b64encode(b"x" * pad + raw).decode()
+        start = 4 if pad else 0
+        core = enc[start:((pad + len(raw)) // 3) * 4]
+        if len(core) >= 12:
+            forms[f"base64 (offset {pad})"] = core
+    return forms
 
 
 def has_token(text: str, value: str) -> bool:

@@ -124,6 +124,15 @@ class CliResult:
     """The whole isolated tree (home, XDG dirs, tmp, work) while it exists."""
     _owns_home: bool = field(default=False, repr=False)
 
+    def __repr__(self) -> str:
+        """A summary without argv, environment or output: those may hold secrets, and pytest prints the repr
+        of a failing check's values (cut short, so a token would be cut too). The evidence has them all."""
+        ended = f"exit_code={self.exit_code}" if self.term_signal is None else f"signal={self.term_signal}"
+        flags = "".join(f", {name}=True" for name in ("timed_out", "interrupted", "truncated", "pty")
+                        if getattr(self, name))
+        return (f"CliResult({ended}, argv=<{len(self.argv)} items>, stdout=<{len(self.stdout)} bytes>, "
+                f"stderr=<{len(self.stderr)} bytes>{flags})")
+
     @property
     def stdout_text(self) -> str:
         return self.stdout.decode("utf-8", errors="replace")

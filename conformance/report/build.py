@@ -93,6 +93,10 @@ def _identity(registry: Registry, family: str, run: RunInfo | None, claimed: int
     return ident
 
 
+def _cell(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
 def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict] | None,
                  run: RunInfo | None = None, breakdown: Mapping[str, Mapping[str, Any]] | None = None,
                  error_codes: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -135,9 +139,10 @@ def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict
     rows = info.breakdowns.get("default_001") or {}
     if rows:
         bd = breakdown or {}
+        # A row no check could measure (or measured only in part) is null — "not measured", never "no".
         report["default_001_breakdown"] = {
-            key: {"shipped": bool(bd.get(key, {}).get("shipped", False)),
-                  "overridable": bool(bd.get(key, {}).get("overridable", False)),
+            key: {"shipped": False if blank else _cell(bd.get(key, {}).get("shipped")),
+                  "overridable": False if blank else _cell(bd.get(key, {}).get("overridable")),
                   "note": bd.get(key, {}).get("note") or (None if blank or key in bd else "not measured")}
             for key in rows
         }

@@ -148,7 +148,6 @@ def render_compliance_md(report: Mapping[str, Any], registry: Registry) -> str:
 
 
 def _breakdown_cell(row: Mapping[str, Any], key: str) -> str:
-    note = str(row.get("note") or "")
-    if not row.get(key) and note.startswith("not measured"):
-        return "not measured"
-    return _yes(row.get(key))
+    """yes / no, or "not measured" for a value no check could establish (null in the YAML)."""
+    value = row.get(key)
+    return "not measured" if value is None else _yes(value)

@@ -16,6 +16,7 @@ from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import RunInfo, build_report, render_report
 from conformance.report.compliance_md import render_compliance_md
+from conformance.report.html import render_implementation_html
 from conformance.verdict import Verdict
 
 MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
@@ -29,41 +30,67 @@ def _md_escape(text: str | None) -> str:
     return (text or "").replace("|", "\\|").replace("\n", " ")
 
 
+def _group_name(entry: dict[str, Any]) -> str:
+    return f"tier {entry['tier']}" if "tier" in entry else str(entry.get("level", ""))
+
+
+def _cell_word(value: Any) -> str:
+    """A DEFAULT_001 breakdown cell: yes, no, or not measured (a null is never shown as "no")."""
+    return "not measured" if value is None else ("yes" if value else "no")
+
+
+def _requirement_row(rid: str, e: dict[str, Any], with_group: bool) -> str:
+    group = f" {_group_name(e)} |" if with_group else ""
+    note = _md_escape(e.get("note")) if e["status"] != PASS else ""
+    return (f"| `{rid}` |{group} {_md_escape(e.get('spec'))} | {_md_escape(e.get('requirement'))} "
+            f"| {MARKS.get(e['status'], e['status'])} | {note} |")
+
+
 def render_summary(report: dict[str, Any], registry: Registry, family: str) -> str:
-    """The human-readable summary: rollup table, then every row that is not a pass, with its note."""
+    """The human-readable summary: identity, rollup table, every row that is not a pass (with its note),
+    then every requirement with its section and text beside its status."""
     ident = report["report"]
     info = registry.families[family]
     lines = [f"# {info.title} — conformance summary", ""]
     for key in ("tool", "tool_version", "target", "agent_tested", "transports_covered", "adapter_used",
-                "tier_claimed", "levels_satisfied", "report_date"):
+                "skill_given", "skill", "tier_claimed", "levels_satisfied", "report_date"):
         if key in ident:
             value = ident[key]
             if isinstance(value, list):
                 value = ", ".join(map(str, value)) or "none"
+            elif isinstance(value, bool):
+                value = "yes" if value else "no"
             lines.append(f"- **{key.replace('_', ' ')}**: {value if value is not None else 'none'}")
     lines += ["", "| Group | Requirements | pass | partial | fail | not measured | n/a | Satisfied |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g, row in report["summary"].items():
         lines.append(f"| {g.replace('_', ' ')} | {row['total']} | {row['pass']} | {row['partial']} | {row['fail']} "
                      f"| {row['not_measured']} | {row['na']} | {'yes' if row['satisfied'] else 'no'} |")
+    head = "| ID | Group | § | Requirement | Status | Note |\n| --- | --- | --- | --- | --- | --- |"
     for title, wanted in (("Failing and partial", (FAIL, PARTIAL)), ("Not measured", (NOT_MEASURED,)),
                           ("Not applicable", (NA,))):
         rows = [(rid, e) for rid, e in report["requirements"].items() if e["status"] in wanted]
         if not rows:
             continue
-        lines += ["", f"## {title} ({len(rows)})", "", "| ID | Group | Status | Note |", "| --- | --- | --- | --- |"]
-        for rid, e in rows:
-            g = f"tier {e['tier']}" if "tier" in e else e.get("level", "")
-            lines.append(f"| `{rid}` | {g} | {MARKS.get(e['status'], e['status'])} | {_md_escape(e['note'])} |")
+        lines += ["", f"## {title} ({len(rows)})", "", head]
+        lines += [_requirement_row(rid, e, True) for rid, e in rows]
     if "default_001_breakdown" in report:
         lines += ["", "## DEFAULT_001 breakdown", "", "| Default | Shipped | Overridable | Note |",
                   "| --- | --- | --- | --- |"]
         for k, row in report["default_001_breakdown"].items():
-            lines.append(f"| {k} | {'yes' if row['shipped'] else 'no'} | {'yes' if row['overridable'] else 'no'} "
+            lines.append(f"| {k} | {_cell_word(row['shipped'])} | {_cell_word(row['overridable'])} "
                          f"| {_md_escape(row['note'])} |")
     if "error_codes" in report:
         seen = [c for c, row in report["error_codes"].items() if row["emitted"]]
         lines += ["", f"Error codes observed: {', '.join(f'`{c}`' for c in seen) or 'none'}"]
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for rid, e in report["requirements"].items():
+        groups.setdefault(_group_name(e), []).append((rid, e))
+    lines += ["", "## Every requirement"]
+    for g, rows in groups.items():
+        lines += ["", f"### {g.capitalize()}", "", "| ID | § | Requirement | Status | Note |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [_requirement_row(rid, e, False) for rid, e in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -179,10 +206,14 @@ def render_saved(path: Path, registry: Registry, out_dir: Path | None = None) ->
     if unknown:
         raise ReportWriteError(f"{path}: ids not in the registry: {', '.join(unknown[:5])}")
     out_dir = out_dir or path.parent
-    written = [out_dir / "summary.md"]
+    written = [out_dir / "summary.md", out_dir / "implementation-report.html"]
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         _write(out_dir / "summary.md", render_summary(report, registry, family))
+        name = str(report["report"].get("target") or report["report"].get("tool") or "target")
+        link = os.path.relpath(path.parent, out_dir)
+        _write(out_dir / "implementation-report.html",
+               render_implementation_html({name: report}, registry, links={name: link}))
         if family == "a2acli":
             _write(out_dir / "COMPLIANCE.md", render_compliance_md(report, registry))
             written.append(out_dir / "COMPLIANCE.md")

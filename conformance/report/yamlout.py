@@ -15,7 +15,12 @@ _BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
 
 
 def _style(value: Any) -> str | None:
-    return '"' if isinstance(value, str) and any(b in value for b in _BREAKS) else None
+    """Double quotes for a string holding a line break, or starting or ending in any whitespace (a
+    plain scalar would lose it: ``"\xa0"`` would read back as null)."""
+    if not isinstance(value, str):
+        return None
+    edge = bool(value) and (value[0].isspace() or value[-1].isspace())
+    return '"' if edge or any(b in value for b in _BREAKS) else None
 
 
 def scalar(value: Any) -> str:

@@ -51,6 +51,15 @@ class Exchange:
     error: str | None = None
     closed_by: ClosedBy | None = None
 
+    def __repr__(self) -> str:
+        """A summary without headers, query, bodies or error text: those may hold secrets, and pytest prints
+        the repr of a failing check's values. :meth:`to_evidence` has them, redacted."""
+        what = f" {self.rpc_method}" if self.rpc_method else ""
+        frames = "" if self.frames is None else f", {len(self.frames)} frame(s)"
+        error = ", with an error" if self.error else ""
+        path = self.target.partition("?")[0]  # a query may carry a key
+        return f"Exchange({self.binding} {self.method} {self.url}{path}{what} -> {self.status}{frames}{error})"
+
     def to_evidence(self, secrets: Iterable[str] = ()) -> dict[str, Any]:
         """A JSON-serialisable dict of this exchange with secret headers and ``secrets`` redacted."""
         hidden = [s for s in secrets if s]

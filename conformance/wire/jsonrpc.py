@@ -145,10 +145,11 @@ class JsonRpcClient(HttpClient):
         headers: HeaderSpec | None = None,
         request_id: Any = None,
         timeout: float | None = None,
+        query: Mapping[str, Any] | None = None,
     ) -> RpcReply:
-        """Send one request and read the whole answer."""
+        """Send one request and read the whole answer (``query``: parameters added to the URL)."""
         env = self.envelope(method, params, request_id)
-        return self._send(json.dumps(env).encode(), headers, method, timeout)
+        return self._send(json.dumps(env).encode(), headers, method, timeout, query)
 
     def raw(
         self,
@@ -194,13 +195,19 @@ class JsonRpcClient(HttpClient):
         return RpcStreamReply(**vars(reply))
 
     def _send(
-        self, content: bytes, headers: HeaderSpec | None, method: str | None, timeout: float | None
+        self,
+        content: bytes,
+        headers: HeaderSpec | None,
+        method: str | None,
+        timeout: float | None,
+        query: Mapping[str, Any] | None = None,
     ) -> RpcReply:
         reply = self._http.send(
             "POST",
             self.url,
             headers=merge_headers(self.headers, headers),
             content=content,
+            params=query,
             rpc_method=method,
             timeout=timeout,
         )

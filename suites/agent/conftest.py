@@ -12,7 +12,6 @@ among the target's declared facts (``--fact events=on``) ends ``not_measured`` n
 from __future__ import annotations
 
 import contextlib
-import secrets as _secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.outcome import not_measured
+from conformance.targets import AgentLocation, resolve
 from conformance.wire import Recorder
 
 #: Facts a check may need, and how the reference agentd's Config spells them.
@@ -32,18 +32,25 @@ ROLES = ("operator", "user", "agent")
 
 @dataclass
 class Instance:
-    """One agent under test: where it listens, who may call it, and what is known about it."""
+    """One agent under test: what names it (``url``: the given ``--url``, or where a launched target
+    listens; ``uds_path``: its socket), who may call it, and what is known about it. Every endpoint
+    comes from :attr:`location`, the card the one resolver finds."""
 
     url: str
     uds_path: str | None
-    tokens: dict[str, str]
+    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     facts: dict[str, str]
     launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
     recorder: Recorder = field(default_factory=Recorder)
+    _location: AgentLocation | None = field(default=None, repr=False)
 
     @property
-    def base_url(self) -> str:
-        return self.url.rstrip("/")
+    def location(self) -> AgentLocation:
+        """Where the card is and the interfaces it declares (found on first use, then kept)."""
+        if self._location is None:
+            bearer = self.tokens.get("operator") or next(iter(self.tokens.values()), None)
+            self._location = resolve(self.url, uds=self.uds_path, bearer=bearer)
+        return self._location
 
     def token(self, role: str) -> str:
         tok = self.tokens.get(role)
@@ -82,9 +89,7 @@ class AgentTargets:
         return (kind == "launch" and self.target.get("name") == "reference") or kind == "container"
 
     def _token(self, role: str) -> str:
-        tok = f"{role}-{_secrets.token_urlsafe(18)}"
-        self.secrets.add(tok)
-        return tok
+        return self.secrets.make(role)
 
     def agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
         """An instance whose configuration satisfies ``needs`` (Config fields of the reference agentd).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import uuid
 
+from conformance.cli.output import shown
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import ArtifactSpec, Data, Raw, Text, Url
 
@@ -51,7 +52,4 @@ def assert_every_part_rendered(r: CliResult, v: dict[str, str]) -> None:
     ]
     if not _SIZE.search(out):
         missing.append(f"size of the inline file ({RAW_SIZE} bytes)")
-    assert not missing, (
-        f"parts dropped from the rendering, missing: {', '.join(missing)}; exit {r.exit_code}; "
-        f"stdout: {r.stdout_text!r}; stderr: {r.stderr_text!r}"
-    )
+    assert not missing, f"expected every artifact part rendered; missing: {', '.join(missing)}; {shown(r)}"

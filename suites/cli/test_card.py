@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from conformance.cli.output import shown
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     WELL_KNOWN_CARD_PATH,
@@ -28,7 +29,7 @@ EXTRA_CARD_PATH = "/agents/conformance/card.json"
 
 
 def _seen(r: CliResult) -> str:
-    return f"exit {r.exit_code}, timed_out={r.timed_out}; stdout: {r.stdout_text!r}; stderr: {r.stderr_text!r}"
+    return shown(r)
 
 
 def _named_agent(agent: Callable[..., ScriptedAgent], **card: Any) -> tuple[ScriptedAgent, str]:
@@ -92,6 +93,7 @@ def test_card_get_reads_a_local_card_file(
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="transport_selection")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("first", ["JSONRPC", "HTTP+JSON"])
 def test_transport_follows_the_order_of_the_card_it_read(
     cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, first: str

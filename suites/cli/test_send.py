@@ -30,6 +30,8 @@ from conformance.fixtures.scripted_agent import (
 from conformance.suites.cli.artifact_probe import RAW_SIZE, all_kinds_artifact, assert_every_part_rendered
 from conformance.wire.strict import read_strict
 
+pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
+
 #: A bound for checks where the CLI might wait forever: a hang becomes a fail well before the fixture's.
 HANG_BOUND = 10.0
 
@@ -39,7 +41,7 @@ def _tag(label: str) -> str:
 
 
 def _seen(r: CliResult) -> str:
-    return f"exit {r.exit_code}, timed_out={r.timed_out}; stdout: {r.stdout_text!r}; stderr: {r.stderr_text!r}"
+    return output.shown(r)
 
 
 def _one_message(agent: ScriptedAgent, r: CliResult) -> dict[str, Any]:
@@ -59,6 +61,7 @@ def _part_kind(part: dict[str, Any]) -> str:
 
 
 @pytest.mark.requirement("A2ACLI_SEND_001")
+@pytest.mark.depends_on("A2ACLI_SEND_006")
 def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`send --text` delivers one well-formed user message (with a messageId) opening a new task.
 
@@ -87,6 +90,7 @@ def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Call
 
 
 @pytest.mark.requirement("A2ACLI_SEND_002", part="blocking_default")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
 def test_send_waits_for_the_terminal_state_by_default(
     cli: Any, agent: Callable[..., ScriptedAgent], streaming: bool
@@ -110,6 +114,7 @@ def test_send_waits_for_the_terminal_state_by_default(
 
 
 @pytest.mark.requirement("A2ACLI_SEND_002", part="async")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_async_returns_identifiers_while_the_task_is_still_working(
     cli: Any, agent: Callable[..., ScriptedAgent]
 ) -> None:
@@ -137,6 +142,7 @@ def test_async_returns_identifiers_while_the_task_is_still_working(
 
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="stream_sse")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`send --stream` on a streaming card opens SendStreamingMessage and follows it to COMPLETED.
 
@@ -163,15 +169,21 @@ def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Any, agent: Ca
 
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="stream_unsupported")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_stream_without_streaming_capability_does_not_hang(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`send --stream` against a card without streaming ends: falls back (exit 0 and the result) or
-    errors clearly (non-zero with a message). A CLI still running at the bound is a hang: fail.
+    errors clearly (non-zero with a message). A CLI still running at the bound is a hang: fail. The
+    tool must have dealt with the agent (read its card, or sent to it): a run that never contacted the
+    agent says nothing about not hanging on one.
     """
     flow = TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.3)))
     a = agent(Script(send=flow, card=CardSpec(streaming=False)))
     r = cli.run("send", "--stream", "--text", _tag("nostream"), "-a", a.base_url, timeout=HANG_BOUND)
-    assert not r.timed_out, f"--stream against a non-streaming card hung (killed after {HANG_BOUND}s); {_seen(r)}"
-    assert r.exit_code is not None, f"the CLI was ended by signal {r.term_signal}; {_seen(r)}"
+    assert not r.timed_out, \
+        f"expected --stream against a non-streaming card to end; it hung ({HANG_BOUND}s); {_seen(r)}"
+    assert r.exit_code is not None, f"expected an exit status, the CLI was ended by signal {r.term_signal}; {_seen(r)}"
+    assert a.requests, (f"expected `send --stream` to contact the agent (fetch its card or send), it made no request "
+                        f"(exit {r.exit_code}); {_seen(r)}")
     if r.exit_code == 0:
         assert output.state_matches(r.stdout_text, "TASK_STATE_COMPLETED"), (
             f"exit 0 (fallback) but the task's terminal state COMPLETED is not reported; {_seen(r)}"
@@ -182,6 +194,7 @@ def test_stream_without_streaming_capability_does_not_hang(cli: Any, agent: Call
 
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="message_only_reply")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """A stream that carries one Message (no task) and closes: exit 0 with the reply shown."""
     reply = _tag("message-only-reply")
@@ -197,6 +210,7 @@ def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any, agent: 
 
 
 @pytest.mark.requirement("A2ACLI_SEND_004")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_send_renders_every_artifact_part_kind(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """Text output of a completed send shows the text part, the data part's JSON, and each file
     part's name and media type (plus the inline file's size). Catches a renderer that skips a kind.
@@ -209,6 +223,7 @@ def test_send_renders_every_artifact_part_kind(cli: Any, agent: Callable[..., Sc
 
 
 @pytest.mark.requirement("A2ACLI_SEND_004")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006", "A2ACLI_OUT_002")
 def test_send_json_output_keeps_every_artifact_part(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`-o json` carries the artifact's four parts as the agent sent them (nothing stripped)."""
     art, v = all_kinds_artifact()
@@ -247,6 +262,7 @@ def _files(tmp_path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("A2ACLI_SEND_005")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_media_type_binds_to_the_part_flag_before_it(
     cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
 ) -> None:
@@ -284,15 +300,18 @@ def test_media_type_binds_to_the_part_flag_before_it(
 
 
 @pytest.mark.requirement("A2ACLI_SEND_005")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_media_type_without_a_part_flag_is_a_usage_error(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`--media-type` before any part flag exits 2 and sends nothing."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
-    r = cli.run("send", "--media-type", "text/plain", "--text", "x", "-a", a.base_url)
+    r = cli.run("send", "--media-type", "text/plain", "--text", "x", "-a", a.base_url, usage_error_expected=True)
+    cli.require(r, "send", "--text")
     assert r.exit_code == 2, f"expected exit 2 (usage error) for an orphan --media-type; {_seen(r)}"
     assert not a.sent_messages(), f"a message was sent despite the usage error: {a.sent_messages()!r}"
 
 
 @pytest.mark.requirement("A2ACLI_SEND_006")
+@pytest.mark.depends_on("A2ACLI_SEND_001")
 def test_part_flags_repeat_and_keep_command_line_order(
     cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
 ) -> None:
@@ -332,6 +351,7 @@ def test_part_flags_repeat_and_keep_command_line_order(
 
 
 @pytest.mark.requirement("A2ACLI_SEND_006")
+@pytest.mark.depends_on("A2ACLI_SEND_001")
 def test_data_dash_reads_the_value_from_stdin(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`--data -` takes the JSON value from stdin, in its place among the parts."""
     value = {"from": "stdin", "probe": _tag("stdin")}

@@ -1,6 +1,6 @@
 """The Agent Skill a tool ships (SPEC.md §14.1–§14.3), read from the path given with ``--skill``.
 
-Both requirements are conditional: a tool that ships no skill gets ``na``. The skill's directory is
+Both requirements are conditional: a run given no ``--skill`` reports them ``na``, saying so. The skill's directory is
 the folder holding its SKILL.md; everything under it is what the tool ships as its skill.
 """
 
@@ -16,7 +16,8 @@ from conformance.evidence import Evidence
 from conformance.outcome import na
 from conformance.suites.cli.conftest import CliTarget
 
-NO_SKILL = "the tool ships no skill"
+#: The skill rows are conditional on the tool shipping a skill; the run knows only what it was given.
+NO_SKILL = "no --skill given (the run takes it that the tool ships no Agent Skill)"
 
 #: Upper bound on the SKILL.md, in characters. The body is loaded into an agent's context whenever the
 #: skill is activated, so "token-efficient" (§14.2) means a page, not a manual: 4000 characters is

@@ -18,9 +18,11 @@ from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import Script, ScriptedAgent, TaskFlow
 from conformance.suites.cli.artifact_probe import all_kinds_artifact, assert_every_part_rendered
 
+pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
+
 
 def _seen(r: CliResult) -> str:
-    return f"exit {r.exit_code}, timed_out={r.timed_out}; stdout: {r.stdout_text!r}; stderr: {r.stderr_text!r}"
+    return output.shown(r)
 
 
 def _user_message(text: str) -> pb.Message:
@@ -56,6 +58,7 @@ def test_task_get_reports_ids_state_and_every_artifact_part(cli: Any, agent: Cal
 
 
 @pytest.mark.requirement("A2ACLI_TASK_GET_001")
+@pytest.mark.depends_on("A2ACLI_OUT_002")
 def test_task_get_history_asks_for_history_length(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
     """`task get <id> --history 1` sends historyLength 1, and `-o json` shows the Task the agent
     returned: exactly its last history message. Catches --history dropped from the request.

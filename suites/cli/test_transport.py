@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from conformance.cli.output import shown
 from conformance.fixtures.scripted_agent import (
     CardSpec,
     Interface,
@@ -20,7 +21,10 @@ from conformance.fixtures.scripted_agent import (
     ScriptedAgent,
     TaskFlow,
 )
+from conformance.judge import blocked_by
 from conformance.suites.cli.conftest import Cli, card_ref
+
+pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
 AgentMaker = Callable[..., ScriptedAgent]
 
@@ -36,9 +40,9 @@ def _script(*interfaces: Interface, versions: Sequence[str] = ("1.0",)) -> Scrip
 def _send(cli: Cli, a: ScriptedAgent, *extra: str) -> list[RecordedRequest]:
     """``send`` to ``a`` (must exit 0); the A2A requests it made."""
     r = cli.run("send", "--text", "hi", *card_ref(a), *extra)
-    assert r.exit_code == 0, f"expected exit 0 for send, got {r.exit_code}; stderr: {r.stderr_text!r}"
+    assert r.exit_code == 0, f"expected exit 0 for send, got {r.exit_code}; {shown(r)}"
     reqs = a.a2a_requests()
-    assert reqs, f"the CLI sent no A2A request; agent saw: {[(q.binding, q.method) for q in a.requests]}"
+    assert reqs, f"expected A2A requests, the CLI sent none; agent saw: {[(q.binding, q.method) for q in a.requests]}"
     return reqs
 
 
@@ -98,14 +102,16 @@ _TENANT = "Tenant-7f_a"
 def _tenant_run(cli: Cli, a: ScriptedAgent) -> list[RecordedRequest]:
     """A waiting send and a ``task get`` of the task it made; every A2A request both made."""
     _send(cli, a)
-    assert a.tasks, "the agent created no task for the send"
+    assert a.tasks, "expected the send to create a task; the agent has none"
     task_id = a.tasks[-1].id
     r = cli.run("task", "get", task_id, *card_ref(a))
-    assert r.exit_code == 0, f"expected exit 0 for task get, got {r.exit_code}; stderr: {r.stderr_text!r}"
+    if not [q for q in a.a2a_requests() if q.operation == "GetTask"]:
+        blocked_by("A2ACLI_TASK_GET_001", f"`task get` sent no GetTask (exit {r.exit_code})")
     return a.a2a_requests()
 
 
 @pytest.mark.requirement("A2ACLI_TX_003")
+@pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
 def test_declared_tenant_is_in_every_request(cli: Cli, agent: AgentMaker, binding: str) -> None:
     """When the selected interface declares a tenant, every request (send, polls or stream, task get)
@@ -118,6 +124,7 @@ def test_declared_tenant_is_in_every_request(cli: Cli, agent: AgentMaker, bindin
 
 
 @pytest.mark.requirement("A2ACLI_TX_003")
+@pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
 def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: AgentMaker, binding: str) -> None:
     """When the selected interface declares no tenant — even though another card entry does — no
@@ -135,6 +142,7 @@ def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: A
 # ── A2ACLI_VER_001 ────────────────────────────────────────────────────────────────────────
 
 @pytest.mark.requirement("A2ACLI_VER_001")
+@pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
 def test_every_request_signals_a2a_version_1_0(cli: Cli, agent: AgentMaker, binding: str) -> None:
     """Every A2A request (send, its polls or stream, task get) signals ``A2A-Version: 1.0`` (header,
@@ -149,18 +157,18 @@ def test_every_request_signals_a2a_version_1_0(cli: Cli, agent: AgentMaker, bind
 
 
 @pytest.mark.requirement("A2ACLI_VER_001")
+@pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 def test_legacy_only_card_is_refused_not_downgraded(cli: Cli, agent: AgentMaker) -> None:
     """A card whose only interface speaks A2A 0.3 (an agent that would accept 0.3) makes the tool fail
     with a non-zero exit that names the version problem, and no request is sent as 0.3. Catches a
     silent downgrade below 1.0."""
     a = agent(_script(Interface("JSONRPC", protocol_version="0.3"), versions=("0.3", "1.0")))
     r = cli.run("send", "--text", "hi", *card_ref(a))
+    if not a.requests:
+        blocked_by("A2ACLI_SEND_001", f"`send` made no request to the agent (exit {r.exit_code})")
     below = [(q.method, q.a2a_version) for q in a.a2a_requests()
              if not (q.a2a_version or "").strip() or (q.a2a_version or "").strip().startswith("0.")]
     assert not below, f"requests signalled a pre-1.0 (or empty) A2A-Version: {below}"
-    assert r.exit_code != 0, (
-        f"expected a non-zero exit for a card offering only A2A 0.3, got 0; stdout: {r.stdout_text[:400]!r}")
+    assert r.exit_code != 0, f"expected a non-zero exit for a card offering only A2A 0.3, got 0; {shown(r)}"
     said = (r.stdout_text + r.stderr_text).lower()
-    assert "version" in said, (
-        f"the refusal does not name the version problem; stdout: {r.stdout_text[:400]!r}; "
-        f"stderr: {r.stderr_text[:400]!r}")
+    assert "version" in said, f"expected the refusal to name the version problem; it does not; {shown(r)}"

@@ -21,10 +21,12 @@ from typing import Any
 
 from a2a.types.a2a_pb2 import Task
 
-from conformance.outcome import fail
-from conformance.suites.agent.agentd.support import (
+from conformance.agentd_page import (
     EVENTS,
     EVENTS_METHOD,
+)
+from conformance.outcome import fail
+from conformance.suites.agent.agentd.support import (
     answer_message,
     answer_task,
     data_document,

@@ -1,100 +1,25 @@
 """What the listener-level agentd checks share (declarations, negotiation, cards, the unix socket).
 
-The page's identifiers and tables are written here from the extensions page, never imported from the
-reference agentd, so a check holds any target to the page. What every agentd check shares (the
-identifiers, clients, cards, messages, the strict reader) is in ``support``; here are the listener
-checks' own: the JSON-RPC endpoint as the card names it, card declarations, and the echo header read
+The page's identifiers and tables are ``conformance.agentd_page`` (written from the extensions page,
+never imported from the reference agentd), so a check holds any target to the page. What every
+agentd check shares (clients at the card's JSON-RPC interface, cards, messages, the strict reader)
+is in ``support``; here are the listener checks' own: card declarations, and the echo header read
 as a peer would read it.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 import httpx
 
+from conformance.agentd_page import APPLIES_TO, EXTENSIONS, HEADER
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.support import (
-    ANNOTATIONS,
-    COMMAND,
-    EVENTS,
-    EVENTS_METHOD,
-    HEADER,
-    card_reply,
-    declared_uris,
-    extensions_of,
-    quote,
-    rpc_client,
-)
-from conformance.wire import Recorder
-from conformance.wire.jsonrpc import JsonRpcClient
+from conformance.suites.agent.agentd.support import declared_uris, extensions_of, quote
 
-# ---- the page's identifiers (those only the listener checks use) ---------------------------------
-UNIX_BINDING: Final = "https://agentd.dev/a2a/binding/jsonrpc-unix"
 #: A URI no agentd implements: dropped, never refused.
 UNKNOWN_URI: Final = "https://example.com/a2a/ext/not-agentd"
-#: The extension URIs in the page's table order.
-EXTENSIONS: Final = (COMMAND, EVENTS, ANNOTATIONS)
-#: Every identifier the page lists (the three extensions and the one binding).
-PAGE_URIS: Final = (*EXTENSIONS, UNIX_BINDING)
-
-#: "applicable: meaningful on the method called" -- the page's list for each extension.
-_TASK_ANSWERS: Final = frozenset(
-    {"SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask", EVENTS_METHOD}
-)
-APPLIES_TO: Final[Mapping[str, frozenset[str]]] = {
-    COMMAND: frozenset({"SendMessage", "SendStreamingMessage"}),
-    EVENTS: frozenset({EVENTS_METHOD}),
-    ANNOTATIONS: _TASK_ANSWERS,
-}
-
-#: The command ops the page's families table names (the public vocabulary contains at least these).
-PAGE_OPS: Final = (
-    "status", "config",
-    "workflow.run", "workflow.status", "workflow.cancel", "workflow.signal",
-    "subagent.send", "subagent.kill", "subagent.status", "plan.get",
-    "conversation.get", "run.get", "subagent.get", "debug.events",
-    "admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set",
-    "auth.device.pending", "auth.device.approve", "auth.device.deny",
-    "auth.sessions", "auth.sessions.revoke",
-)  # fmt: skip
-
-#: The page's closed event-kind vocabulary.
-_BASE_KINDS: Final = ("task", "run", "step", "conversation", "subagent", "child", "activity")
-EVENT_KINDS: Final = (*_BASE_KINDS, *(f"{k}.removed" for k in _BASE_KINDS), "status", "lifecycle", "config",
-                      "audit", "auth")
-
-# ---- clients ---------------------------------------------------------------------------------------
-def card_rpc_client(
-    instance: Any, role: str = "operator", *, recorder: Recorder, token: str | None = None, timeout: float = 10.0
-) -> JsonRpcClient:
-    """``rpc_client`` aimed at the JSON-RPC endpoint the instance's card names (``jsonrpc_url``)."""
-    url = None if instance.uds_path else jsonrpc_url(instance)
-    return rpc_client(instance, role, recorder=recorder, token=token, timeout=timeout, url=url)
-
-
-_ENDPOINTS: dict[str, str] = {}
-
-
-def jsonrpc_url(instance: Any) -> str:
-    """Where the instance's JSON-RPC binding is served, as a peer finds it: the path of the card's
-    JSONRPC interface, on the instance's own origin (the harness never follows a card off loopback).
-    The instance's URL itself when the card names no JSONRPC interface."""
-    if instance.url not in _ENDPOINTS:
-        url = instance.url
-        with contextlib.suppress(httpx.HTTPError):
-            reply = card_reply(instance, Recorder())
-            card = reply.json if isinstance(reply.json, dict) else {}
-            for iface in card.get("supportedInterfaces") or []:
-                if isinstance(iface, dict) and iface.get("protocolBinding") == "JSONRPC":
-                    path = urlsplit(str(iface.get("url", ""))).path or "/"
-                    url = instance.base_url + (path if path.startswith("/") else "/" + path)
-                    break
-        _ENDPOINTS[instance.url] = url
-    return _ENDPOINTS[instance.url]
 
 
 def instance_for(agent_targets: Any, **needs: Any) -> Any:

@@ -16,21 +16,23 @@ from typing import Any, Final
 
 import httpx
 
-from conformance.suites.agent.agentd.listener import (
-    UNKNOWN_URI,
-    card_rpc_client,
-    echo_of,
-    expected_echo,
-)
-from conformance.suites.agent.agentd.support import (
+from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
+)
+from conformance.suites.agent.agentd.listener import (
+    UNKNOWN_URI,
+    echo_of,
+    expected_echo,
+)
+from conformance.suites.agent.agentd.support import (
     command_message,
     declared_uris,
     ext,
     public_card,
+    rpc_client,
     send_params,
     text_message,
     unique,
@@ -227,7 +229,7 @@ def run_matrix(instance: Any, events: bool, recorder: Recorder) -> Matrix:
     state the instance was launched with (a running target's comes from its card)."""
     card = public_card(instance, recorder)
     declared = declared_uris(card)
-    client = card_rpc_client(instance, recorder=recorder, timeout=10.0)
+    client = rpc_client(instance, recorder=recorder, timeout=10.0)
     try:
         runner = _Runner(client, card)
         cases = [Case(m, s, expected_echo(s, declared, m)) for m in METHODS for s in SUBSETS]

@@ -24,7 +24,7 @@ from typing import Any
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageResponse, StreamResponse
 from google.protobuf.json_format import MessageToDict
 
-from conformance.suites.agent.agentd.support import COMMAND
+from conformance.agentd_page import COMMAND
 
 SENDS = ("SendMessage", "SendStreamingMessage")
 HANDLER_TIMEOUT = 5.0

@@ -1,8 +1,10 @@
-"""What the agentd checks share: the page's identifiers, a JSON-RPC client per role, command
-messages, answers read strictly, refusals read through the one error table, and the schema bundles.
+"""What the agentd checks share: a JSON-RPC client per role at the interface the card declares,
+command messages, answers read strictly, refusals read through the one error table, and the schema
+bundles.
 
-Everything here speaks only the wire. The identifiers are the extensions page's, written here from
-the page (never imported from the reference agentd), so a check holds a target to the page.
+Everything here speaks only the wire. The page's identifiers, tables and bundles are
+``conformance.agentd_page`` (the oracle, written from the page; the reference agentd imports it,
+never the reverse), so a check holds a target to the page.
 """
 
 from __future__ import annotations
@@ -21,41 +23,22 @@ from google.protobuf.message import Message as ProtoMessage
 from hypothesis import HealthCheck, Phase, settings
 from jsonschema import Draft202012Validator
 
+from conformance.agentd_page import (
+    AGENTD_DOMAIN,
+    COMMAND,
+    DATA_PART_KEY,
+    HEADER,
+    SCHEMA_DIR,
+    UNIX_BINDING,
+)
 from conformance.outcome import fail, not_measured
-from conformance.paths import FIXTURES_DIR
+from conformance.targets import Endpoint
 from conformance.wire import Recorder
 from conformance.wire.errors import ErrorView, from_jsonrpc
 from conformance.wire.httpbase import HttpEndpoint, HttpReply, StreamReply
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 from conformance.wire.methods import RESPONSE_TYPES
 from conformance.wire.strict import read_strict
-
-COMMAND: Final = "https://agentd.dev/a2a/ext/command"
-EVENTS: Final = "https://agentd.dev/a2a/ext/events"
-ANNOTATIONS: Final = "https://agentd.dev/a2a/ext/task-annotations"
-EVENTS_METHOD: Final = "agentd.events/SubscribeToEvents"
-DATA_PART_KEY: Final = "agentd"
-AGENTD_DOMAIN: Final = "agentd.dev"
-A2A_DOMAIN: Final = "a2a-protocol.org"
-CARD_PATH: Final = "/.well-known/agent-card.json"
-HEADER: Final = "A2A-Extensions"
-
-#: The op families of the page's table, and when each is served.
-ALWAYS_OPS: Final = (
-    "status", "config",
-    "workflow.run", "workflow.status", "workflow.cancel", "workflow.signal",
-    "subagent.send", "subagent.kill", "subagent.status", "plan.get",
-    "admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set",
-)  # fmt: skip
-INTROSPECTION_OPS: Final = ("conversation.get", "run.get", "subagent.get", "debug.events")
-SIGN_IN_OPS: Final = ("auth.device.pending", "auth.device.approve", "auth.device.deny")
-SESSION_OPS: Final = ("auth.sessions", "auth.sessions.revoke")
-#: "The admin.* and auth.* ops, config and debug.events are operator-only, and no grant reaches them."
-OPERATOR_ONLY_OPS: Final = (
-    "config", "debug.events",
-    "admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set",
-    *SIGN_IN_OPS, *SESSION_OPS,
-)  # fmt: skip
 
 #: Hypothesis settings of the bad-input checks: bounded, deterministic, no database on disk, no
 #: shrinking (the first failing example is the evidence).
@@ -79,6 +62,23 @@ def unique(prefix: str) -> str:
 
 # ---- clients ---------------------------------------------------------------------------------
 
+def jsonrpc_endpoint(instance: Any) -> Endpoint:
+    """The interface every agentd check calls: the card's JSON-RPC interface (on a unix socket the
+    page's unix binding first, else ``JSONRPC``), as the one resolver finds it. Fails when the card
+    cannot be read or declares no such interface."""
+    loc = instance.location
+    if loc.card is None:
+        fail(f"the agent card could not be read, so no JSON-RPC interface is known: {loc.error}")
+    order = (UNIX_BINDING, "JSONRPC") if instance.uds_path else ("JSONRPC", UNIX_BINDING)
+    ep: Endpoint | None = loc.endpoint(*order)
+    if ep is None:
+        fail(f"the card ({loc.card_url}) declares no JSON-RPC interface ({' or '.join(order)}); "
+             f"its interfaces name {loc.declared_bindings()}")
+    if ep.uds is None and not ep.url.startswith(("http://", "https://")):
+        fail(f"the card's {ep.binding} interface has url {ep.url!r}, neither http(s):// nor unix:///")
+    return ep
+
+
 def rpc_client(
     instance: Any,
     role: str = "operator",
@@ -86,10 +86,9 @@ def rpc_client(
     recorder: Recorder,
     token: str | None = None,
     timeout: float = 10.0,
-    url: str | None = None,
 ) -> JsonRpcClient:
-    """A JSON-RPC client calling ``instance`` as ``role`` (or with an explicit bearer ``token``), at
-    ``url`` when given, else at the instance's own URL (a unix socket is always called at ``/``).
+    """A JSON-RPC client calling ``instance`` as ``role`` (or with an explicit bearer ``token``) at
+    the JSON-RPC interface its card declares (:func:`jsonrpc_endpoint`; a socket is called at ``/``).
 
     Where the target knows no credentials at all (a loopback listener with nothing configured, a unix
     socket) every caller is the operator; any other role then cannot be measured.
@@ -102,26 +101,38 @@ def rpc_client(
             not_measured(f"needs a {role} principal; this target has no credentials configured")
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
-    if instance.uds_path:
-        return JsonRpcClient("/", uds=instance.uds_path, headers=headers, recorder=recorder, timeout=timeout)
-    return JsonRpcClient(url or instance.url, headers=headers, recorder=recorder, timeout=timeout)
+    ep = jsonrpc_endpoint(instance)
+    if ep.uds is not None:
+        return JsonRpcClient("/", uds=ep.uds, headers=headers, recorder=recorder, timeout=timeout)
+    return JsonRpcClient(ep.url, headers=headers, recorder=recorder, timeout=timeout)
 
 
 def http_endpoint(instance: Any, recorder: Recorder, timeout: float = 10.0) -> HttpEndpoint:
-    """A plain HTTP endpoint on the instance (card reads, CORS requests)."""
+    """A plain HTTP endpoint on the origin the card was read from (card reads, CORS requests); send
+    it absolute URLs (``instance.location.card_url``, ``jsonrpc_endpoint(instance).url``)."""
     if instance.uds_path:
         return HttpEndpoint("", binding="JSONRPC-UNIX", uds=instance.uds_path, recorder=recorder, timeout=timeout)
-    return HttpEndpoint(instance.base_url, binding="JSONRPC", recorder=recorder, timeout=timeout)
+    return HttpEndpoint(instance.location.origin, binding="JSONRPC", recorder=recorder, timeout=timeout)
+
+
+def card_url(instance: Any) -> str:
+    """Where the instance's card was found (fails, naming every place tried, when it was not)."""
+    loc = instance.location
+    if loc.card_url is None:
+        fail(f"the agent card could not be read: {loc.error}")
+    url: str = loc.card_url
+    return url
 
 
 def card_reply(instance: Any, recorder: Recorder, token: str | None = None) -> HttpReply:
-    """GET the public card, with a bearer ``token`` when given."""
+    """GET the public card where it was found, with a bearer ``token`` when given."""
+    url = card_url(instance)
     http = http_endpoint(instance, recorder)
     headers = [("Accept", "application/json")]
     if token is not None:
         headers.append(("Authorization", f"Bearer {token}"))
     try:
-        return http.send("GET", CARD_PATH, headers=headers)
+        return http.send("GET", url, headers=headers)
     finally:
         http.close()
 
@@ -130,7 +141,7 @@ def served_card(instance: Any, recorder: Recorder, token: str | None = None) -> 
     """The public agent card as served (fails when it is not a JSON object); not read strictly."""
     reply = card_reply(instance, recorder, token)
     if reply.status != 200 or not isinstance(reply.json, dict):
-        fail(f"GET {CARD_PATH} answered HTTP {reply.status}: {reply.body[:300]!r}")
+        fail(f"GET {reply.exchange.url} answered HTTP {reply.status}: {reply.body[:300]!r}")
     card: dict[str, Any] = reply.json
     return card
 
@@ -389,7 +400,7 @@ def assert_refused(
 # ---- schema bundles --------------------------------------------------------------------------
 
 #: Where the bundles come from by default: the harness's own copy, written from the page.
-DEFAULT_BUNDLE_DIR: Final = FIXTURES_DIR / "reference_agentd" / "schemas"
+DEFAULT_BUNDLE_DIR: Final = SCHEMA_DIR
 
 
 class Bundles:
@@ -494,13 +505,10 @@ def principals(
     name → token."""
     key = tuple((n, r, tuple(sorted(g))) for n, r, g in specs)
     if key not in _PRINCIPALS:
-        import secrets as _secrets
-
         from conformance.fixtures.reference_agentd import Principal
 
-        tokens = {n: f"{n}-{_secrets.token_urlsafe(18)}" for n, _, _ in key}
-        for tok in tokens.values():
-            agent_targets.secrets.add(tok)
+        # make(): a name like "agent-without-grant" in the token would redact "-without-" everywhere.
+        tokens = {n: agent_targets.secrets.make(n) for n, _, _ in key}
         made = tuple(Principal(name=n, token=tokens[n], role=r, grants=frozenset(g)) for n, r, g in key)
         _PRINCIPALS[key] = (made, tokens)
     return _PRINCIPALS[key]

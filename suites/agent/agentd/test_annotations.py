@@ -13,14 +13,16 @@ from typing import Any
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse, Task, TaskPushNotificationConfig
 
+from conformance.agentd_page import (
+    ANNOTATIONS,
+    COMMAND,
+    EVENTS,
+)
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.feedtools import FeedReader, Sentinel, WebhookReceiver, hello_of
 from conformance.suites.agent.agentd.support import (
-    ANNOTATIONS,
     ASK_CHANNEL,
     ASK_SCHEMA,
-    COMMAND,
-    EVENTS,
     answer_task,
     bundles,
     command_message,

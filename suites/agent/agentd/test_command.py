@@ -11,15 +11,17 @@ from typing import Any
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
-from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.oprunner import OpRunner, reply_kind
-from conformance.suites.agent.agentd.support import (
+from conformance.agentd_page import (
     ALWAYS_OPS,
     COMMAND,
     INTROSPECTION_OPS,
     OPERATOR_ONLY_OPS,
     SESSION_OPS,
     SIGN_IN_OPS,
+)
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.agentd.oprunner import OpRunner, reply_kind
+from conformance.suites.agent.agentd.support import (
     answer_message,
     answer_task,
     assert_refused,
@@ -41,7 +43,9 @@ from conformance.suites.agent.agentd.support import (
     unique,
     workflows,
 )
-from conformance.suites.agent.agentd.support import principals as make_principals
+from conformance.suites.agent.agentd.support import (
+    principals as make_principals,
+)
 
 INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
 DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}

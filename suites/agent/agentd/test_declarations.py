@@ -20,29 +20,31 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
+from conformance.agentd_page import (
+    ANNOTATIONS,
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
+    EXTENSIONS,
+    PAGE_URIS,
+    UNIX_BINDING,
+)
 from conformance.cli.runner import CliResult, CliRunner
 from conformance.evidence import Evidence, SecretSet
 from conformance.outcome import fail, not_measured
 from conformance.paths import PACKAGE_DIR
 from conformance.suites.agent.agentd.listener import (
-    EXTENSIONS,
-    PAGE_URIS,
-    UNIX_BINDING,
-    card_rpc_client,
     instance_for,
 )
 from conformance.suites.agent.agentd.support import (
-    ANNOTATIONS,
-    COMMAND,
     DEFAULT_BUNDLE_DIR,
-    EVENTS,
-    EVENTS_METHOD,
     command_message,
     declared_uris,
     ext,
     extensions_of,
     public_card,
     quote,
+    rpc_client,
     send_params,
     strict,
     text_message,
@@ -191,7 +193,7 @@ def test_core_protocol_works_without_extensions(agent_targets: Any, recorder: Re
     core-needs-extension."""
     inst = instance_for(agent_targets, events=True)
     card = public_card(inst, recorder)
-    with card_rpc_client(inst, recorder=recorder) as client:
+    with rpc_client(inst, recorder=recorder) as client:
         sent = _result(client.call("SendMessage", send_params(text_message("hold"))), "SendMessage")
         strict(sent, RESPONSE_TYPES["SendMessage"], "$.result", "the SendMessage answer")
         task = sent.get("task") if isinstance(sent, dict) else None
@@ -255,7 +257,7 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, rec
     inst = instance_for(agent_targets, events=True)
     everything = ext(COMMAND, ANNOTATIONS)
     problems: list[str] = []
-    with card_rpc_client(inst, recorder=recorder) as client:
+    with rpc_client(inst, recorder=recorder) as client:
         status = _result(client.call("SendMessage", send_params(command_message("status")), headers=everything),
                          "the status command")
         strict(status, RESPONSE_TYPES["SendMessage"], "$.result", "the status command's answer")
@@ -299,7 +301,7 @@ def test_only_core_and_declared_methods_are_routed(agent_targets: Any, recorder:
         instances.append(agent_targets.agentd(events=False))
     for n, inst in enumerate(instances):
         feed_declared = EVENTS in declared_uris(public_card(inst, recorder))
-        with card_rpc_client(inst, recorder=recorder) as client:
+        with rpc_client(inst, recorder=recorder) as client:
             if n == 0:
                 problems += _core_and_unknown_names(client)
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
@@ -452,7 +454,7 @@ def test_daemon_output_validates_against_the_bundles(agent_targets: Any, recorde
     feed = EVENTS in declared_uris(public_card(inst, recorder))
     evidence.add("bundles", {"source": str(DEFAULT_BUNDLE_DIR), "feed declared": feed})
     problems: list[str] = []
-    with card_rpc_client(inst, recorder=recorder) as client:
+    with rpc_client(inst, recorder=recorder) as client:
         for op in ("status", "config", "workflow.status", "subagent.status"):
             problems += [f"{op} result: {e}" for e in _schema_errors("command", f"$defs/result/{op}",
                                                                       _read_document(client, op))]

@@ -16,6 +16,10 @@ from a2a.types.a2a_pb2 import Task
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.agentd_page import (
+    EVENTS,
+    EVENTS_METHOD,
+)
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.feedtools import (
     FeedReader,
@@ -33,8 +37,6 @@ from conformance.suites.agent.agentd.feedtools import (
 )
 from conformance.suites.agent.agentd.support import (
     BAD_INPUT,
-    EVENTS,
-    EVENTS_METHOD,
     answer_message,
     answer_task,
     bundles,

@@ -12,31 +12,34 @@ from typing import Any, Final
 import pytest
 from a2a.types.a2a_pb2 import AgentCard
 
+from conformance.agentd_page import (
+    COMMAND,
+    EVENT_KINDS,
+    EVENTS,
+    INTROSPECTION_OPS,
+    OPERATOR_ONLY_OPS,
+    PAGE_OPS,
+    SIGN_IN_OPS,
+)
 from conformance.fixtures.reference_agentd import Workflow
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.listener import (
-    EVENT_KINDS,
-    PAGE_OPS,
-    card_rpc_client,
     has_scheme,
     instance_for,
     op_names,
     params_of,
 )
 from conformance.suites.agent.agentd.support import (
-    COMMAND,
     DEFAULT_BUNDLE_DIR,
-    EVENTS,
-    INTROSPECTION_OPS,
-    OPERATOR_ONLY_OPS,
-    SIGN_IN_OPS,
     card_reply,
     declared_uris,
     public_card,
     quote,
+    rpc_client,
     strict,
 )
 from conformance.wire import Recorder
+from conformance.wire.protojson import boolean, given
 
 # ---- the configuration the narrowing checks use ----------------------------------------------------
 REVIEW_SCHEMA: Final = {"type": "object", "required": ["change"], "properties": {"change": {"type": "string"}}}
@@ -104,7 +107,7 @@ def _schemed(agent_targets: Any, recorder: Recorder) -> Any:
 
 def _extended(inst: Any, role: str, recorder: Recorder) -> dict[str, Any]:
     """GetExtendedAgentCard as ``role``, held strictly to AgentCard (fails when refused)."""
-    with card_rpc_client(inst, role, recorder=recorder) as client:
+    with rpc_client(inst, role, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.status != 200 or reply.error is not None or not isinstance(reply.result, dict):
         fail(f"GetExtendedAgentCard as {role}: HTTP {reply.status}, answer {quote(reply.json or reply.body)}")
@@ -207,8 +210,8 @@ def test_public_declarations_carry_nothing_caller_specific(agent_targets: Any, r
     card = public_card(_with_principals(agent_targets), recorder)
     cmd = params_of(card, COMMAND, "the public card")
     evt = params_of(card, EVENTS, "the public card")
-    leaks = [f"command params.{k}" for k in ("commands", "settable") if k in cmd]
-    leaks += [f"events params.{k}" for k in ("ring", "kinds") if k in evt]
+    leaks = [f"command params.{k}" for k in ("commands", "settable") if given(cmd.get(k))]
+    leaks += [f"events params.{k}" for k in ("ring", "kinds") if given(evt.get(k))]
     if leaks:
         fail(f"the public card carries instance- or caller-specific params: {leaks}; "
              f"command params {quote(cmd, 300)}, events params {quote(evt)}")
@@ -227,7 +230,7 @@ def test_declared_scheme_sets_extended_card_flag(agent_targets: Any, config: dic
         if not agent_targets.launchable:
             not_measured("this target's card declares no security scheme, so the statement cannot be judged on it")
         fail(f"configured with {sorted(config)} but the card declares no security scheme: {quote(card, 300)}")
-    flag = (card.get("capabilities") or {}).get("extendedAgentCard")
+    flag = boolean(card, "capabilities", "extendedAgentCard")
     if flag is not True:
         fail(f"the card declares schemes {sorted(card['securitySchemes'])} but extendedAgentCard is {flag!r}")
 
@@ -237,13 +240,14 @@ def test_declared_scheme_sets_extended_card_flag(agent_targets: Any, config: dic
                                     pytest.param({"listen": "unix"}, id="unix")])
 def test_no_scheme_clears_extended_card_flag(agent_targets: Any, config: dict[str, Any], recorder: Recorder) -> None:
     """A listener that declares no scheme (loopback with nothing configured, a unix socket) sets
-    capabilities.extendedAgentCard false. Catches extended-flag-true-without-scheme."""
+    capabilities.extendedAgentCard false; leaving it out is the same (proto3 JSON omits false).
+    Catches extended-flag-true-without-scheme."""
     card = public_card(agent_targets.agentd(**config) if "listen" in config else instance_for(agent_targets, **config),
                        recorder)
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}, so the statement about "
                      "listeners without one cannot be judged on it")
-    flag = (card.get("capabilities") or {}).get("extendedAgentCard")
+    flag = boolean(card, "capabilities", "extendedAgentCard")
     if flag is not False:
         fail(f"no scheme is declared yet extendedAgentCard is {flag!r} (expected false)")
 
@@ -264,7 +268,7 @@ def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: Any, t
     """GetExtendedAgentCard from a caller no declared scheme names (no credential, a bearer nobody
     issued) gets HTTP 401 and no card. Catches extended-card-anonymous."""
     inst = _schemed(agent_targets, recorder)
-    with card_rpc_client(inst, recorder=recorder, token=token or "unused") as client:
+    with rpc_client(inst, recorder=recorder, token=token or "unused") as client:
         headers = {"Authorization": None} if token is None else None
         reply = client.call("GetExtendedAgentCard", {}, headers=headers)
     if reply.status != 401 or reply.result is not None:
@@ -279,7 +283,7 @@ def test_extended_card_unsupported_without_a_scheme(agent_targets: Any, recorder
     card = public_card(inst, recorder)
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}")
-    with card_rpc_client(inst, recorder=recorder) as client:
+    with rpc_client(inst, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.error is None or reply.error.code != -32004:
         fail(f"expected error -32004, got HTTP {reply.status}: {quote(reply.json or reply.body)}")
@@ -363,7 +367,7 @@ def test_settable_only_for_callers_of_admin_set(agent_targets: Any, role: str, r
     settable = params.get("settable")
     if may and not (isinstance(settable, list) and settable and all(isinstance(p, str) for p in settable)):
         fail(f"{role} may run admin.set, yet settable is {quote(settable)}")
-    if not may and "settable" in params:
+    if not may and given(settable):
         fail(f"{role} may not run admin.set, yet settable is given: {quote(settable)}")
 
 

@@ -14,15 +14,20 @@ from typing import Any
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
+from conformance.agentd_page import (
+    ANNOTATIONS,
+    APPLIES_TO,
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
+    HEADER,
+)
 from conformance.evidence import Evidence, SecretSet
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.listener import (
-    APPLIES_TO,
     UNKNOWN_URI,
-    card_rpc_client,
     echo_of,
     instance_for,
-    jsonrpc_url,
     render_echo,
 )
 from conformance.suites.agent.agentd.matrix import (
@@ -38,17 +43,15 @@ from conformance.suites.agent.agentd.matrix import (
     run_matrix,
 )
 from conformance.suites.agent.agentd.support import (
-    ANNOTATIONS,
-    COMMAND,
-    EVENTS,
-    EVENTS_METHOD,
-    HEADER,
+    card_url,
     command_message,
     declared_uris,
     ext,
     http_endpoint,
+    jsonrpc_endpoint,
     public_card,
     quote,
+    rpc_client,
     send_params,
     strict_violations,
     text_message,
@@ -389,7 +392,7 @@ def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Re
     a command second in the list still runs, task-annotations second still annotates. Activation is
     seen in the behaviour or the echo. Catches header-first-uri-only."""
     _declares(events_on, recorder, COMMAND, ANNOTATIONS)
-    with card_rpc_client(events_on, recorder=recorder) as client:
+    with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems: list[str] = []
         for line in (f"{ANNOTATIONS}, {COMMAND}", f"{UNKNOWN_URI},{ANNOTATIONS},{COMMAND}",
@@ -404,7 +407,7 @@ def test_repeated_header_lines_are_all_read(events_on: Any, recorder: Recorder) 
     """A repeated A2A-Extensions header is read on every line, URIs on the second and later lines
     activate as if listed on the first. Catches header-first-line-only."""
     _declares(events_on, recorder, COMMAND, ANNOTATIONS)
-    with card_rpc_client(events_on, recorder=recorder) as client:
+    with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems: list[str] = []
         for lines in ([ANNOTATIONS, COMMAND], [COMMAND, ANNOTATIONS], [UNKNOWN_URI, f"{UNKNOWN_URI}, {COMMAND}",
@@ -448,7 +451,7 @@ def test_uri_differing_in_case_activates_nothing(events_on: Any, recorder: Recor
     of everything) activates nothing: the command is not run, no annotations, no feed. Catches
     case-insensitive-uri."""
     problems: list[str] = []
-    with card_rpc_client(events_on, recorder=recorder) as client:
+    with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         for i in range(3):
             problems += _inactive_problems(client, tid, {u: _case_variants(u)[i] for u in (COMMAND, ANNOTATIONS,
@@ -461,7 +464,7 @@ def test_uri_differing_in_case_activates_nothing(events_on: Any, recorder: Recor
 def test_uri_with_trailing_slash_activates_nothing(events_on: Any, recorder: Recorder) -> None:
     """A URI that differs from a declared one only by a trailing slash activates nothing. Catches
     trailing-slash-forgiven."""
-    with card_rpc_client(events_on, recorder=recorder) as client:
+    with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         problems = _inactive_problems(client, tid, {u: u + "/" for u in (COMMAND, ANNOTATIONS, EVENTS)})
     if problems:
@@ -475,7 +478,7 @@ def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> Non
     _declares(events_on, recorder, COMMAND)
     others = [UNKNOWN_URI, "urn:example:not-an-agentd-extension", "https://agentd.dev/a2a/ext/not-declared"]
     problems: list[str] = []
-    with card_rpc_client(events_on, recorder=recorder) as client:
+    with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         for uri in others:
             r = client.call("GetTask", {"id": tid}, headers=ext(uri))
@@ -499,7 +502,7 @@ def test_deliberate_refusals_echo_nothing(events_on: Any, recorder: Recorder) ->
     everything = ext(COMMAND, EVENTS, ANNOTATIONS)
     all_but_events = ext(COMMAND, ANNOTATIONS)
     problems: list[str] = []
-    with card_rpc_client(events_on, recorder=recorder) as client:
+    with rpc_client(events_on, recorder=recorder) as client:
         attempts: list[tuple[str, Any]] = [
             ("unknown op", client.call("SendMessage", send_params(command_message(unique("no.such.op"))),
                                        headers=everything)),
@@ -551,11 +554,11 @@ def test_cors_response_exposes_extension_headers(cors_target: tuple[Any, str], r
     inst, origin = cors_target
     want = {"a2a-extensions", "retry-after", "www-authenticate"}
     problems: list[str] = []
-    with card_rpc_client(inst, recorder=recorder) as client:
+    with rpc_client(inst, recorder=recorder) as client:
         rpc = client.call("ListTasks", {"pageSize": 1}, headers={"Origin": origin, **ext(ANNOTATIONS)})
     http = http_endpoint(inst, recorder)
     try:
-        card = http.send("GET", "/.well-known/agent-card.json", headers=[("Origin", origin)])
+        card = http.send("GET", card_url(inst), headers=[("Origin", origin)])
     finally:
         http.close()
     for what, reply in (("JSON-RPC answer", rpc), ("card", card)):
@@ -582,7 +585,7 @@ def test_cors_preflight_allows_the_extensions_header(cors_target: tuple[Any, str
         for asked in ("a2a-extensions", "a2a-extensions, a2a-version, content-type"):
             preflight = [("Origin", origin), ("Access-Control-Request-Method", "POST"),
                          ("Access-Control-Request-Headers", asked)]
-            r = http.send("OPTIONS", "/" if inst.uds_path else jsonrpc_url(inst), headers=preflight)
+            r = http.send("OPTIONS", "/" if inst.uds_path else jsonrpc_endpoint(inst).url, headers=preflight)
             allowed = _tokens(r.headers.get("access-control-allow-headers"))
             credentials = r.headers.get("access-control-allow-credentials", "").lower() == "true"
             ok_headers = "a2a-extensions" in allowed or ("*" in allowed and not credentials)

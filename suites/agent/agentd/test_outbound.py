@@ -13,12 +13,14 @@ from typing import Any, Final
 
 import pytest
 
+from conformance.agentd_page import (
+    COMMAND,
+    DATA_PART_KEY,
+)
 from conformance.evidence import Evidence
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.peer import SENDS, PeerRequest, RecordingPeer
 from conformance.suites.agent.agentd.support import (
-    COMMAND,
-    DATA_PART_KEY,
     TERMINAL,
     answer_task,
     get_task,

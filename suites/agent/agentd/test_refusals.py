@@ -16,16 +16,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.outcome import fail
-from conformance.suites.agent.agentd.feedtools import Observer
-from conformance.suites.agent.agentd.support import (
+from conformance.agentd_page import (
     A2A_DOMAIN,
     AGENTD_DOMAIN,
     ANNOTATIONS,
-    BAD_INPUT,
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
+)
+from conformance.outcome import fail
+from conformance.suites.agent.agentd.feedtools import Observer
+from conformance.suites.agent.agentd.support import (
+    BAD_INPUT,
     Bundles,
     answer_message,
     answer_task,

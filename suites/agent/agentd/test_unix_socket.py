@@ -19,27 +19,29 @@ from typing import Any, Final
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
-from conformance.evidence import Evidence
-from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.listener import (
-    UNIX_BINDING,
-    card_rpc_client,
-    echo_of,
-    has_scheme,
-    render_echo,
-)
-from conformance.suites.agent.agentd.support import (
+from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
     SESSION_OPS,
+    UNIX_BINDING,
+)
+from conformance.evidence import Evidence
+from conformance.outcome import fail, not_measured
+from conformance.suites.agent.agentd.listener import (
+    echo_of,
+    has_scheme,
+    render_echo,
+)
+from conformance.suites.agent.agentd.support import (
     card_reply,
     command_message,
     declared_uris,
     ext,
     public_card,
     quote,
+    rpc_client,
     send_params,
     strict,
     text_message,
@@ -48,6 +50,7 @@ from conformance.suites.agent.agentd.support import (
 from conformance.wire import Recorder
 from conformance.wire.errors import BY_NAME, from_jsonrpc
 from conformance.wire.methods import RESPONSE_TYPES
+from conformance.wire.protojson import boolean
 
 #: A uid that is neither root nor (normally) a daemon's: nobody.
 OTHER_UID: Final = 65534
@@ -106,7 +109,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
     and the feed answer as SSE. Catches unix-drops-echo."""
     card = public_card(unix, recorder)
     problems: list[str] = []
-    with card_rpc_client(unix, recorder=recorder) as client:
+    with rpc_client(unix, recorder=recorder) as client:
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
             fail(f"SendMessage over the socket: {quote(sent.json or sent.body)}")
@@ -222,7 +225,7 @@ def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evide
 def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) -> None:
     """With no credential at all, a socket connection runs the operator-only op config: it is the
     operator. Catches unix-caller-not-operator."""
-    with card_rpc_client(unix, recorder=recorder) as client:
+    with rpc_client(unix, recorder=recorder) as client:
         reply = client.call("SendMessage", send_params(command_message("config")), headers=ext(COMMAND))
     msg = (reply.result or {}).get("message") if isinstance(reply.result, dict) else None
     if reply.error is not None or not isinstance(msg, dict):
@@ -232,16 +235,18 @@ def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) 
 
 @pytest.mark.requirement("AGENTD_UDS_006")
 def test_socket_has_no_scheme_and_no_extended_card(unix: Any, recorder: Recorder) -> None:
-    """The socket's card declares no security scheme and sets extendedAgentCard false, and
+    """The socket's card declares no security scheme and sets extendedAgentCard false (or leaves it
+    out, which proto3 JSON reads as false), and
     GetExtendedAgentCard answers -32004. Catches unix-declares-bearer, extended-card-without-scheme."""
     card = public_card(unix, recorder)
     problems = []
     if has_scheme(card) or card.get("securityRequirements"):
         problems.append(f"the card declares schemes {quote(card.get('securitySchemes'))} / requirements "
                         f"{quote(card.get('securityRequirements'))}")
-    if (card.get("capabilities") or {}).get("extendedAgentCard") is not False:
-        problems.append(f"extendedAgentCard is {(card.get('capabilities') or {}).get('extendedAgentCard')!r}")
-    with card_rpc_client(unix, recorder=recorder) as client:
+    flag = boolean(card, "capabilities", "extendedAgentCard")  # absent means false (proto3 JSON)
+    if flag is not False:
+        problems.append(f"extendedAgentCard is {flag!r}")
+    with rpc_client(unix, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.error is None or reply.error.code != -32004:
         problems.append(f"GetExtendedAgentCard answered {quote(reply.json or reply.body)}, expected -32004")
@@ -254,7 +259,7 @@ def test_socket_serves_no_session_ops(unix: Any, recorder: Recorder) -> None:
     """Over the socket, the session ops are refused as not served here: -32602 UNKNOWN_OP. Catches
     session-ops-on-unix."""
     problems = []
-    with card_rpc_client(unix, recorder=recorder) as client:
+    with rpc_client(unix, recorder=recorder) as client:
         for op in SESSION_OPS:
             reply = client.call("SendMessage", send_params(command_message(op)), headers=ext(COMMAND))
             err = (reply.json or {}).get("error") if isinstance(reply.json, dict) else None

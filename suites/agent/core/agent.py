@@ -1,28 +1,24 @@
 """The agent under test as the core checks see it: its card, the interface per binding, its control.
 
 A :class:`CoreAgent` is built once per test process from the run's target: the harness launches it
-(reference, scripted, sdk) or is given its URL. The card is fetched from the well-known path like any
-client would, and the checks are parametrized over the standard bindings it declares. Launched
-targets can also be started as *variants* with a capability flipped, so that both sides of a
-capability claim are measured.
+(reference, scripted, sdk) or is given its URL. The card is found by the one resolver every check
+uses (``conformance.targets``: the given URL may be the origin, the card URL or the agent's base),
+and the checks are parametrized over the standard bindings its interfaces declare. Launched targets
+can also be started as *variants* with a capability flipped, so that both sides of a capability
+claim are measured.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
-
-import httpx
 
 from conformance.outcome import fail, na, not_measured
 from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Caller
 from conformance.suites.agent.core.control import NO_CONTROL, Control, control_for
+from conformance.targets import AgentLocation
 from conformance.wire import Recorder
 
-WELL_KNOWN = "/.well-known/agent-card.json"
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
 UNAVAILABLE = "card-unavailable"
 NONE = "no-standard-binding"
@@ -30,83 +26,44 @@ NONE = "no-standard-binding"
 CAPABILITIES = {"streaming": "streaming", "push": "pushNotifications", "extended": "extendedAgentCard"}
 
 
-def card_url(base_url: str) -> str:
-    """The well-known card URL of the origin ``base_url`` belongs to (§8.2)."""
-    parts = urlsplit(base_url)
-    return f"{parts.scheme}://{parts.netloc}{WELL_KNOWN}"
-
-
-def fetch_card(base_url: str, uds: str | None = None, timeout: float = 5.0) -> tuple[Any, str | None]:
-    """(card JSON, None) or (None, why) — a plain GET of the well-known path, nothing repaired."""
-    transport = httpx.HTTPTransport(uds=uds) if uds else None
-    url = card_url("http://localhost/" if uds else base_url)
-    try:
-        with httpx.Client(transport=transport, timeout=timeout, follow_redirects=False) as client:
-            resp = client.get(url, headers={"Accept": "application/json"})
-    except httpx.HTTPError as exc:
-        return None, f"GET {url} failed: {type(exc).__name__}: {exc}"
-    if resp.status_code != 200:
-        return None, f"GET {url} answered HTTP {resp.status_code}: {resp.text[:200]!r}"
-    try:
-        card = json.loads(resp.content)
-    except ValueError:
-        return None, f"GET {url} answered a body that is not JSON: {resp.text[:200]!r}"
-    if not isinstance(card, dict):
-        return None, f"GET {url} answered JSON that is not an object: {resp.text[:200]!r}"
-    return card, None
-
-
-def choose_interfaces(card: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per standard binding, the declared interface the harness talks to: the first declaring
-    protocol version 1.0 (any patch), else the first of that binding. Card order is kept."""
-    out: dict[str, dict[str, Any]] = {}
-    entries = card.get("supportedInterfaces")
-    if not isinstance(entries, list):
-        return out
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        binding = entry.get("protocolBinding")
-        if not isinstance(binding, str) or binding not in STANDARD_BINDINGS:
-            continue
-        version = str(entry.get("protocolVersion") or "")
-        speaks_1_0 = version.split(".")[:2] == ["1", "0"]
-        have = out.get(binding)
-        if have is None or (speaks_1_0 and str(have.get("protocolVersion") or "").split(".")[:2] != ["1", "0"]):
-            out[binding] = entry
-    return out
-
-
 @dataclass
 class CoreAgent:
     """One agent under test (or one variant of a launched one)."""
 
-    base_url: str
-    uds: str | None
-    card: dict[str, Any] | None
-    card_error: str | None
-    tokens: dict[str, str]
+    location: AgentLocation
+    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     launched: Any
     targets: Any = None
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
 
     @classmethod
     def open(cls, instance: Any, targets: Any) -> CoreAgent:
-        uds = getattr(instance, "uds_path", None)
-        base = str(instance.url)
-        card, err = fetch_card(base, uds)
-        return cls(base_url=base, uds=uds, card=card, card_error=err, tokens=dict(instance.tokens),
-                   launched=instance.launched, targets=targets)
+        return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
+                   targets=targets)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:
-        return cls(base_url="", uds=None, card=None, card_error=why, tokens={}, launched=None)
+        return cls(location=AgentLocation("", None, None, None, why), tokens={}, launched=None)
 
     # ---- what the card says ------------------------------------------------------------------
 
     @property
+    def card(self) -> dict[str, Any] | None:
+        return self.location.card
+
+    @property
+    def card_error(self) -> str | None:
+        return self.location.error
+
+    @property
+    def uds(self) -> str | None:
+        return self.location.uds
+
+    @property
     def interfaces(self) -> dict[str, dict[str, Any]]:
-        return choose_interfaces(self.card) if self.card is not None else {}
+        """Per standard binding the card declares, the interface the harness talks to (the first
+        declaring protocol version 1.0, else the first of that binding), in card order."""
+        return {b: dict(ep.interface) for b, ep in self.location.endpoints(STANDARD_BINDINGS).items()}
 
     @property
     def bindings(self) -> list[str]:

@@ -5,7 +5,8 @@ the decoded result object (ProtoJSON, as the binding carried it) or whose ``erro
 normalised :class:`~conformance.wire.errors.ErrorView`. The caller maps the method onto the binding:
 a JSON-RPC request, an HTTP+JSON route (path, query, body), or a gRPC call through the SDK's stub.
 Service parameters (``A2A-Version``, ``A2A-Extensions``) are overridable per call on every binding;
-``None`` removes one. Nothing is repaired: envelope and framing problems are listed in ``problems``.
+``None`` removes one; on the HTTP bindings a call may also carry URL query parameters. Nothing is
+repaired: envelope and framing problems are listed in ``problems``.
 """
 
 from __future__ import annotations
@@ -126,21 +127,25 @@ class Caller:
     # ---- unary ---------------------------------------------------------------------------------
 
     def call(self, method: str, params: Mapping[str, Any] | None = None, *,
-             service: Service | None = None) -> Answer:
-        """Call ``method`` with ``params`` (ProtoJSON of its request type) and read the answer."""
+             service: Service | None = None, query: Mapping[str, str] | None = None) -> Answer:
+        """Call ``method`` with ``params`` (ProtoJSON of its request type) and read the answer.
+        ``query`` adds URL query parameters on the HTTP bindings (gRPC has none)."""
+        if query and self._grpc is not None:
+            raise ValueError("the gRPC binding has no query parameters")
         params = self._with_tenant(method, dict(params or {}))
         try:
             if self._jsonrpc is not None:
-                return self._call_jsonrpc(method, params, service)
+                return self._call_jsonrpc(method, params, service, query)
             if self._rest is not None:
-                return self._call_rest(method, params, service)
+                return self._call_rest(method, params, service, query)
             return self._call_grpc(method, params, service)
         except Exception as exc:  # noqa: BLE001 - a transport failure is an answer the check judges
             return Answer(self.binding, method, transport_error=f"{type(exc).__name__}: {exc}")
 
-    def _call_jsonrpc(self, method: str, params: dict[str, Any], service: Service | None) -> Answer:
+    def _call_jsonrpc(self, method: str, params: dict[str, Any], service: Service | None,
+                      query: Mapping[str, str] | None) -> Answer:
         assert self._jsonrpc is not None
-        reply = self._jsonrpc.call(method, params, headers=_headers(service))
+        reply = self._jsonrpc.call(method, params, headers=_headers(service), query=query)
         ans = Answer(self.binding, method, status=reply.status, content_type=reply.content_type,
                      body=reply.json if reply.is_json else reply.body.decode("utf-8", "replace"),
                      request_id=reply.exchange.request_body.get("id")
@@ -148,9 +153,12 @@ class Caller:
         read_envelope(ans, reply.json if reply.is_json else None)
         return ans
 
-    def _call_rest(self, method: str, params: dict[str, Any], service: Service | None) -> Answer:
+    def _call_rest(self, method: str, params: dict[str, Any], service: Service | None,
+                   extra_query: Mapping[str, str] | None) -> Answer:
         assert self._rest is not None
         verb, path, body, query = rest_route(method, params)
+        if extra_query:
+            query = {**(query or {}), **extra_query}
         reply = self._rest.request(verb, self._rest.path(path), json=body, params=query, headers=_headers(service))
         ans = Answer(self.binding, method, status=reply.status, content_type=reply.content_type,
                      body=reply.json if reply.is_json else reply.body.decode("utf-8", "replace"))

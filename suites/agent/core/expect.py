@@ -15,7 +15,9 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from a2a.compat.v0_3.conversions import to_compat_send_message_request
 from a2a.types import a2a_pb2 as pb
+from google.protobuf.json_format import ParseDict
 from google.protobuf.message import Message
 
 from conformance.outcome import fail
@@ -99,17 +101,23 @@ def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
     return None
 
 
+def error_problem(ans: Answer | StreamAnswer, name: str, what: str) -> str | None:
+    """Why the answer is not the A2A error ``name``, quoting what came instead (None when it is)."""
+    if ans.transport_error:
+        return f"{what}: expected {name}, got {ans.transport_error}"
+    if ans.error is None:
+        return f"{what}: expected {name}, got no error: {ans.quote()}"
+    why = identity_mismatch(ans.error, BY_NAME[name])
+    if why is not None:
+        return f"{what}: expected {name}, got {describe_error(ans.error)}: {why}"
+    return None
+
+
 def expect_error(ans: Answer | StreamAnswer, name: str, what: str) -> ErrorView:
     """The answer must be the A2A error ``name``; fail quoting what came instead."""
-    spec = BY_NAME[name]
-    if ans.transport_error:
-        fail(f"{what}: expected {name}, got {ans.transport_error}")
-    if ans.error is None:
-        got = ans.quote()
-        fail(f"{what}: expected {name}, got no error: {got}")
-    why = identity_mismatch(ans.error, spec)
-    if why is not None:
-        fail(f"{what}: expected {name}, got {describe_error(ans.error)}: {why}")
+    problem = error_problem(ans, name, what)
+    if problem is not None or ans.error is None:
+        fail(problem or f"{what}: expected {name}")
     return ans.error
 
 
@@ -129,6 +137,14 @@ def send_params(text: str, **kw: Any) -> dict[str, Any]:
     if config:
         params["configuration"] = config
     return params
+
+
+def send_params_0_3(text: str) -> dict[str, Any]:
+    """The params of an A2A 0.3 JSON-RPC ``message/send`` carrying one text part, shaped by the
+    SDK's own 0.3 types (``a2a.compat.v0_3``) from the 1.0 request :func:`send_params` builds."""
+    request = ParseDict(send_params(text), pb.SendMessageRequest())
+    compat = to_compat_send_message_request(request, request_id=0)
+    return dict(compat.params.model_dump(by_alias=True, exclude_none=True, mode="json"))
 
 
 def task_of(send_result: Any, what: str) -> dict[str, Any] | None:

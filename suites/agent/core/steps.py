@@ -9,7 +9,7 @@ import httpx
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent, card_url
+from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Answer, Caller, Service
 from conformance.suites.agent.core.expect import TERMINAL, send_params, state_of, strict, succeeded, task_of
 from conformance.wire import Recorder
@@ -80,13 +80,16 @@ def held_task(agent: CoreAgent, caller: Caller, state: str) -> str:
 
 
 def fetch_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
-    """GET the well-known card, recorded as evidence."""
-    url = card_url("http://localhost/" if agent.uds else agent.base_url)
-    origin, _, path = url.partition("/.well-known")
-    with RestClient(origin, uds=agent.uds, recorder=recorder,
+    """GET the card at its well-known path (the origin's, or the agent's base's where the resolver
+    found it there), recorded as evidence."""
+    loc = agent.location
+    if not loc.given:
+        fail(f"the agent card could not be read: {loc.error}")
+    url = loc.well_known_url
+    with RestClient(loc.origin, uds=loc.uds, recorder=recorder,
                     headers={"Content-Type": None, "Accept": "application/json"}) as client:
         try:
-            return client.request("GET", "/.well-known" + path)
+            return client.request("GET", url[len(loc.origin):])
         except httpx.HTTPError as exc:
             fail(f"GET {url} failed: {type(exc).__name__}: {exc}")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets as _secrets
 import uuid
 from typing import Any
 
@@ -95,8 +94,7 @@ def test_task_update_is_delivered_to_the_webhook_with_credentials(
     """A task update reaches the webhook as a StreamResponse naming the task, with the configured
     credentials in Authorization. Defect: push-no-credentials."""
     core_agent.require("push")
-    credential = f"conformance-push-{_secrets.token_urlsafe(18)}"
-    run_secrets.add(credential)
+    credential = run_secrets.make("push")
     auth = {"scheme": "Bearer", "credentials": credential}
     if core_agent.control is not None:
         tid = held_task(core_agent, caller, "working")

@@ -1,15 +1,38 @@
-"""Protocol version negotiation: A2A-Version on every binding (§3.6)."""
+"""Protocol version negotiation: A2A-Version on every binding (§3.6).
+
+An agent is judged against the versions its card declares for the interface called (every
+supportedInterfaces entry of that binding, url and tenant): a version declared there is never
+probed as unsupported; one not declared must get VersionNotSupportedError (§3.6.2), recognised by
+the one error table every binding shares (``conformance/wire/errors.py``).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.outcome import not_measured
+from conformance.outcome import fail, not_measured
 from conformance.suites.agent.core.agent import CoreAgent
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import UNSUPPORTED_VERSION, expect_error, strict, succeeded, task_of
+from conformance.suites.agent.core.caller import Answer, Caller
+from conformance.suites.agent.core.expect import (
+    error_problem,
+    send_params,
+    send_params_0_3,
+    strict,
+    succeeded,
+    task_of,
+)
 from conformance.suites.agent.core.steps import new_task, send
+from conformance.suites.agent.core.versions import UNDECLARED, declared_versions, undeclared
+
+NOT_SUPPORTED = "VersionNotSupportedError"
+
+
+def refusals(probes: Iterable[tuple[str, Answer]]) -> list[str]:
+    """Every probe (what it was, its answer) that did not come back VersionNotSupportedError."""
+    return [p for what, ans in probes if (p := error_problem(ans, NOT_SUPPORTED, what)) is not None]
 
 
 @pytest.mark.requirement("A2A_VER_001")
@@ -23,36 +46,104 @@ def test_version_1_0_is_processed(caller: Caller) -> None:
         strict(got, pb.Task, "the GetTask result")
 
 
-@pytest.mark.requirement("A2A_VER_002")
-def test_unsupported_version_is_answered_with_version_not_supported(caller: Caller) -> None:
-    """A2A-Version 99.0 gets VersionNotSupportedError on SendMessage and on GetTask of a real task,
-    not a result and not another error. Defect: unsupported-version-wrong-error."""
+@pytest.mark.parametrize("part", [pytest.param(p, marks=pytest.mark.requirement("A2A_VER_002", part=p))
+                                  for p in UNDECLARED])
+def test_undeclared_version_is_answered_with_version_not_supported(core_agent: CoreAgent, caller: Caller,
+                                                                   part: str) -> None:
+    """A version the called interface does not declare gets VersionNotSupportedError on SendMessage
+    and on GetTask of a real task — not a result, not another error (§3.6.2: "If the version is not
+    supported by the interface, agents MUST return a VersionNotSupportedError"). Versions are
+    matched on Major.Minor (§3.6.2), so an interface declaring 1.0 supports neither 1.1 nor 1.9
+    (part ``minor``), nor 2.0 or 99.0 (``major``).
+
+    Part ``bare_major`` sends ``1``. §3.6 identifies a version by its "Major.Minor elements" and
+    §14.2.1 says the value "MUST be in the format Major.Minor"; the only reading the text gives a
+    value that is not one is for the empty value (0.3, §3.6.2). ``1`` names no Major.Minor the
+    interface declares, so it is not a supported version. That an agent might read it as 1.0 is
+    the one point the text leaves to inference, so it is a part of its own: an agent that serves
+    it fails only that part (the requirement comes out partial).
+
+    Defects: accepts-minor-versions, accepts-newer-major, accepts-bare-major,
+    unsupported-version-wrong-error."""
+    declared = declared_versions(core_agent.card, caller.interface)
+    versions = undeclared(part, declared)
+    if not versions:
+        not_measured(f"the {caller.binding} interface declares every version of part {part} "
+                     f"({', '.join(UNDECLARED[part])}); it declares {sorted(declared)}")
     task = new_task(caller)
-    bad = {"A2A-Version": UNSUPPORTED_VERSION}
-    expect_error(send(caller, "unsupported version", service=bad), "VersionNotSupportedError",
-                 f"SendMessage with A2A-Version {UNSUPPORTED_VERSION}")
-    expect_error(caller.call("GetTask", {"id": task["id"]}, service=bad), "VersionNotSupportedError",
-                 f"GetTask with A2A-Version {UNSUPPORTED_VERSION}")
+    probes: list[tuple[str, Answer]] = []
+    for v in versions:
+        asked = {"A2A-Version": v}
+        probes.append((f"SendMessage with A2A-Version {v}", send(caller, f"version {v}", service=asked)))
+        probes.append((f"GetTask with A2A-Version {v}", caller.call("GetTask", {"id": task["id"]}, service=asked)))
+    problems = refusals(probes)
+    if problems:
+        fail(f"the {caller.binding} interface declares {sorted(declared)}; " + "; ".join(problems))
 
 
 @pytest.mark.requirement("A2A_VER_003")
-def test_missing_or_empty_version_is_read_as_0_3(core_agent: CoreAgent, caller: Caller) -> None:
-    """Without A2A-Version, or with it empty, the request is 0.3: an interface that does not declare
-    0.3 answers VersionNotSupportedError. Defect: missing-version-accepted."""
-    versions = {str(e.get("protocolVersion")) for e in (core_agent.card or {}).get("supportedInterfaces") or []
-                if isinstance(e, dict) and e.get("protocolBinding") == caller.binding and e.get("url") == caller.url}
-    if any(v.split(".")[:2] == ["0", "3"] for v in versions):
+def test_0_3_requests_are_answered_with_version_not_supported(core_agent: CoreAgent, caller: Caller) -> None:
+    """A request without A2A-Version, with it empty, or with 0.3 is a 0.3 request (§3.6.1, §3.6.2:
+    "Agents MUST interpret empty value as 0.3 version"): an interface that does not declare 0.3
+    answers VersionNotSupportedError. On JSON-RPC, where 0.3 and 1.0 share the endpoint, the same
+    holds for the 0.3 method ``message/send`` (params shaped by the SDK's own 0.3 types) with no
+    version or with 0.3: the version is what is unsupported, so the answer is
+    VersionNotSupportedError, not a result and not MethodNotFound. Defects: missing-version-accepted,
+    version-0-3-accepted, 0.3-method-accepted."""
+    declared = declared_versions(core_agent.card, caller.interface)
+    if "0.3" in declared:
         not_measured(f"the card declares A2A 0.3 on this {caller.binding} interface ({caller.url}); the harness "
                      "cannot judge 0.3 semantics")
-    expect_error(send(caller, "no version", service={"A2A-Version": None}), "VersionNotSupportedError",
-                 "SendMessage without A2A-Version (read as 0.3)")
-    expect_error(send(caller, "empty version", service={"A2A-Version": ""}), "VersionNotSupportedError",
-                 "SendMessage with an empty A2A-Version (read as 0.3)")
+    probes = [
+        ("SendMessage without A2A-Version (read as 0.3)", send(caller, "no version", service={"A2A-Version": None})),
+        ("SendMessage with an empty A2A-Version (read as 0.3)", send(caller, "empty version",
+                                                                     service={"A2A-Version": ""})),
+        ("SendMessage with A2A-Version 0.3", send(caller, "version 0.3", service={"A2A-Version": "0.3"})),
+    ]
+    if caller.binding == "JSONRPC":
+        for shown, value in (("without A2A-Version", None), ("with A2A-Version 0.3", "0.3")):
+            ans = caller.call("message/send", send_params_0_3(f"0.3 method {shown}"), service={"A2A-Version": value})
+            probes.append((f"the 0.3 method message/send {shown}", ans))
+    problems = refusals(probes)
+    if problems:
+        fail(f"the {caller.binding} interface declares {sorted(declared)}; " + "; ".join(problems))
 
 
 @pytest.mark.requirement("A2A_VER_004")
 def test_patch_number_plays_no_part(caller: Caller) -> None:
-    """A2A-Version 1.0.9 is processed as 1.0. Defect: patch-version-refused."""
+    """A2A-Version 1.0.9 is processed as 1.0 (§3.6: patch numbers "MUST not be considered" in
+    negotiation). Defect: patch-version-refused."""
     result = succeeded(send(caller, "patch version", service={"A2A-Version": "1.0.9"}),
                        "SendMessage with A2A-Version 1.0.9")
     task_of(result, "SendMessage result")
+
+
+@pytest.mark.requirement("A2A_VER_005")
+@pytest.mark.core_bindings("JSONRPC", "HTTP+JSON")
+def test_version_given_as_query_parameter_is_honoured(core_agent: CoreAgent, caller: Caller) -> None:
+    """§3.6.1: "Clients MAY provide the A2A-Version as a request parameter instead of a header"
+    (its example: ``GET /tasks/task-123?A2A-Version=1.0``). With no header, ``?A2A-Version=1.0``
+    makes SendMessage and GetTask answer results (an agent that does not read the parameter sees
+    no version, reads 0.3, and refuses), and an undeclared version given so gets
+    VersionNotSupportedError (the parameter is judged, not just tolerated). gRPC has no request
+    parameters. Defect: ignores-version-query-param."""
+    baseline = send(caller, "version 1.0 by header", service={"A2A-Version": "1.0"})
+    if not baseline.ok:
+        not_measured(f"blocked by A2A_VER_001: SendMessage with the A2A-Version 1.0 header is not served, so a "
+                     f"version by query parameter cannot be told apart; {baseline.quote(300)}")
+    no_header = {"A2A-Version": None}
+    v10 = {"A2A-Version": "1.0"}
+    result = succeeded(caller.call("SendMessage", send_params("version 1.0 by query"), service=no_header, query=v10),
+                       "SendMessage with ?A2A-Version=1.0 and no header")
+    task = task_of(result, "SendMessage result")
+    if task is not None:
+        got = succeeded(caller.call("GetTask", {"id": task["id"]}, service=no_header, query=v10),
+                        "GetTask with ?A2A-Version=1.0 and no header")
+        strict(got, pb.Task, "the GetTask result")
+    bad = undeclared("major", declared_versions(core_agent.card, caller.interface))[-1]
+    ans = caller.call("SendMessage", send_params(f"version {bad} by query"), service=no_header,
+                      query={"A2A-Version": bad})
+    problem = error_problem(ans, NOT_SUPPORTED, f"SendMessage with ?A2A-Version={bad} and no header")
+    if problem is not None:
+        fail(problem)
+

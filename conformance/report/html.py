@@ -1,0 +1,188 @@
+"""The implementation report: one static HTML page, requirement × target, readable offline.
+
+Each cell is coloured by status, carries the row's note on hover and links to its evidence. Per
+requirement: how many implementations pass, fail and were not measured, and the flags a spec author
+acts on — no implementation passes (the wording may be unsatisfiable), measured by none (it may be
+untestable), exactly one passes (a second independent implementation is missing). Filters by group
+(tier or level) and by status run in the page itself (no external assets); the URL fragment
+(``#group=tier_1&status=fail&flag=no-pass``) selects the same filters, so a link can share a view.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from conformance.registry import Registry
+
+STATUSES = ("pass", "partial", "fail", "not_measured", "na")
+#: Marks that every font draws (the emoji forms of the CLI report need an emoji font).
+MARK = {"pass": "✓", "partial": "◐", "fail": "✗", "not_measured": "⊘", "na": "—", "withdrawn": "⊗"}
+FLAGS = {"no-pass": "no implementation passes", "unmeasured": "measured by none",
+         "one-pass": "exactly one implementation passes"}
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.4em;margin:0 0 .3em}
+#filters{margin:1em 0;display:flex;gap:1.5em;flex-wrap:wrap}
+table{border-collapse:collapse}
+th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
+thead th{background:#f4f4f4;position:sticky;top:0}
+tr.group th{background:#e8eef7;text-align:left}
+td.cell{text-align:center;min-width:3.5em}
+td.cell a{text-decoration:none;color:inherit;display:block}
+.st-pass{background:#d7f5dd}.st-partial{background:#fff1c2}.st-fail{background:#ffd6d6}
+.st-not_measured{background:#e6e6e6}.st-na{background:#f7f7f7;color:#888}.st-none{color:#bbb}
+.flag{display:inline-block;margin:1px 2px;padding:0 4px;border-radius:3px;font-size:.85em;background:#eee}
+.flag-no-pass{background:#ffd6d6}.flag-unmeasured{background:#e6e6e6}.flag-one-pass{background:#fff1c2}
+small{color:#666}
+tr[hidden]{display:none}
+"""
+
+_JS = """
+(function(){
+  var g=document.getElementById('f-group'),s=document.getElementById('f-status'),f=document.getElementById('f-flag');
+  function apply(){
+    var rows=document.querySelectorAll('tr.req'),shown={};
+    rows.forEach(function(r){
+      var ok=(!g.value||r.dataset.group===g.value)&&(!s.value||(' '+r.dataset.statuses+' ').indexOf(' '+s.value+' ')>=0)
+        &&(!f.value||(' '+r.dataset.flags+' ').indexOf(' '+f.value+' ')>=0);
+      r.hidden=!ok; if(ok){shown[r.dataset.group]=true;}
+    });
+    document.querySelectorAll('tr.group').forEach(function(h){h.hidden=!shown[h.dataset.group];});
+    document.getElementById('count').textContent=document.querySelectorAll('tr.req:not([hidden])').length;
+    var parts=[];if(g.value)parts.push('group='+g.value);if(s.value)parts.push('status='+s.value);
+    if(f.value)parts.push('flag='+f.value);history.replaceState(null,'',parts.length?'#'+parts.join('&'):'#');
+  }
+  (location.hash||'').replace(/^#/,'').split('&').forEach(function(kv){
+    var p=kv.split('='),el={group:g,status:s,flag:f}[p[0]];if(el&&p[1])el.value=decodeURIComponent(p[1]);
+  });
+  [g,s,f].forEach(function(el){el.addEventListener('change',apply);});
+  apply();
+})();
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text if text is not None else ""), quote=True)
+
+
+def requirement_flags(statuses: list[str]) -> list[str]:
+    """The flags of one requirement from its statuses across targets (absent targets excluded)."""
+    passes = statuses.count("pass")
+    measured = [s for s in statuses if s in ("pass", "partial", "fail")]
+    flags = []
+    if measured and passes == 0:
+        flags.append("no-pass")
+    if statuses and not measured and all(s == "not_measured" for s in statuses):
+        flags.append("unmeasured")
+    if passes == 1:
+        flags.append("one-pass")
+    return flags
+
+
+def _group_title(registry: Registry, rid: str) -> tuple[str, str]:
+    r = registry[rid]
+    key = f"{r.family}:{r.group}"
+    return key, f"{registry.families[r.family].title} — {r.group.replace('_', ' ')}"
+
+
+def render_implementation_html(reports: Mapping[str, Mapping[str, Any] | str], registry: Registry,
+                               links: Mapping[str, str] | None = None, title: str = "Implementation report") -> str:
+    """The page for ``reports`` (target name -> loaded compliance report, or an error text).
+
+    ``links`` maps a target to the folder (relative to the page) holding its report, for evidence links.
+    """
+    links = links or {}
+    names = list(reports)
+    ids: dict[str, None] = {}
+    for rep in reports.values():
+        if isinstance(rep, Mapping):
+            for rid in rep.get("requirements", {}):
+                if rid in registry:
+                    ids.setdefault(rid, None)
+    order = {r.id: i for i, r in enumerate(registry)}
+    rows = sorted(ids, key=lambda rid: (_group_title(registry, rid)[0].split(":")[0], registry[rid].group,
+                                        order[rid]))
+    groups: dict[str, str] = {}
+    for rid in rows:
+        key, label = _group_title(registry, rid)
+        groups.setdefault(key, label)
+
+    head = ["<tr><th>Requirement</th>"]
+    for n in names:
+        rep = reports[n]
+        result = _result(rep)
+        head.append(f'<th data-target="{_e(n)}">{_e(n)}<br><small>{_e(result)}</small></th>')
+    head.append("<th>pass</th><th>fail</th><th>not measured</th><th>flags</th></tr>")
+
+    body: list[str] = []
+    current = None
+    counts = {k: 0 for k in FLAGS}
+    for rid in rows:
+        key, label = _group_title(registry, rid)
+        if key != current:
+            body.append(f'<tr class="group" data-group="{_e(key)}">'
+                        f'<th colspan="{len(names) + 5}">{_e(label)}</th></tr>')
+            current = key
+        req = registry[rid]
+        cells, statuses = [], []
+        for n in names:
+            rep = reports[n]
+            entry = rep.get("requirements", {}).get(rid) if isinstance(rep, Mapping) else None
+            if not isinstance(entry, Mapping):
+                cells.append('<td class="cell st-none" title="not run for this target">·</td>')
+                continue
+            st = str(entry.get("status"))
+            statuses.append(st)
+            note = entry.get("note") or st
+            ev = entry.get("evidence") or []
+            href = f"{links[n]}/{ev[0]}" if n in links and ev else (f"{links[n]}/summary.md" if n in links else "")
+            mark = f'<a href="{_e(href)}">{MARK.get(st, "?")}</a>' if href else MARK.get(st, "?")
+            cells.append(f'<td class="cell st-{_e(st)}" data-target="{_e(n)}" title="{_e(st)}: {_e(note)}">'
+                         f"{mark}</td>")
+        flags = requirement_flags(statuses)
+        for fl in flags:
+            counts[fl] += 1
+        failing = sum(s in ("fail", "partial") for s in statuses)
+        flag_html = "".join(f'<span class="flag flag-{fl}" title="{_e(FLAGS[fl])}">{_e(FLAGS[fl])}</span>'
+                            for fl in flags)
+        body.append(f'<tr class="req" id="{_e(rid)}" data-group="{_e(key)}" '
+                    f'data-statuses="{_e(" ".join(sorted(set(statuses))))}" data-flags="{_e(" ".join(flags))}">'
+                    f'<th title="{_e(req.summary)}"><code>{_e(rid)}</code><br><small>{_e(req.spec)}</small></th>'
+                    + "".join(cells)
+                    + f"<td>{statuses.count('pass')}</td><td>{failing}</td>"
+                      f"<td>{statuses.count('not_measured')}</td><td>{flag_html}</td></tr>")
+
+    group_opts = "".join(f'<option value="{_e(k)}">{_e(v)}</option>' for k, v in groups.items())
+    status_opts = "".join(f'<option value="{s}">{MARK[s]} {s.replace("_", " ")}</option>' for s in STATUSES)
+    flag_opts = "".join(f'<option value="{k}">{_e(v)}</option>' for k, v in FLAGS.items())
+    stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    summary = ", ".join(f"{counts[k]} {v}" for k, v in FLAGS.items())
+    data = json.dumps({"targets": names, "requirements": len(rows)})
+    return "\n".join([
+        "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        f"<p>{len(names)} target(s), {len(rows)} requirement(s); {_e(summary)}. Generated {stamp} by "
+        "agentd-conformance. Hover a cell for its note; click it for its evidence.</p>",
+        '<div id="filters">',
+        f'<label>Group <select id="f-group"><option value="">all</option>{group_opts}</select></label>',
+        f'<label>Status (any target) <select id="f-status"><option value="">any</option>{status_opts}</select></label>',
+        f'<label>Flag <select id="f-flag"><option value="">any</option>{flag_opts}</select></label>',
+        '<span>Showing <b id="count"></b> requirement(s)</span></div>',
+        f'<table id="matrix" data-summary="{_e(data)}"><thead>{"".join(head)}</thead><tbody>',
+        *body, "</tbody></table>", f"<script>{_JS}</script>", "</body></html>", ""])
+
+
+def _result(rep: Mapping[str, Any] | str) -> str:
+    if not isinstance(rep, Mapping):
+        return f"error: {rep}"[:120]
+    ident = rep.get("report", {})
+    if "tier_claimed" in ident:
+        return f"tier {ident['tier_claimed']} satisfied" if ident["tier_claimed"] else "no tier satisfied"
+    levels = ident.get("levels_satisfied") or []
+    return f"levels: {', '.join(levels)}" if levels else "no level satisfied"

@@ -1,0 +1,97 @@
+"""Pre-flight for an agent the user names: is anything there, and does it let us in?
+
+Before any check runs against ``--url``/``--unix``:
+
+* **nothing listening** (connection refused, name not resolved, no answer in time on the card): the
+  run ends at once — exit 3 and one line naming the URL — never a report full of fails;
+* **authentication required** (the card, or the card's interfaces, answer 401/403) and the user gave
+  no credential: one line saying so, quoting ``WWW-Authenticate`` and naming ``--token``; the report
+  has every row ``not_measured`` ("authentication required"), never a wall of fails;
+* anything else goes on to the checks — including a server with no card at all, whose card rows
+  fail on their own evidence and whose other rows are blocked by them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import httpx
+
+from conformance.targets.resolve import AgentLocation, resolve
+
+#: How long the pre-flight waits for any answer.
+TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Preflight:
+    verdict: str  # "go" | "unreachable" | "auth_required"
+    message: str = ""
+    location: AgentLocation | None = None
+
+
+def _challenge(location: AgentLocation) -> tuple[int, str | None] | None:
+    """(status, WWW-Authenticate) when every HTTP answer about the card was 401/403."""
+    answered = [a for a in location.attempts if a.status is not None]
+    if answered and all(a.status in (401, 403) for a in answered):
+        return answered[0].status or 401, next((a.challenge for a in answered if a.challenge), None)
+    return None
+
+
+def _probe_rpc(location: AgentLocation) -> tuple[int, str | None] | None:
+    """(status, WWW-Authenticate) when the card's first JSON-RPC or HTTP+JSON interface refuses an
+    uncredentialed request with 401/403; None when it answers otherwise."""
+    ep = location.endpoint("JSONRPC", "HTTP+JSON")
+    if ep is None:
+        return None
+    transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
+    url = "http://localhost/" if ep.uds else ep.url
+    refused: list[httpx.Response] = []
+    try:
+        with httpx.Client(transport=transport, timeout=TIMEOUT, follow_redirects=False) as client:
+            # Two reads that change nothing: a task that does not exist, and the task list.
+            for method, params in (("GetTask", {"id": "agentd-conformance-preflight"}), ("ListTasks", {})):
+                if ep.binding == "JSONRPC":
+                    body = {"jsonrpc": "2.0", "id": "preflight", "method": method, "params": params}
+                    resp = client.post(url, content=json.dumps(body),
+                                       headers={"Content-Type": "application/json", "A2A-Version": "1.0"})
+                else:
+                    path = "/tasks/agentd-conformance-preflight" if method == "GetTask" else "/tasks"
+                    resp = client.get(url.rstrip("/") + path, headers={"A2A-Version": "1.0"})
+                if resp.status_code not in (401, 403):
+                    return None
+                refused.append(resp)
+    except httpx.HTTPError:
+        return None
+    return refused[0].status_code, next((r.headers.get("www-authenticate") for r in refused
+                                         if r.headers.get("www-authenticate")), None)
+
+
+def _auth_message(where: str, status: int, challenge: str | None) -> str:
+    quoted = f' (WWW-Authenticate: {" ".join(challenge.split())})' if challenge else " (no WWW-Authenticate header)"
+    return (f"the agent requires authentication: {where} answered HTTP {status}{quoted}; pass a credential "
+            "with --token operator=TOKEN (and user=/agent= for the other roles)")
+
+
+def preflight(url: str, *, uds: str | None = None, credentials_given: bool = False,
+              bearer: str | None = None) -> Preflight:
+    """Look at the target once before the checks run (see the module's docstring)."""
+    location = resolve(url, uds=uds, timeout=TIMEOUT, bearer=bearer)
+    if not any(a.status is not None for a in location.attempts):
+        what = location.attempts[-1].outcome if location.attempts else "no answer"
+        where = f"the unix socket {uds}" if uds else url
+        return Preflight("unreachable", f"nothing answers at {where}: {' '.join(what.split())}", location)
+    if credentials_given:
+        return Preflight("go", "", location)
+    refused = _challenge(location)
+    if refused is not None and location.card is None:
+        return Preflight("auth_required", _auth_message(f"the agent card at {location.attempts[0].url}", *refused),
+                         location)
+    if location.card is not None:
+        probed = _probe_rpc(location)
+        if probed is not None:
+            ep = location.endpoint("JSONRPC", "HTTP+JSON")
+            where = f"its {ep.binding} interface {ep.url}" if ep else "its interface"
+            return Preflight("auth_required", _auth_message(where, *probed), location)
+    return Preflight("go", "", location)

@@ -1,0 +1,187 @@
+"""The blame rule on the CLI side (DESIGN.md §2.8; ``conformance/cli/features.py``).
+
+Unit level: how a run shows a feature is missing, and what that does to a check of its own
+requirement (fail) and of another's (blocked). Run level: the reference CLI made "otherwise right on
+X" but missing a feature another requirement governs — X must not fail; the governing requirement
+must.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cli.adapter import Adapter, Unsupported
+from conformance.cli.features import (
+    ADAPTER_UNSUPPORTED,
+    OWNERS,
+    Missing,
+    judge_missing,
+    rejected_feature,
+    undeclared,
+    used_features,
+)
+from conformance.cli.runner import CliResult
+from conformance.judge import Blocked
+from conformance.outcome import CheckFailed
+from conformance.registry import default_registry
+from tests.killmatrix import run_command
+
+
+def result(exit_code: int, stderr: str = "", stdout: str = "") -> CliResult:
+    return CliResult(argv=["tool"], env_shown={}, exit_code=exit_code, stdout=stdout.encode(),
+                     stderr=stderr.encode(), duration=0.1)
+
+
+WAIT = ["task get", "--wait", "--agent-card", "--poll-interval"]
+
+
+# ── which features an invocation uses, and who governs them ───────────────────────────────────────
+
+def test_every_feature_is_governed_by_known_requirements() -> None:
+    reg = default_registry()
+    unknown = {f: [r for r in who if r not in reg] for f, who in OWNERS.items()}
+    assert not any(unknown.values()), unknown
+    assert all(OWNERS.values()), "every feature names at least one requirement"
+
+
+def test_used_features_reads_the_command_flags_short_forms_and_credential_variables() -> None:
+    args = ["task", "get", "T1", "--wait", "-a", "http://h", "--poll-interval", "200ms", "-o", "json",
+            "--no-such-option"]
+    assert used_features(args, {"A2ACLI_BEARER": "x", "OTHER": "y", "A2ACLI_API_KEY": None}) == [
+        "task get", "--wait", "--agent-card", "--poll-interval", "--output", "A2ACLI_BEARER"]
+
+
+def test_a_check_must_declare_the_owner_of_every_feature_it_uses_but_not_its_own() -> None:
+    own = ["A2ACLI_OUT_002"]
+    assert undeclared(WAIT + ["--output"], own, ["A2ACLI_TASK_GET_001", "A2ACLI_TASK_POLL_001",
+                                                  "A2ACLI_CARD_GET_001", "A2ACLI_TASK_POLL_002"]) == []
+    assert undeclared(WAIT, own, ["A2ACLI_TASK_GET_001", "A2ACLI_CARD_GET_001"]) == [
+        "--wait (governed by A2ACLI_TASK_POLL_001)", "--poll-interval (governed by A2ACLI_TASK_POLL_002)"]
+    assert undeclared(["--made-up"], own, []) == ["--made-up (in no requirement's feature list)"]
+
+
+# ── how a run shows a feature is missing ──────────────────────────────────────────────────────────
+
+@pytest.mark.parametrize("stderr", [
+    "a2a-cli: error: unknown option --poll-interval",
+    "error: unrecognized arguments: --poll-interval 200ms",
+    "Error: No such option: --poll-interval",
+    "Error: unknown flag: --poll-interval",
+])
+def test_a_usage_error_rejecting_a_flag_by_name_shows_it_missing(stderr: str) -> None:
+    low = stderr.lower()
+    said = stderr[low.index(next(w for w in ("unknown", "unrecognized", "no such") if w in low)):]
+    missing = Missing("--poll-interval", f"rejected as a usage error: {said!r}")
+    assert rejected_feature(result(2, stderr), WAIT) == missing
+
+
+@pytest.mark.parametrize("stderr", [
+    "unknown command 'config'", "Error: No such command 'config'.", "argument command: invalid choice: 'config'",
+    'unknown command "config" for "a2a"',
+])
+def test_a_usage_error_rejecting_a_command_by_name_shows_it_missing(stderr: str) -> None:
+    missing = rejected_feature(result(2, stderr), ["config show"])
+    assert missing is not None and missing.feature == "config show"
+
+
+@pytest.mark.parametrize("run", [
+    result(2, "usage: null-cli <command> [options]"),            # a usage error naming nothing
+    result(1, "error: unknown option --poll-interval"),          # not the usage status
+    result(2, "--async and --stream contradict each other"),     # a usage error, but no rejection
+    result(2, "unknown option --no-such for command 'task get'"),  # rejects another word, not `task get`
+    result(0, "unknown option --poll-interval"),
+])
+def test_runs_that_do_not_reject_a_used_feature_by_name_show_nothing_missing(run: CliResult) -> None:
+    assert rejected_feature(run, WAIT + ["--async", "--stream"]) is None
+
+
+def test_the_checks_own_feature_is_named_first_and_flags_before_commands() -> None:
+    run = result(2, "error: unknown option '--poll-interval' for unknown command 'task get'\nunknown option --wait")
+    assert rejected_feature(run, WAIT).feature == "--wait"  # type: ignore[union-attr]
+    assert rejected_feature(run, WAIT, own=["A2ACLI_TASK_POLL_002"]).feature == "--poll-interval"  # type: ignore[union-attr]
+
+
+def test_an_adapter_rename_is_recognised_in_the_rejection() -> None:
+    ad = Adapter.from_dict({"adapter": 1, "tool": "t", "flags": {"--poll-interval": "--interval"}})
+    assert rejected_feature(result(2, "unknown flag: --interval"), WAIT, adapter=ad).feature == "--poll-interval"  # type: ignore[union-attr]
+
+
+def test_an_adapter_unsupported_entry_names_the_spec_feature() -> None:
+    ad = Adapter.from_dict({"adapter": 1, "tool": "t", "unsupported": ["-o", "task cancel", "A2ACLI_BEARER"]})
+    cases: list[tuple[list[str], dict[str, str | None], str]] = [
+        (["send", "--output", "json"], {}, "--output"), (["task", "cancel", "T"], {}, "task cancel"),
+        (["send"], {"A2ACLI_BEARER": "x"}, "A2ACLI_BEARER")]
+    for args, env, feature in cases:
+        with pytest.raises(Unsupported) as info:
+            ad.translate(args, env)
+        assert info.value.feature == feature
+
+
+# ── what a missing feature does to a check ────────────────────────────────────────────────────────
+
+def test_a_missing_feature_the_check_s_own_requirement_names_is_its_fail() -> None:
+    with pytest.raises(CheckFailed) as info:
+        judge_missing(Missing("--poll-interval", ADAPTER_UNSUPPORTED), ["A2ACLI_TASK_POLL_002"])
+    assert str(info.value) == ("expected --poll-interval, which TASK_POLL_002 names; missing: "
+                               "unsupported by the tool (adapter)")
+
+
+def test_a_missing_feature_another_requirement_governs_blocks_the_check() -> None:
+    with pytest.raises(Blocked) as info:
+        judge_missing(Missing("--poll-interval", "rejected as a usage error: 'unknown option'"), ["A2ACLI_OUT_002"])
+    assert info.value.by == "A2ACLI_TASK_POLL_002"
+    assert info.value.reason == ("blocked by A2ACLI_TASK_POLL_002: no --poll-interval (rejected as a usage error: "
+                                 "'unknown option')")
+
+
+# ── the reference CLI, otherwise right on X, missing what Y governs ───────────────────────────────
+
+def _cli(tmp: Path, only: list[str], *extra: str) -> dict[str, Any]:
+    report = run_command(["cli", "--jobs", "2", "--only", *only, *extra], tmp / "report")
+    return report["requirements"]
+
+
+def _row(reqs: dict[str, Any], rid: str) -> tuple[str, str]:
+    return reqs[rid]["status"], str(reqs[rid].get("note") or "")
+
+
+def test_exit_statuses_are_judged_without_an_envelope_or_task_get_wait(tmp_path: Path) -> None:
+    """Exit 2 on usage errors, 1 on protocol errors and unreachable agents, 0 on success, no reserved
+    status of the wrong meaning: EXIT_001 passes though the tool prints no Appendix B envelope (OUT_004)
+    and its `task get --wait` reads once (TASK_POLL_001)."""
+    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env", "REFCLI_DEFECTS=no-error-envelope,no-task-get-wait")
+    assert _row(reqs, "A2ACLI_EXIT_001")[0] == "pass", _row(reqs, "A2ACLI_EXIT_001")
+
+
+def test_redaction_is_judged_whatever_the_agent_answered(tmp_path: Path) -> None:
+    """The API key goes in the wrong header (AUTH_001's defect): AUTH_001 fails, AUTH_004 (redaction
+    under --debug) is still judged on the diagnostics, and passes."""
+    reqs = _cli(tmp_path, ["A2ACLI_AUTH_004", "A2ACLI_AUTH_001"], "--env", "REFCLI_DEFECTS=api-key-ignores-scheme")
+    assert _row(reqs, "A2ACLI_AUTH_004")[0] == "pass", _row(reqs, "A2ACLI_AUTH_004")
+    assert _row(reqs, "A2ACLI_AUTH_001")[0] in ("fail", "partial"), _row(reqs, "A2ACLI_AUTH_001")
+
+
+ONLY_POLL = ["A2ACLI_TASK_POLL_002", "A2ACLI_TASK_POLL_004", "A2ACLI_OUT_002"]
+
+
+@pytest.mark.parametrize("how", ["adapter", "rejected"])
+def test_a_missing_poll_interval_fails_only_the_requirement_that_names_it(tmp_path: Path, how: str) -> None:
+    """No --poll-interval — marked unsupported in an adapter, or rejected by the tool as an unknown
+    option: TASK_POLL_002 (which names it) fails saying so; OUT_002, whose `task get --wait` check
+    uses it, is blocked by TASK_POLL_002; TASK_POLL_004 (stream fallback) does not use it and passes."""
+    if how == "adapter":
+        adapter = tmp_path / "adapter.yaml"
+        adapter.write_text("adapter: 1\ntool: refcli-without-poll-interval\nunsupported: [--poll-interval]\n")
+        reqs = _cli(tmp_path, ONLY_POLL, "--adapter", str(adapter))
+        says = "unsupported by the tool (adapter)"
+    else:
+        reqs = _cli(tmp_path, ONLY_POLL, "--env", "REFCLI_DEFECTS=no-poll-interval-flag")
+        says = "unknown option --poll-interval"
+    status, note = _row(reqs, "A2ACLI_TASK_POLL_002")
+    assert status == "fail" and "--poll-interval" in note and says in note, (status, note)
+    status, note = _row(reqs, "A2ACLI_OUT_002")
+    assert status == "not_measured" and note.startswith("blocked by A2ACLI_TASK_POLL_002: no --poll-interval"), note
+    assert _row(reqs, "A2ACLI_TASK_POLL_004")[0] == "pass", _row(reqs, "A2ACLI_TASK_POLL_004")

@@ -1,0 +1,102 @@
+"""The implementation report page, loaded from a file in headless Chromium (Debian's package, driven
+by playwright; no browser download): every requirement row and target column is there, cells carry
+their notes and evidence links, the flags are right, and the filters hide rows. A screenshot is kept
+as a CI artifact (``$CONFORMANCE_ARTIFACTS`` or the test's temporary folder)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.registry import default_registry
+from conformance.report.html import render_implementation_html, requirement_flags
+
+REG = default_registry()
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+T1 = [r.id for r in REG.select(family="a2acli", tier=1)]
+
+
+def _report(statuses: dict[str, str], tier: int | None) -> dict[str, Any]:
+    reqs = {rid: {"status": statuses.get(rid, "not_measured"), "note": f"note of {rid}",
+                  "evidence": [f"evidence/{rid}/check.json"]} for rid in (r.id for r in REG.select(family="a2acli"))}
+    return {"report": {"tier_claimed": tier}, "requirements": reqs}
+
+
+def _reports() -> dict[str, Any]:
+    everyone = {rid: "pass" for rid in T1}
+    return {
+        "reference": _report({**everyone, "A2ACLI_SEND_003": "fail"}, 1),
+        "vendor-a": _report({**everyone, "A2ACLI_SEND_002": "fail", "A2ACLI_SEND_003": "fail"}, None),
+        "vendor-b": _report({"A2ACLI_SEND_001": "pass"}, None),
+        "broken": "HarnessFailure: nothing listening at http://127.0.0.1:1",
+    }
+
+
+def test_flags_follow_the_three_rules() -> None:
+    assert requirement_flags(["fail", "partial", "not_measured"]) == ["no-pass"]
+    assert requirement_flags(["not_measured", "not_measured"]) == ["unmeasured"]
+    assert requirement_flags(["pass", "fail"]) == ["one-pass"]
+    assert requirement_flags(["pass", "pass"]) == []
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("html") / "implementation-report.html"
+    out.write_text(render_implementation_html(_reports(), REG, links={n: n for n in _reports()}), encoding="utf-8")
+    return out
+
+
+def test_the_page_has_no_external_assets(page_file: Path) -> None:
+    text = page_file.read_text(encoding="utf-8")
+    for needle in ("http://", "https://", "<link", "src="):
+        assert needle not in text.replace("http://127.0.0.1:1", ""), needle
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="the harness's own test environment lacks Debian's chromium "
+                                             "(.ci/run installs it)")
+def test_the_page_renders_and_filters_in_headless_chromium(page_file: Path, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    artifacts = Path(os.environ.get("CONFORMANCE_ARTIFACTS") or tmp_path)
+    artifacts.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(page_file.as_uri())
+            rows = page.eval_on_selector_all("tr.req", "rs => rs.map(r => r.id)")
+            assert rows == [r.id for r in REG.select(family="a2acli")]
+            targets = page.eval_on_selector_all("thead th[data-target]", "hs => hs.map(h => h.dataset.target)")
+            assert targets == ["reference", "vendor-a", "vendor-b", "broken"]
+            cell = page.locator('#A2ACLI_SEND_003 td[data-target="vendor-a"]')
+            assert cell.get_attribute("title") == "fail: note of A2ACLI_SEND_003"
+            assert cell.locator("a").get_attribute("href") == "vendor-a/evidence/A2ACLI_SEND_003/check.json"
+            assert "no implementation passes" in page.inner_text("#A2ACLI_SEND_003")
+            assert "exactly one implementation passes" in page.inner_text("#A2ACLI_SEND_002")
+            assert "measured by none" in page.inner_text("#A2ACLI_TASK_LIST_001")
+            page.screenshot(path=str(artifacts / "implementation-report.png"), full_page=False)
+
+            page.select_option("#f-status", "fail")
+            visible = page.eval_on_selector_all("tr.req:not([hidden])", "rs => rs.map(r => r.id)")
+            assert visible == ["A2ACLI_SEND_002", "A2ACLI_SEND_003"], visible
+            assert page.inner_text("#count") == "2"
+            assert "#status=fail" in page.url
+
+            page.select_option("#f-status", "")
+            page.select_option("#f-group", "a2acli:tier_3")
+            visible = page.eval_on_selector_all("tr.req:not([hidden])", "rs => rs.map(r => r.id)")
+            assert visible == [r.id for r in REG.select(family="a2acli") if r.tier == 3]
+            hidden_groups = page.eval_on_selector_all("tr.group[hidden]", "gs => gs.map(g => g.dataset.group)")
+            assert hidden_groups == ["a2acli:tier_1", "a2acli:tier_2"]
+
+            page.goto(page_file.as_uri() + "#flag=no-pass")
+            page.reload()
+            visible = page.eval_on_selector_all("tr.req:not([hidden])", "rs => rs.map(r => r.id)")
+            assert visible == ["A2ACLI_SEND_003"], "the URL fragment selects the same filters"
+        finally:
+            browser.close()
+    assert (artifacts / "implementation-report.png").stat().st_size > 10_000
