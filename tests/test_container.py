@@ -67,7 +67,7 @@ def _env(run_id: str | None = None, **extra: str) -> dict[str, str]:
     return env
 
 
-def _command(args: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def _command(args: list[str], env: dict[str, str], timeout: float = 1100) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "conformance.command", *args], capture_output=True, text=True,
                           timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
@@ -124,6 +124,7 @@ def test_an_absent_image_is_a_usage_error_and_nothing_is_pulled(engine: Any, tmp
 # ---- the families, as with --launch reference ----------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # a whole family, one container per configuration, on a shared 2-core machine
 def test_agentd_family_in_containers_gives_the_launch_verdicts(engine: Any, image: str, tmp_path: Path) -> None:
     """Every row passes as against --launch reference, but those a container cannot measure, which are
     not_measured naming why; the identity names the image; each check's evidence holds its container's
@@ -144,6 +145,7 @@ def test_agentd_family_in_containers_gives_the_launch_verdicts(engine: Any, imag
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_core_family_in_containers_gives_the_launch_verdicts(engine: Any, image: str, tmp_path: Path) -> None:
     run_id = f"family-a2a-{os.getpid()}"
     out = tmp_path / "a2a"
