@@ -549,9 +549,10 @@ def provided_needs(target: dict[str, Any], args: argparse.Namespace) -> list[str
     if target.get("kind") == "unix":
         have.add("unix_socket")
     if target.get("kind") == "container":
-        # docker restart is a real restart; the socket folder is bind-mounted on this host. Not
-        # launch_config: an image is configured only through the switches its environment offers.
-        have.add("restartable")
+        # docker restart is a real restart; the image's entry point is its executable; the socket folder
+        # is bind-mounted on this host. Not launch_config: an image is configured only through the
+        # switches its environment offers.
+        have |= {"restartable", "executable"}  # the image's entry point, run with no network
         if target.get("socket_dir"):
             have.add("unix_socket")
     if getattr(args, "agentd_binary", None):

@@ -29,7 +29,6 @@ from conformance.targets.engine import LABEL, EngineUnavailable, docker_client, 
 #: Rows a container cannot measure, and the words of the reason each must give (the rest must pass,
 #: as they do against --launch reference).
 AGENTD_NOT_MEASURED = {
-    "AGENTD_DECL_011": "needs executable", "AGENTD_DECL_012": "needs executable",
     "AGENTD_CMD_018": "needs launch_config", "AGENTD_CMD_019": "needs launch_config",
     "AGENTD_UDS_008": "needs launch_config",
     "AGENTD_EVT_014": "in-process hook", "AGENTD_ANN_012": "webhook delivery from a container",
@@ -155,6 +154,20 @@ def test_core_family_in_containers_gives_the_launch_verdicts(engine: Any, image:
     problems = _same_as_launch(report, A2A_NOT_MEASURED, A2A_NA)
     assert not problems, problems
     assert _left(engine, run_id) == []
+
+
+@pytest.mark.parametrize(("defect", "rid"), [("no-command-declaration", "AGENTD_DECL_001"),
+                                             ("extensions-output-missing-events", "AGENTD_DECL_011"),
+                                             ("resync-never", "AGENTD_EVT_008")])
+def test_a_defect_of_the_reference_is_caught_through_its_container(engine: Any, image: str, tmp_path: Path,
+                                                                   defect: str, rid: str) -> None:
+    """The checks can fail through a container: the defect reaches the daemon (its environment), the
+    image's own binary (its arguments) and a restarted daemon alike."""
+    proc = _command(["agent", "--container", image, "--defect", defect, "--only", rid, "--report-dir",
+                     str(tmp_path)], _env(f"defect-{defect}-{os.getpid()}"), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-1000:]
+    row = _report(tmp_path)["requirements"][rid]
+    assert row["status"] == "fail", f"{defect} through a container: {rid} is {row['status']} ({row.get('note')})"
 
 
 # ---- failure shapes ------------------------------------------------------------------------------------

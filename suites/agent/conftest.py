@@ -88,6 +88,18 @@ class AgentTargets:
         kind = self.target.get("kind")
         return (kind == "launch" and self.target.get("name") == "reference") or kind == "container"
 
+    @property
+    def binary(self) -> list[str] | None:
+        """The target's own executable as an argv prefix, when it is not the bundled reference: a
+        container image's entry point, run once per call with no network."""
+        if self.target.get("kind") != "container":
+            return None
+        import os
+        import sys
+
+        return [sys.executable, "-m", "conformance.targets.run_image", "--engine", os.environ.get("DOCKER_HOST", ""),
+                str(self.target["container"]["image"])]
+
     def _token(self, role: str) -> str:
         return self.secrets.make(role)
 

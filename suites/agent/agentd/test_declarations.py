@@ -353,7 +353,7 @@ def _run_binary(agent_targets: Any, args: list[str], evidence: Evidence) -> CliR
     in its environment but PATH and the import path) and, where the kernel allows, no network."""
     if not agent_targets.launchable:
         not_measured("needs the target's executable; a target given by URL or socket offers none to run")
-    prefix = [*_offline(), *REFERENCE_BINARY]
+    prefix = [*_offline(), *(agent_targets.binary or REFERENCE_BINARY)]  # a container's: its image's entry point
     defects = [a for d in sorted(agent_targets.defects) for a in ("--defect", d)]
     runner = CliRunner(prefix, base_env={"PYTHONPATH": str(PACKAGE_DIR.parent)}, timeout=60)
     result = runner.run([*args, *defects])
