@@ -332,6 +332,16 @@ class ContainerAgent:
         except Exception as exc:  # noqa: BLE001 - best effort
             return f"(logs unavailable: {type(exc).__name__})"
 
+    def full_logs(self, limit: int = 1_000_000) -> str | None:
+        """All the container's logs (the engine keeps at most LOG_MAX_SIZE), the last ``limit`` characters."""
+        if self._tc is None:
+            return None
+        try:
+            raw = self._tc.get_wrapped_container().logs()
+        except Exception:  # noqa: BLE001 - best effort; the evidence has the tail
+            return None
+        return str(raw.decode("utf-8", errors="replace")[-limit:])
+
     def evidence(self) -> dict[str, Any]:
         state, code = self.state()
         return {"image": self.spec.image, "image_id": self.spec.image_id, "container": self.id[:12],

@@ -72,16 +72,13 @@ def preflight(target: dict[str, Any], report_dir: Path, secrets: Iterable[str] =
 
 
 def _save(report_dir: Path, agent: Any, secrets: SecretSet) -> Path | None:
-    if not agent.id:
-        return None
-    try:
-        raw = agent._tc.get_wrapped_container().logs(tail=2000)
-    except Exception:  # noqa: BLE001 - best effort
+    text = agent.full_logs()
+    if text is None:
         return None
     folder = report_dir / "containers"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "preflight.log"
-    path.write_text(secrets.redact(raw.decode("utf-8", errors="replace")[-1_000_000:]), encoding="utf-8")
+    path.write_text(secrets.redact(text), encoding="utf-8")
     return path
 
 

@@ -221,13 +221,11 @@ class ContainerPool:
         return used
 
     def _save_logs(self, agent: ContainerAgent) -> None:
-        if self.report_dir is None or agent._tc is None:
+        if self.report_dir is None:
             return
-        try:
-            raw = agent._tc.get_wrapped_container().logs()
-        except Exception:  # noqa: BLE001 - best effort; the evidence has the tail
+        text = agent.full_logs(FULL_LOG_CHARS)
+        if text is None:
             return
-        text = raw.decode("utf-8", errors="replace")[-FULL_LOG_CHARS:]
         folder = self.report_dir / "containers"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{agent.name}-{agent.id[:12]}.log").write_text(self.secrets.redact(text), encoding="utf-8")
