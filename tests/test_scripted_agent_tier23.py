@@ -200,10 +200,12 @@ def test_refresh_issues_a_new_access_token_and_rotates_the_refresh_token(http: h
 def test_device_code_answers_slow_down_access_denied_and_expired_token(http: httpx.Client) -> None:
     with _device_agent(SecretSet(), interval=5) as agent:
         fast = _start_device(http, agent)
+        first = _poll(http, agent, fast["device_code"])  # the interval is kept between polls, not before the first
+        assert (first.status_code, first.json()["error"]) == (400, "authorization_pending")
         too_soon = _poll(http, agent, fast["device_code"])
         assert (too_soon.status_code, too_soon.json()["error"]) == (400, "slow_down")
         grant = agent.auth_server.device_grants()[0]
-        assert (grant.polls, grant.slow_downs, grant.current_interval()) == (1, 1, 10)
+        assert (grant.polls, grant.slow_downs, grant.current_interval()) == (2, 1, 10)
 
         denied = _start_device(http, agent)
         agent.deny_device(denied["user_code"])
