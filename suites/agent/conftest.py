@@ -141,6 +141,10 @@ class AgentTargets:
                 not_measured(f"needs a reference-style configuration ({key}={want!r}) that a running target "
                              f"cannot be switched to; run with --launch reference to measure it")
             have = facts.get(key)
+            if have is None and key == "auth":
+                # A fact cannot make principals: only credentials can (tokens set auth=on).
+                not_measured("needs callers with roles (operator, user, agent); give their bearer tokens with "
+                             "--token operator=TOKEN (and user=, agent=)")
             if have is None:
                 not_measured(f"needs a target with {key}={_fact_value(want)}; the target declared no such fact "
                              f"(declare it with --fact {key}={_fact_value(want)} if it holds)")
@@ -213,5 +217,6 @@ def recorder(evidence: Evidence, run_secrets: SecretSet, record_transport: Any) 
     rec = Recorder()
     yield rec
     for ex in rec:
-        record_transport(ex.binding)
+        if ex.protocol_answer:  # transports_covered lists only bindings that answered
+            record_transport(ex.binding)
     evidence.add("wire exchanges", rec.to_evidence(secrets=tuple(run_secrets.secrets)))
