@@ -154,6 +154,11 @@ class AgentTargets:
             return Instance(url=f"unix://{t['path']}", uds_path=t["path"], tokens=tokens, facts=facts)
         if t.get("kind") == "url":
             return Instance(url=t["url"], uds_path=None, tokens=tokens, facts=facts)
+        if t.get("kind") == "launch" and t.get("name") in ("sdk", "scripted"):
+            # A launched core agent, judged as any running target would be (it is not agentd).
+            core = self.core()
+            if core is not None:
+                return Instance(url=core.url, uds_path=None, tokens=tokens, facts=facts)
         not_measured(f"target kind {t.get('kind')!r} / {t.get('name')!r} cannot serve agentd checks")
 
     def core(self, **card: bool) -> Instance | None:

@@ -43,6 +43,7 @@ from conformance.suites.agent.agentd.support import (
     DEFAULT_BUNDLE_DIR,
     LISTENER_ROW,
     agentd_identifiers,
+    card_of,
     command_message,
     declared_uris,
     deps,
@@ -110,11 +111,16 @@ def test_card_always_declares_task_annotations(agent_targets: Any, config: str, 
 
 
 @pytest.mark.requirement("AGENTD_DECL_003")
+@pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
 def test_events_declared_exactly_while_the_feed_is_on(agent_targets: Any, config: str, recorder: Recorder) -> None:
     """The events extension is on the card while the feed is enabled and absent while it is off.
     Catches events-declared-when-off."""
     on = CONFIGS[config]["events"]
+    if not agent_targets.launchable:
+        # A running target is judged only as agentd: a card declaring nothing of agentd's says nothing
+        # about a feed, and no fact about one could help.
+        require_agentd(card_of(agent_targets.agentd()))
     with judged_here(CARD_ROW):
         declared = declared_uris(public_card(agent_targets.agentd(**CONFIGS[config]), recorder))
     if (EVENTS in declared) != on:

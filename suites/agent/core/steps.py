@@ -71,13 +71,16 @@ def wait_for_state(caller: Caller, task_id: str, states: frozenset[str], timeout
         delay = min(delay * 2, 0.25)
 
 
-def held_task(agent: CoreAgent, caller: Caller, state: str) -> str:
-    """A task the harness holds in ``state`` (``working``, ``input-required``) and can move later;
-    not_measured on a target the harness cannot steer. The task must be visible over ``caller``.
+def held_task(agent: CoreAgent, caller: Caller, state: str, *, moved: bool = False) -> str:
+    """A task the harness holds in ``state`` (``working``, ``input-required``) and can move later
+    (``moved``: the check will); not_measured on a target the harness cannot steer. The task must be
+    visible over ``caller``.
 
-    A ``working`` task on a target the harness did not launch comes from the target's long-running
-    hint (:func:`long_running_task`); without one the check says how to give it."""
-    if state == "working" and agent.control is None:
+    A ``working`` task the check will not move, on a target the harness did not launch, comes from
+    the target's long-running hint (:func:`long_running_task`); without one the check says how to
+    give it (and only then: the hint cannot move a task)."""
+    caller.ready()  # an interface that gives no A2A answer blocks first: no state could be held on it
+    if state == "working" and not moved and agent.control is None:
         return long_running_task(agent, caller)
     ctl = agent.need_control()
     tid = ctl.new_task(state)
