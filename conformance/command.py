@@ -449,6 +449,8 @@ def _cmd_agent(args: argparse.Namespace) -> int:
     target.update({"tokens": tokens, "facts": facts, "defects": list(args.defect)})
     if args.long_running_text:
         target["long_running"] = {"text": args.long_running_text}
+    if getattr(args, "agentd_binary", None):
+        target["binary"] = args.agentd_binary  # the executable the DECL_011/012 checks run
     scope, note = _scope(args.family, args.only, None)
     baseline = _baseline(args, args.family)
     report_dir = _report_dir(args, name)

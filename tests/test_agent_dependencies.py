@@ -8,6 +8,9 @@ events); the core checks on the card (A2A_CARD_001) and their interface answerin
 
 from __future__ import annotations
 
+import shlex
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -145,3 +148,19 @@ def _ex(binding: Any, **kw: Any) -> Exchange:
         "grpc-unimplemented"])
 def test_a_binding_counts_as_covered_only_when_it_answered_its_protocol(exchange: Exchange, answered: bool) -> None:
     assert exchange.protocol_answer is answered
+
+
+# ---- a need the run provides is one the check uses -----------------------------------------------
+
+def test_a_binary_given_with_agentd_binary_is_the_one_the_registry_checks_run(tmp_path: Path) -> None:
+    """``--agentd-binary`` provides the ``executable`` need; the --extensions / --extension-schema
+    checks then run that binary (the reference's here) instead of ending not_measured for want of one."""
+    from tests.killmatrix import run_command
+    from tests.null_agents import serve_a2a_nothing
+
+    binary = shlex.join([sys.executable, "-m", "conformance.fixtures.reference_agentd"])
+    with serve_a2a_nothing() as url:
+        reqs = run_command(["agent", "--url", url, "--agentd-binary", binary, "--only", "AGENTD_DECL_011",
+                            "AGENTD_DECL_012"], tmp_path / "r")["requirements"]
+    for rid in ("AGENTD_DECL_011", "AGENTD_DECL_012"):
+        assert reqs[rid]["status"] == "pass", (rid, reqs[rid])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -388,11 +389,13 @@ def _offline() -> tuple[str, ...]:
 
 
 def _run_binary(agent_targets: Any, args: list[str], evidence: Evidence) -> CliResult:
-    """Run the launched target's binary with ``args``: no configuration (a fresh empty HOME, nothing
-    in its environment but PATH and the import path) and, where the kernel allows, no network."""
-    if not agent_targets.launchable:
+    """Run the target's binary with ``args`` (the launched reference's, or the one given with
+    ``--agentd-binary``): no configuration (a fresh empty HOME, nothing in its environment but PATH and
+    the import path) and, where the kernel allows, no network."""
+    given = agent_targets.target.get("binary")
+    if not agent_targets.launchable and not given:
         lacking("executable")
-    prefix = [*_offline(), *REFERENCE_BINARY]
+    prefix = [*_offline(), *(shlex.split(given) if given else REFERENCE_BINARY)]
     defects = [a for d in sorted(agent_targets.defects) for a in ("--defect", d)]
     runner = CliRunner(prefix, base_env={"PYTHONPATH": str(PACKAGE_DIR.parent)}, timeout=60)
     result = runner.run([*args, *defects])
