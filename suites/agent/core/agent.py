@@ -47,7 +47,9 @@ def not_a2a(ans: Answer, url: str) -> str | None:
         if ans.status in ("UNAVAILABLE", "UNIMPLEMENTED", "UNKNOWN"):
             return f"{where} does not serve the A2A service: {ans.quote()}"
     elif ans.binding == "JSONRPC":
-        if ans.problems:
+        # A response object (result or error) is JSON-RPC; how well its envelope is formed (the id echo,
+        # the version member) is A2A_DATA_003's question, not whether the interface speaks at all.
+        if not (isinstance(ans.body, dict) and ("result" in ans.body or "error" in ans.body)):
             return f"{where} did not answer JSON-RPC: {'; '.join(ans.problems)}; {ans.quote()}"
         if ans.error is not None and ans.error.code == -32601:
             return f"{where} answers {PROBE_METHOD} with -32601 (method not found): no A2A service there; {ans.quote()}"
