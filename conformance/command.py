@@ -112,6 +112,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
     a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
                    help="a declared fact about the target the harness cannot switch (e.g. events=on)")
+    a.add_argument("--long-running-text", metavar="TEXT",
+                   help="a message text the agent answers with a task that stays working until canceled "
+                        "(lets the core checks that need a working task measure a --url target)")
     a.add_argument("--family", choices=("agentd", "a2a"), default="agentd")
     a.add_argument("--defect", action="append", default=[], metavar="NAME",
                    help="(launched reference targets only) switch on a named defect, as the kill matrix does")
@@ -474,6 +477,10 @@ def _cmd_agent(args: argparse.Namespace) -> int:
             raise UsageFailure("--defect applies only to a launched reference target (--launch) or its image")
         _check_defects(target.get("name", "reference"), args.defect)
     target.update({"tokens": tokens, "facts": facts, "defects": list(args.defect)})
+    if args.long_running_text:
+        target["long_running"] = {"text": args.long_running_text}
+    if getattr(args, "agentd_binary", None):
+        target["binary"] = args.agentd_binary  # the executable the DECL_011/012 checks run
     scope, note = _scope(args.family, args.only, None)
     baseline = _baseline(args, args.family)
     report_dir = _report_dir(args, name)
@@ -491,6 +498,9 @@ def _cmd_agent(args: argparse.Namespace) -> int:
             raise UsageFailure(str(exc)) from None
         except PreflightFailure as exc:
             raise HarnessFailure(str(exc)) from None
+        from conformance.targets.run_image import argv_for
+
+        target.setdefault("binary", shlex.join(argv_for(target["container"]["image"])))  # its entry point
     ctx = RunContext(
         family=args.family, target=target, provides=provided_needs(target, args),
         run={"target": name, "agent_tested": target.get("url") or target.get("path") or target.get("name"),

@@ -3,7 +3,9 @@ name the missing declarations — never a crash, a silent gap, or a pass."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
+
+import pytest
 
 from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
 from conformance.registry import default_registry
@@ -12,9 +14,23 @@ from tests.killmatrix import run_command
 AGENTD = [r for r in default_registry().select(family="agentd")]
 
 
-def test_plain_sdk_agent_gets_a_complete_agentd_report_naming_what_is_missing(tmp_path: Path) -> None:
+#: The rows whose own text demands what a plain agent lacks: the card's declarations of command and
+#: task-annotations. Every other row either holds of any A2A agent (the core protocol without extensions,
+#: never -32008, the route table) or is about how a declared extension behaves: not_measured, blocked.
+DECLARATION_ROWS = {"AGENTD_DECL_001", "AGENTD_DECL_002"}
+#: Rows that would pass only because nothing is declared.
+VACUOUS = ("AGENTD_DECL_004", "AGENTD_DECL_007", "AGENTD_DECL_008", "AGENTD_DECL_009", "AGENTD_NEG_003",
+           "AGENTD_NEG_004", "AGENTD_NEG_006", "AGENTD_NEG_007", "AGENTD_NEG_010", "AGENTD_CARD_009")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with PlainSdkAgent() as agent:
-        report = run_command(["agent", "--url", agent.url, "--family", "agentd", "--jobs", "2"], tmp_path / "r")
+        return run_command(["agent", "--url", agent.url, "--family", "agentd", "--jobs", "2"],
+                           tmp_path_factory.mktemp("plain") / "r")
+
+
+def test_plain_sdk_agent_gets_a_complete_agentd_report_naming_what_is_missing(report: dict[str, Any]) -> None:
     reqs = report["requirements"]
     assert set(reqs) == {r.id for r in AGENTD}, "every agentd id must be in the report"
     for rid, e in reqs.items():
@@ -24,3 +40,26 @@ def test_plain_sdk_agent_gets_a_complete_agentd_report_naming_what_is_missing(tm
     assert reqs["AGENTD_DECL_001"]["status"] == "fail"
     assert "https://agentd.dev/a2a/ext/command" in reqs["AGENTD_DECL_001"]["note"]
     assert report["summary"]["level_must"]["satisfied"] is False
+
+
+def test_only_the_declaration_rows_fail_and_the_rest_are_blocked_by_them(report: dict[str, Any]) -> None:
+    """Blame the right requirement: the plain agent declares none of agentd's extensions, so the
+    declaration rows fail naming the missing URIs, and every row about how a declared extension
+    behaves is not_measured, blocked by its declaration row (never a repeat of the same fail)."""
+    reqs = report["requirements"]
+    failing = {rid for rid, e in reqs.items() if e["status"] in ("fail", "partial")}
+    assert failing == DECLARATION_ROWS, f"rows failing besides the declarations: {sorted(failing - DECLARATION_ROWS)}"
+    assert "https://agentd.dev/a2a/ext/task-annotations" in reqs["AGENTD_DECL_002"]["note"]
+    for rid in VACUOUS:
+        assert reqs[rid]["status"] == "not_measured", f"{rid} is {reqs[rid]['status']} on an agent declaring nothing"
+    for area in ("CMD", "EVT", "ANN", "NEG", "CARD", "REFUSE"):
+        for rid, e in reqs.items():
+            if f"_{area}_" in rid and e["status"] == "not_measured" and not e["note"].startswith("needs "):
+                assert e["note"].startswith("blocked by AGENTD_DECL_00"), (rid, e["note"])
+
+
+def test_no_note_advises_a_fact_the_target_could_not_have(report: dict[str, Any]) -> None:
+    """A plain agent has no principals and declares no security scheme: advising ``--fact auth=on`` (or
+    any fact about agentd's configuration) could not help; the notes say what is missing instead."""
+    advising = {rid: e["note"] for rid, e in report["requirements"].items() if "--fact" in (e.get("note") or "")}
+    assert not advising, advising

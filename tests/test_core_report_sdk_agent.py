@@ -7,11 +7,13 @@ note; the checks that need a task held in a chosen state say the harness cannot 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.registry import default_registry
+from tests.killmatrix import run_command
 from tests.test_kill_matrix_core import run_core
 
 A2A = [r.id for r in default_registry().select(family="a2a")]
@@ -54,3 +56,25 @@ def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(repo
         assert "cannot make this target hold a task" in reqs[rid]["note"], reqs[rid]["note"]
     measured = [rid for rid in A2A if reqs[rid]["status"] in ("pass", "fail", "partial")]
     assert len(measured) >= len(A2A) * 3 // 4, f"only {len(measured)} of {len(A2A)} ids measured"
+
+
+#: The core checks that need only a task that stays working (never moved by the harness).
+WORKING_ONLY = ("A2A_CANCEL_001", "A2A_SUB_001")
+
+
+def test_a_long_running_hint_makes_the_working_task_checks_measurable(tmp_path: Path) -> None:
+    """Without a hint the checks that need a working task say how to give one; with
+    ``--long-running-text`` naming the text the agent holds a task for, they measure and pass. The
+    checks that must also move the task say nothing of the hint (it could not help them)."""
+    from conformance.fixtures.plain_sdk_agent.executor import LONG_RUNNING_TEXT
+
+    without = run_command(["agent", "--family", "a2a", "--launch", "sdk", "--only", *WORKING_ONLY, "A2A_SUB_004"],
+                          tmp_path / "without")["requirements"]
+    for rid in WORKING_ONLY:
+        assert without[rid]["status"] == "not_measured", (rid, without[rid])
+        assert "--long-running-text" in without[rid]["note"], without[rid]["note"]
+    assert "--long-running-text" not in without["A2A_SUB_004"]["note"], without["A2A_SUB_004"]["note"]
+    hinted = run_command(["agent", "--family", "a2a", "--launch", "sdk", "--only", *WORKING_ONLY,
+                          "--long-running-text", LONG_RUNNING_TEXT], tmp_path / "with")["requirements"]
+    for rid in WORKING_ONLY:
+        assert hinted[rid]["status"] == "pass", (rid, hinted[rid])

@@ -1,20 +1,24 @@
 """The null-target invariant (DESIGN.md §2.7): a target that does nothing gets zero ``pass`` and zero
-``partial``, in every family and every tier. The only ``na`` rows allowed are conditional ones whose
-condition truly holds for the run.
+``partial``, in every family and every tier; ``na`` only on a row whose source text makes it conditional
+and whose condition truly holds for the run.
 
-Each target is run through the ``agentd-conformance`` command, as a vendor would, and its whole
-report is read back.
+Each target is run through the ``agentd-conformance`` command, as a vendor would, and its whole report
+is read back.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from conformance.registry import default_registry
 from tests.killmatrix import run_command
+from tests.null_agents import minimal_card, serve_401, serve_404, serve_a2a_nothing
 
 REGISTRY = default_registry()
 
@@ -67,6 +71,163 @@ def test_a_null_cli_gets_no_pass_no_partial_and_na_only_where_the_condition_hold
     assert all(v is None for v in cells.values()), {k: v for k, v in cells.items() if v is not None}
 
 
-# ── HTTP servers ────────────────────────────────────────────────────────────────────────────────
+# ── agent targets ─────────────────────────────────────────────────────────────────────────────
 #
-# (The agent families' half of the invariant: servers answering 404 or 401 to everything.)
+# Three HTTP servers (tests/null_agents.py) run through `agentd-conformance agent --url` in both
+# agent families: one answering 404 (HTML) to everything, one answering 401 with a Bearer challenge
+# to everything, and an "A2A-shaped nothing" that serves a valid minimal card (one JSON-RPC interface
+# at /rpc, no extensions, no capabilities) and answers every JSON-RPC call -32601.
+
+AGENT_FAMILIES = ("agentd", "a2a")
+#: Exit codes of a completed agent run (0: ran; 1: a required level unmet / regression); 3 is the
+#: pre-flight's "authentication required" (and the harness's "could not run").
+COMPLETED = (0, 1)
+#: The rows whose own text demands what a null target lacks: the only rows that may fail on one.
+#: agentd: the public card always declares command / task-annotations (and, with the feed on, events);
+#: the listener routes the core method names; a client with no extension gets the core protocol.
+#: a2a: the card is served at the well-known path; each declared interface speaks its binding.
+OWN_FAILS = {
+    "agentd": {"AGENTD_DECL_001", "AGENTD_DECL_002", "AGENTD_DECL_003", "AGENTD_DECL_005", "AGENTD_DECL_013"},
+    "a2a": {"A2A_CARD_001", "A2A_CARD_007"},
+}
+
+
+def _run_agent(url: str, family: str, report_dir: Path) -> tuple[int, dict[str, Any] | None, str]:
+    """``agentd-conformance agent --url URL --family FAMILY``: exit code, report (None if none), stderr."""
+    cmd = [sys.executable, "-m", "conformance.command", "agent", "--url", url, "--family", family,
+           "--jobs", "2", "--report-dir", str(report_dir)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    path = report_dir / "compliance-report.yaml"
+    report = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+    return proc.returncode, report, proc.stderr
+
+
+def _excluded(condition: str, card: dict[str, Any] | None) -> bool:
+    """Whether ``card`` truly falls outside a registry condition (a2a.yaml's wording: the row applies
+    when "the card declares ..."), so that the row's na is genuine. A target with no card makes no
+    condition about its card known either way: never excluded."""
+    if card is None:
+        return False
+    caps = card.get("capabilities") or {}
+    bindings = {i.get("protocolBinding") for i in card.get("supportedInterfaces") or []}
+    spelled = {"JSON-RPC": "JSONRPC", "HTTP+JSON": "HTTP+JSON", "gRPC": "GRPC"}
+    if condition.startswith("the card declares capabilities."):
+        return caps.get(condition.rsplit(".", 1)[1]) is not True
+    if condition.startswith("the card declares a") and condition.endswith("interface"):
+        named = [spelled[w] for w in spelled if w in condition]
+        assert named, f"no binding named in the condition {condition!r}"
+        return not bindings & set(named)
+    raise AssertionError(f"the null-target test cannot read the condition {condition!r}: teach _excluded")
+
+
+def _judge_null(report: dict[str, Any], family: str, card: dict[str, Any] | None,
+                allowed: set[str] | frozenset[str] = frozenset()) -> None:
+    """Zero pass and partial (but for the rows of ``allowed``, which a test has shown to rest on
+    positive evidence); na only where the row's condition truly excludes it for this card; fails only
+    on the rows whose own text demands what is missing; every other row not_measured, naming what
+    blocked it or what the run lacks."""
+    registry = default_registry()
+    reqs = report["requirements"]
+    assert set(reqs) == {r.id for r in registry.select(family=family)}, "every id of the family is reported"
+    passed = {rid: e.get("note") for rid, e in reqs.items()
+              if e["status"] in ("pass", "partial") and rid not in allowed}
+    assert not passed, f"a null target passed: {passed}"
+    for rid, e in reqs.items():
+        req = registry[rid]
+        if e["status"] == "na":
+            assert req.conditional, f"{rid} is na but gating: {e.get('note')}"
+            assert _excluded(req.condition, card), (
+                f"{rid} is na ({e.get('note')}) but its condition {req.condition!r} is not known to exclude it")
+        if e["status"] == "fail":
+            assert rid in OWN_FAILS[family], f"{rid} fails on a null target, blaming the wrong row: {e.get('note')}"
+        if e["status"] == "not_measured":
+            note = e.get("note") or ""
+            assert note.startswith(("blocked by ", "needs ")) or "authentication" in note, (
+                f"{rid} is not_measured without naming what blocked it or what the run needs: {note!r}")
+            assert "--fact auth=on" not in note, f"{rid} advises a fact that cannot help: {note!r}"
+    assert not set(report["report"].get("transports_covered") or []) - ({"JSON-RPC"} if card else set()), (
+        f"transports_covered lists bindings that never answered: {report['report'].get('transports_covered')}")
+
+
+@pytest.mark.parametrize("family", AGENT_FAMILIES)
+def test_a_server_answering_404_to_everything_passes_nothing(family: str, tmp_path: Path) -> None:
+    """An HTTP server with no agent (404, HTML, for every request): the card rows fail, every other
+    row is not_measured, blocked by the row that owns the card; no na (no card, so no condition about
+    it is known to hold); no binding covered."""
+    with serve_404() as url:
+        code, report, err = _run_agent(url, family, tmp_path / "r")
+    assert code in COMPLETED, f"exit {code}: {err[-1500:]}"
+    assert report is not None, err[-1500:]
+    _judge_null(report, family, None)
+    assert not [rid for rid, e in report["requirements"].items() if e["status"] == "na"]
+
+
+@pytest.mark.parametrize("family", AGENT_FAMILIES)
+def test_a_server_answering_401_to_everything_passes_nothing(family: str, tmp_path: Path) -> None:
+    """A server that demands a credential the run was not given (401 with a Bearer challenge to every
+    request): no pass, no partial, no na. The pre-flight may end the run with exit 3 ("authentication
+    required"), with or without a report of all-not_measured rows; when a report is written it is
+    held to the invariant."""
+    with serve_401() as url:
+        code, report, err = _run_agent(url, family, tmp_path / "r")
+    assert code in (*COMPLETED, 3), f"exit {code}: {err[-1500:]}"
+    if report is None:
+        assert code == 3, f"no report, yet exit {code}: {err[-1500:]}"
+        return
+    _judge_null(report, family, None)
+    assert not [rid for rid, e in report["requirements"].items() if e["status"] == "na"]
+
+
+def test_an_a2a_shaped_nothing_passes_no_agentd_row(tmp_path: Path) -> None:
+    """A valid minimal card (JSON-RPC at /rpc, no extensions, no capabilities) whose endpoint answers
+    every call -32601: the card declares none of agentd's identifiers, so the declaration rows fail
+    naming the missing URIs, the listener rows fail on -32601 for the core methods, and every row
+    about how a declared extension behaves is not_measured, blocked by its declaration row."""
+    with serve_a2a_nothing() as url:
+        code, report, err = _run_agent(url, "agentd", tmp_path / "r")
+        card = minimal_card(url)
+    assert code in COMPLETED, f"exit {code}: {err[-1500:]}"
+    assert report is not None
+    _judge_null(report, "agentd", card)
+    reqs = report["requirements"]
+    assert reqs["AGENTD_DECL_001"]["status"] == "fail", reqs["AGENTD_DECL_001"]
+    assert "agentd.dev/a2a/ext/command" in reqs["AGENTD_DECL_001"]["note"]
+    assert reqs["AGENTD_DECL_013"]["status"] == "fail"
+    for rid in ("AGENTD_DECL_004", "AGENTD_DECL_008", "AGENTD_DECL_009", "AGENTD_NEG_003", "AGENTD_NEG_004"):
+        assert reqs[rid]["status"] == "not_measured" and reqs[rid]["note"].startswith("blocked by AGENTD_DECL_00"), (
+            rid, reqs[rid])
+
+
+def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None:
+    """The same target in the a2a family. What is right, row by row:
+
+    * A2A_CARD_001/002/003 pass: the card *is* served at the well-known path, strictly valid, with a
+      complete interface entry. That is positive evidence, not a vacuous pass; they are the only rows
+      that may pass.
+    * A2A_CARD_007 fails: the declared JSON-RPC interface answers GetTask with -32601 (method not
+      found), so it does not speak A2A over its binding.
+    * Every row measured over that interface is not_measured, blocked by A2A_CARD_007 (it, not each
+      behaviour row, is what the target got wrong), including A2A_CARD_004/005/006.
+    * Rows conditional on what this card does not declare are na, genuinely: SUB/STREAM on
+      capabilities.streaming, PUSH on capabilities.pushNotifications, ERR_002/ERR_005 on a gRPC or
+      HTTP+JSON interface. Rows conditional on a JSON-RPC interface (ERR_003/004, DATA_003, VER_005)
+      are not na: their condition holds, so they are blocked like the others.
+    """
+    with serve_a2a_nothing() as url:
+        code, report, err = _run_agent(url, "a2a", tmp_path / "r")
+        card = minimal_card(url)
+    assert code in COMPLETED, f"exit {code}: {err[-1500:]}"
+    assert report is not None
+    reqs = report["requirements"]
+    passes = {rid for rid, e in reqs.items() if e["status"] == "pass"}
+    assert passes <= {"A2A_CARD_001", "A2A_CARD_002", "A2A_CARD_003"}, passes
+    assert reqs["A2A_CARD_007"]["status"] == "fail", reqs["A2A_CARD_007"]
+    assert "-32601" in reqs["A2A_CARD_007"]["note"]
+    for rid, e in reqs.items():
+        if rid in passes or rid == "A2A_CARD_007":
+            continue
+        assert e["status"] in ("not_measured", "na"), (rid, e)
+        if e["status"] == "not_measured":
+            assert (e.get("note") or "").startswith(("blocked by A2A_CARD_007", "needs ")), (rid, e.get("note"))
+    _judge_null(report, "a2a", card, allowed=passes)

@@ -333,3 +333,21 @@ def test_per_binding(binding):
     result = pytester.runpytest_subprocess(*_args(report))
     assert result.ret == 0, result.stdout.str()[-2000:]
     assert _load(report)["report"]["transports_covered"] == ["HTTP+JSON", "JSON-RPC", "gRPC"]
+
+
+def test_a_binding_whose_checks_only_failed_is_not_covered(pytester: pytest.Pytester,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """transports_covered lists only bindings that answered: a check parametrized over a binding that
+    failed (nothing may have answered there) does not add it; one that passed does."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile(test_checks='''
+import pytest
+
+@pytest.mark.requirement("A2ACLI_TX_002")
+@pytest.mark.parametrize("binding", ["GRPC", "JSONRPC"])
+def test_per_binding(binding):
+    assert binding == "JSONRPC", "nothing answered on gRPC"
+''')
+    report = pytester.path / "report"
+    pytester.runpytest_subprocess(*_args(report))
+    assert _load(report)["report"]["transports_covered"] == ["JSON-RPC"]

@@ -15,6 +15,12 @@ import sys
 TIMEOUT = 60
 
 
+def argv_for(image: str) -> list[str]:
+    """The command line that runs ``image``'s entry point as this machine's engine would."""
+    return [sys.executable, "-m", "conformance.targets.run_image", "--engine", os.environ.get("DOCKER_HOST", ""),
+            image]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="run_image")
     p.add_argument("--engine", default="", help="DOCKER_HOST to use (default: the environment's)")

@@ -18,6 +18,8 @@ from conformance.wire.sse import SseEvent, StreamEnd
 Binding = Literal["JSONRPC", "HTTP+JSON", "GRPC", "JSONRPC-UNIX"]
 ClosedBy = StreamEnd
 
+#: Where an agent card is served (A2A §8.2): an exchange there is no binding's answer.
+CARD_PATH = "/.well-known/agent-card.json"
 #: Header (and gRPC metadata) names whose values never reach evidence.
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"})
 REDACTED = "<redacted>"
@@ -59,6 +61,28 @@ class Exchange:
         error = ", with an error" if self.error else ""
         path = self.target.partition("?")[0]  # a query may carry a key
         return f"Exchange({self.binding} {self.method} {self.url}{path}{what} -> {self.status}{frames}{error})"
+
+    @property
+    def protocol_answer(self) -> bool:
+        """Whether the binding answered in its own protocol: a JSON-RPC 2.0 response (result or error), an
+        HTTP+JSON result or ``{"error": ...}`` body, a gRPC status from a served method; each also as
+        the frames of a stream. Not: a connection failure, an HTML or other foreign body, the agent
+        card (fetched over HTTP, but no binding's answer), gRPC UNAVAILABLE / UNIMPLEMENTED / UNKNOWN."""
+        if self.binding == "GRPC":
+            return self.status not in (None, "UNAVAILABLE", "UNIMPLEMENTED", "UNKNOWN")
+        bodies: list[Any] = [self.response_body]
+        for frame in self.frames or ():
+            try:
+                bodies.append(frame.json())
+            except ValueError:
+                continue
+        if self.binding in ("JSONRPC", "JSONRPC-UNIX"):
+            return any(isinstance(b, dict) and b.get("jsonrpc") == "2.0" and ("result" in b or "error" in b)
+                       for b in bodies)
+        if self.target.split("?", 1)[0].endswith(CARD_PATH):
+            return False
+        ok = isinstance(self.status, int) and 200 <= self.status < 300
+        return any(isinstance(b, dict) and (ok or isinstance(b.get("error"), dict)) for b in bodies)
 
     def to_evidence(self, secrets: Iterable[str] = ()) -> dict[str, Any]:
         """A JSON-serialisable dict of this exchange with secret headers and ``secrets`` redacted."""

@@ -88,18 +88,6 @@ class AgentTargets:
         kind = self.target.get("kind")
         return (kind == "launch" and self.target.get("name") == "reference") or kind == "container"
 
-    @property
-    def binary(self) -> list[str] | None:
-        """The target's own executable as an argv prefix, when it is not the bundled reference: a
-        container image's entry point, run once per call with no network."""
-        if self.target.get("kind") != "container":
-            return None
-        import os
-        import sys
-
-        return [sys.executable, "-m", "conformance.targets.run_image", "--engine", os.environ.get("DOCKER_HOST", ""),
-                str(self.target["container"]["image"])]
-
     def _token(self, role: str) -> str:
         return self.secrets.make(role)
 
@@ -171,6 +159,10 @@ class AgentTargets:
                 not_measured(f"needs a reference-style configuration ({key}={want!r}) that a running target "
                              f"cannot be switched to; run with --launch reference to measure it")
             have = facts.get(key)
+            if have is None and key == "auth":
+                # A fact cannot make principals: only credentials can (tokens set auth=on).
+                not_measured("needs callers with roles (operator, user, agent); give their bearer tokens with "
+                             "--token operator=TOKEN (and user=, agent=)")
             if have is None:
                 not_measured(f"needs a target with {key}={_fact_value(want)}; the target declared no such fact "
                              f"(declare it with --fact {key}={_fact_value(want)} if it holds)")
@@ -180,6 +172,11 @@ class AgentTargets:
             return Instance(url=f"unix://{t['path']}", uds_path=t["path"], tokens=tokens, facts=facts)
         if t.get("kind") == "url":
             return Instance(url=t["url"], uds_path=None, tokens=tokens, facts=facts)
+        if t.get("kind") == "launch" and t.get("name") in ("sdk", "scripted"):
+            # A launched core agent, judged as any running target would be (it is not agentd).
+            core = self.core()
+            if core is not None:
+                return Instance(url=core.url, uds_path=None, tokens=tokens, facts=facts)
         not_measured(f"target kind {t.get('kind')!r} / {t.get('name')!r} cannot serve agentd checks")
 
     def core(self, **card: bool) -> Instance | None:
@@ -257,5 +254,6 @@ def recorder(evidence: Evidence, run_secrets: SecretSet, record_transport: Any) 
     rec = Recorder()
     yield rec
     for ex in rec:
-        record_transport(ex.binding)
+        if ex.protocol_answer:  # transports_covered lists only bindings that answered
+            record_transport(ex.binding)
     evidence.add("wire exchanges", rec.to_evidence(secrets=tuple(run_secrets.secrets)))

@@ -16,16 +16,17 @@ import httpx
 
 from conformance.agentd_page import APPLIES_TO, EXTENSIONS, HEADER
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.support import declared_uris, extensions_of, quote
+from conformance.suites.agent.agentd.support import declared_uris, declaring, extensions_of, quote
 
 #: A URI no agentd implements: dropped, never refused.
 UNKNOWN_URI: Final = "https://example.com/a2a/ext/not-agentd"
 
 
-def instance_for(agent_targets: Any, **needs: Any) -> Any:
+def instance_for(agent_targets: Any, *uris: str, **needs: Any) -> Any:
     """For a statement that holds whatever the configuration: the launched reference configured with
-    ``needs``, or a running target as it is (its own configuration, whatever its declared facts)."""
-    return agent_targets.agentd(**needs) if agent_targets.launchable else agent_targets.agentd()
+    ``needs``, or a running target as it is (its own configuration, whatever its declared facts);
+    either way one whose card declares ``uris`` (blocked by the declaring row otherwise)."""
+    return declaring(agent_targets, *uris, **needs) if agent_targets.launchable else declaring(agent_targets, *uris)
 
 
 # ---- cards -----------------------------------------------------------------------------------------

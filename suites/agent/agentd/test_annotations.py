@@ -26,6 +26,8 @@ from conformance.suites.agent.agentd.support import (
     answer_task,
     bundles,
     command_message,
+    declaring,
+    deps,
     ext,
     get_task,
     ok_result,
@@ -44,6 +46,10 @@ from conformance.suites.agent.agentd.support import (
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
+#: Every check here is about how the declared task-annotations extension behaves (blocked by
+#: AGENTD_DECL_002 when it is not declared); tasks are made with commands (AGENTD_DECL_001), and the
+#: feed check needs the events extension (AGENTD_DECL_003).
+pytestmark = pytest.mark.depends_on(*deps(ANNOTATIONS, COMMAND, EVENTS))
 
 def annotations_of(task: dict[str, Any]) -> Any:
     return (task.get("metadata") or {}).get(ANNOTATIONS)
@@ -106,7 +112,7 @@ def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any
     """With task-annotations named, every answer carrying a Task (both sends, GetTask, ListTasks,
     SubscribeToTask, CancelTask) holds the annotations object under metadata[<URI>].
     Catches ``annotations-missing``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (ANNOTATIONS,))
     missing = [where for where, task in answers if not isinstance(annotations_of(task), dict)]
@@ -119,7 +125,7 @@ def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any
 def test_no_answer_carries_annotations_without_activation(agent_targets: Any, recorder: Recorder) -> None:
     """Naming other extensions (events) but not task-annotations, no Task answer carries them.
     Catches ``annotations-without-activation``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (EVENTS,))
     leaked = [where for where, task in answers if annotations_of(task) is not None]
@@ -132,7 +138,7 @@ def test_annotations_are_valid_against_the_bundle(agent_targets: Any, recorder: 
                                                   run_context: Any) -> None:
     """Every annotations object (on every Task answer, and at an input-required gate) validates
     against the task-annotations bundle. Catches ``annotations-extra-member``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (ANNOTATIONS,))
@@ -164,7 +170,7 @@ def _ask_task(c: JsonRpcClient) -> dict[str, Any]:
 def test_link_names_what_the_task_tracks(agent_targets: Any, recorder: Recorder) -> None:
     """link is ``{kind, id}``: ``turn`` for a conversation turn, ``run`` (id the run's id) for a
     workflow run, ``subagent`` for a subagent turn. Catches ``link-kind-wrong``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         turn = _turn(c)
         run = _run(c, "workflow.run", {"workflow": "build"})
@@ -200,7 +206,7 @@ def _when(value: Any, what: str) -> datetime:
 def test_created_is_always_present(agent_targets: Any, recorder: Recorder) -> None:
     """created is present on every annotated task, a timestamp no later than its first recorded
     state. Catches ``no-created``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (ANNOTATIONS,))
     for where, task in answers:
@@ -221,7 +227,7 @@ def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(ag
     """statusHistory lists each state ``{state, ts}`` oldest first and ends in the task's current
     state: a held run canceled went through working to canceled; a completed run ends completed.
     Catches ``history-newest-first``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=ext(ANNOTATIONS)), "CancelTask")
@@ -247,7 +253,7 @@ def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(ag
 def test_principal_names_who_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
     """Tasks started by the user, the agent and the operator name their starters: present, the same
     for the same caller, different between callers. Catches ``no-principal``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     seen: dict[str, list[Any]] = {}
     for role in ("user", "user", "agent", "operator"):
         with rpc_client(inst, role, recorder=recorder) as c:
@@ -267,7 +273,7 @@ def test_principal_names_who_started_the_task(agent_targets: Any, recorder: Reco
 def test_input_required_task_carries_the_ask_schema(agent_targets: Any, recorder: Recorder) -> None:
     """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
     gate asks for (the one configured). Catches ``no-ask-schema``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         ann = _ann(_ask_task(c), "the input-required task")
     if ann.get("askSchema") != ASK_SCHEMA:
@@ -277,7 +283,7 @@ def test_input_required_task_carries_the_ask_schema(agent_targets: Any, recorder
 @pytest.mark.requirement("AGENTD_ANN_008")
 def test_input_gate_names_where_it_is_announced(agent_targets: Any, recorder: Recorder) -> None:
     """A gate announced on a channel carries askChannel naming it. Catches ``no-ask-channel``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         ann = _ann(_ask_task(c), "the input-required task")
     if ann.get("askChannel") != ASK_CHANNEL:
@@ -288,7 +294,7 @@ def test_input_gate_names_where_it_is_announced(agent_targets: Any, recorder: Re
 def test_command_names_the_op_that_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
     """Tasks started by workflow.run, subagent.send and the workflow-declared review.change name
     that op in command; a plain message's task names none. Catches ``no-command``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         started = [("workflow.run", _run(c, "workflow.run", {"workflow": "build"})),
                    ("subagent.send", _run(c, "subagent.send", {"subagent": unique("s"), "text": "hi"})),
@@ -320,7 +326,7 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
     """On a subscription naming events and task-annotations, a task event's task carries the
     annotations (valid against the bundle); naming events alone, it does not.
     Catches ``feed-task-unannotated``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, ANNOTATIONS, EVENTS)
     b = bundles(run_context)
     for ev in _sentinel_events(inst, recorder, (EVENTS, ANNOTATIONS)):
         task = ev["data"]["task"]
@@ -337,7 +343,7 @@ def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Re
     """A webhook registered (and the task canceled) by requests naming task-annotations delivers
     bodies without them, to a loopback receiver in the test process.
     Catches ``webhook-carries-annotations``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     if (served_card(inst, recorder).get("capabilities") or {}).get("pushNotifications") is not True:
         not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
     if getattr(inst.launched, "webhook_unreachable", None):

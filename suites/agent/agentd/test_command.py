@@ -28,7 +28,10 @@ from conformance.suites.agent.agentd.support import (
     bundles,
     command_message,
     data_document,
+    declaring,
+    deps,
     ext,
+    lacking,
     quote,
     refusal,
     refusal_problems,
@@ -50,6 +53,10 @@ from conformance.suites.agent.agentd.support import (
 INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
 DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}
 
+#: Every check here is about how the declared command extension behaves (blocked by AGENTD_DECL_001
+#: when it is not declared), over the card's JSON-RPC listener.
+pytestmark = pytest.mark.depends_on(*deps(COMMAND))
+
 
 # ---- the envelope and its two activations --------------------------------------------------------
 
@@ -59,7 +66,7 @@ def test_status_command_activated_by_header_and_marker_is_run(agent_targets: Any
     """A SendMessage whose one DataPart is ``{"agentd": {"op": "status"}}``, with the command URI in
     A2A-Extensions and in message.extensions, runs the op: the answer is its result document.
     Catches ``command-runs-as-chat``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, COMMAND)
     with rpc_client(inst, recorder=recorder) as c:
         msg = answer_message(send_command(c, "status"), "the status command")
     doc = data_document(msg, "the status reply")
@@ -71,7 +78,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
                                                                      run_context: Any) -> None:
     """SendStreamingMessage carrying the status command streams the op's reply Message.
     Catches ``stream-refuses-commands``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, COMMAND)
     with rpc_client(inst, recorder=recorder) as c:
         reply = c.stream("SendStreamingMessage", send_params(command_message("status")), headers=ext(COMMAND),
                          deadline=10.0)
@@ -92,7 +99,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
 def test_command_reply_message_lists_the_command_uri(agent_targets: Any, recorder: Any) -> None:
     """The Message answering a command names the command URI in its extensions.
     Catches ``reply-unmarked``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, COMMAND)
     with rpc_client(inst, recorder=recorder) as c:
         msg = answer_message(send_command(c, "status"), "the status command")
     if COMMAND not in (msg.get("extensions") or []):
@@ -119,7 +126,7 @@ def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, re
     """Each op's arguments are held to its published schema: a wrong type, a value outside an enum
     or range, a missing required argument are refused with INVALID_COMMAND_ARGS, and arguments that
     match are accepted. Catches ``no-arg-validation``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, COMMAND)
     b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         for op, args, _field in BAD_ARGS:
@@ -134,7 +141,7 @@ def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, re
 def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: Any, recorder: Any) -> None:
     """An unknown argument is refused with INVALID_COMMAND_ARGS naming it, never dropped and run.
     Catches ``ignore-unknown-arg``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, COMMAND)
     with rpc_client(inst, recorder=recorder) as c:
         for op, args, extra in (("status", {"verbose": True}, "verbose"),
                                 ("workflow.status", {"runId": "r-1", "all": 1}, "all"),
@@ -156,7 +163,7 @@ def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: A
                                                                 run_context: Any) -> None:
     """Reads answer with a Message holding one DataPart: the op's result document (valid against
     the bundle). Catches ``read-reply-as-text``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, COMMAND)
     b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         for op in READS:
@@ -170,7 +177,7 @@ def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
     Catches ``read-creates-task``."""
     from conformance.suites.agent.agentd.feedtools import Observer
 
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, COMMAND)
     obs = Observer(inst, recorder)
     try:
         before = obs.task_ids()
@@ -187,7 +194,7 @@ def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
 @pytest.mark.requirement("AGENTD_CMD_007")
 def test_work_answers_with_a_task(agent_targets: Any, recorder: Any) -> None:
     """workflow.run and subagent.send (work) answer with a Task. Catches ``work-reply-as-message``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         answer_task(send_command(c, "workflow.run", {"workflow": "build"}), "workflow.run")
         answer_task(send_command(c, "subagent.send", {"subagent": unique("s"), "text": "hi"}), "subagent.send")
@@ -198,7 +205,7 @@ def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Any, 
                                                             run_context: Any) -> None:
     """The result of work is the task's ``<taskId>.result`` artifact, a document valid against the
     op's result schema. Catches ``result-artifact-misnamed``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, COMMAND, **standard())
     b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         for op, args in (("workflow.run", {"workflow": "build", "input": {"n": 1}}),
@@ -214,7 +221,7 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: An
     """Each op of the card's ops list, run by the operator on an instance serving every family,
     answers a Message where the card says ``message`` and a Task where it says ``task``.
     Catches ``work-reply-as-message``."""
-    inst = agent_targets.agentd(fresh=True, **standard(introspection=True, device_grant=True))
+    inst = declaring(agent_targets, COMMAND, fresh=True, **standard(introspection=True, device_grant=True))
     card = served_card(inst, recorder)
     published = _published_ops(card)
     runner = OpRunner(inst, recorder, card, bundles(run_context))
@@ -261,7 +268,7 @@ def test_always_served_families_are_served_to_an_operator(agent_targets: Any, re
                                                           run_context: Any) -> None:
     """Status and configuration, workflows, subagents and plans, operator controls: every op is
     answered for the operator on an instance with nothing switched on. Catches ``admin-op-missing``."""
-    inst = agent_targets.agentd(fresh=True, workflows=workflows())
+    inst = declaring(agent_targets, COMMAND, fresh=True, workflows=workflows())
     runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
     try:
         _all_answered(runner, ALWAYS_OPS)
@@ -274,7 +281,7 @@ def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: A
                                                                 run_context: Any) -> None:
     """conversation.get, run.get, subagent.get and debug.events are answered with introspection on.
     Catches ``introspection-ops-refused``."""
-    inst = agent_targets.agentd(introspection=True, workflows=workflows())
+    inst = declaring(agent_targets, COMMAND, introspection=True, workflows=workflows())
     runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
     try:
         _all_answered(runner, INTROSPECTION_OPS)
@@ -287,13 +294,13 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
                                                                      run_context: Any) -> None:
     """With the device grant on, auth.device.pending/approve/deny are answered; with it off they are
     unknown ops (UNKNOWN_OP). Catches ``device-ops-always``."""
-    off = agent_targets.agentd(auth=True)
+    off = declaring(agent_targets, COMMAND, auth=True)
     with rpc_client(off, recorder=recorder) as c:
         for op, args in (("auth.device.pending", {}), ("auth.device.approve", {"userCode": "ABCD1234"}),
                          ("auth.device.deny", {"userCode": "ABCD1234"})):
             assert_refused(send_command(c, op, args), f"{op} with the device grant off",
                            code=-32602, reason="UNKNOWN_OP")
-    on = agent_targets.agentd(auth=True, device_grant=True)
+    on = declaring(agent_targets, COMMAND, auth=True, device_grant=True)
     runner = OpRunner(on, recorder, served_card(on, recorder), bundles(run_context))
     try:
         _all_answered(runner, SIGN_IN_OPS)
@@ -305,7 +312,7 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
 def test_session_ops_are_served_on_a_tcp_listener(agent_targets: Any, recorder: Any, run_context: Any) -> None:
     """auth.sessions and auth.sessions.revoke are answered on a TCP listener.
     Catches ``session-ops-missing``."""
-    inst = agent_targets.agentd(fresh=True, auth=True)
+    inst = declaring(agent_targets, COMMAND, fresh=True, auth=True)
     if inst.uds_path:
         not_measured("the target is a unix socket listener; session ops are served on TCP only")
     runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
@@ -349,7 +356,7 @@ def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(age
     to user and agent principals, with and without grants naming them; the operator runs config.
     Catches ``grant-reaches-operator-op``."""
     made, tokens = make_principals(agent_targets, ROLE_SPECS)
-    inst = agent_targets.agentd(principals=made, introspection=True, device_grant=True)
+    inst = declaring(agent_targets, COMMAND, principals=made, introspection=True, device_grant=True)
     with rpc_client(inst, recorder=recorder, token=tokens["op-1"]) as c:
         answer_message(send_command(c, "config"), "config as the operator")
     wrong = []
@@ -376,7 +383,7 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
     """``review.change`` (declared by workflow review, schema: change is a required string) starts
     the workflow and answers a Task; arguments off its schema are refused with
     INVALID_COMMAND_ARGS. Catches ``workflow-command-unvalidated``."""
-    inst = agent_targets.agentd(**standard())
+    inst = declaring(agent_targets, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         before = _review_runs(c)
         task = answer_task(send_command(c, "review.change", {"change": "c-1"}), "review.change")
@@ -409,7 +416,7 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: An
     whose grants name it; an agent without the grant and a granted user (role not admitted) get
     PERMISSION_DENIED with HTTP 403. Catches ``workflow-command-ignores-grants``."""
     made, tokens = make_principals(agent_targets, WF_SPECS)
-    inst = agent_targets.agentd(principals=made, workflows=workflows())
+    inst = declaring(agent_targets, COMMAND, principals=made, workflows=workflows())
     for name in ("wf-op", "agent-with-grant"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
             answer_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
@@ -425,12 +432,12 @@ def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_
     """An instance configured with a workflow whose command is ``status`` does not start; a target
     that starts anyway shadows a built-in op. Catches ``workflow-shadows-builtin``."""
     if not agent_targets.launchable:
-        not_measured("needs the harness to launch the target with a workflow that declares a built-in op name")
+        lacking("launch_config")
     from conformance.fixtures.reference_agentd import ConfigError, Workflow
 
     shadow = Workflow("shadow", command="status", schema={"type": "object", "properties": {}})
     try:
-        inst = agent_targets.agentd(fresh=True, workflows=(shadow,))
+        inst = agent_targets.agentd(fresh=True, workflows=(shadow,))  # launch_config
     except ConfigError:
         return
     with rpc_client(inst, recorder=recorder) as c:

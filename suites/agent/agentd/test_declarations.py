@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -31,19 +32,29 @@ from conformance.agentd_page import (
 )
 from conformance.cli.runner import CliResult, CliRunner
 from conformance.evidence import Evidence, SecretSet
+from conformance.judge import blocked_by
 from conformance.outcome import fail, not_measured
 from conformance.paths import PACKAGE_DIR
 from conformance.suites.agent.agentd.listener import (
     instance_for,
 )
 from conformance.suites.agent.agentd.support import (
+    BASE_ROWS,
+    CARD_ROW,
     DEFAULT_BUNDLE_DIR,
+    LISTENER_ROW,
+    agentd_identifiers,
+    card_of,
     command_message,
     declared_uris,
+    deps,
     ext,
     extensions_of,
+    judged_here,
+    lacking,
     public_card,
     quote,
+    require_agentd,
     rpc_client,
     send_params,
     strict,
@@ -83,7 +94,8 @@ def _instance(agent_targets: Any, config: str) -> Any:
 def test_card_always_declares_the_command_extension(agent_targets: Any, config: str, recorder: Recorder) -> None:
     """The public card declares the command extension, with the feed on and off. Catches
     no-command-declaration."""
-    card = public_card(_instance(agent_targets, config), recorder)
+    with judged_here(CARD_ROW):
+        card = public_card(_instance(agent_targets, config), recorder)
     if COMMAND not in declared_uris(card):
         fail(f"capabilities.extensions lacks {COMMAND}; declared: {declared_uris(card)}")
 
@@ -93,28 +105,40 @@ def test_card_always_declares_the_command_extension(agent_targets: Any, config: 
 def test_card_always_declares_task_annotations(agent_targets: Any, config: str, recorder: Recorder) -> None:
     """The public card declares the task-annotations extension, with the feed on and off. Catches
     no-annotations-declaration."""
-    card = public_card(_instance(agent_targets, config), recorder)
+    with judged_here(CARD_ROW):
+        card = public_card(_instance(agent_targets, config), recorder)
     if ANNOTATIONS not in declared_uris(card):
         fail(f"capabilities.extensions lacks {ANNOTATIONS}; declared: {declared_uris(card)}")
 
 
 @pytest.mark.requirement("AGENTD_DECL_003")
+@pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
 def test_events_declared_exactly_while_the_feed_is_on(agent_targets: Any, config: str, recorder: Recorder) -> None:
     """The events extension is on the card while the feed is enabled and absent while it is off.
     Catches events-declared-when-off."""
     on = CONFIGS[config]["events"]
-    declared = declared_uris(public_card(agent_targets.agentd(**CONFIGS[config]), recorder))
+    if not agent_targets.launchable:
+        # A running target is judged only as agentd: a card declaring nothing of agentd's says nothing
+        # about a feed, and no fact about one could help.
+        require_agentd(card_of(agent_targets.agentd()))
+    with judged_here(CARD_ROW):
+        declared = declared_uris(public_card(agent_targets.agentd(**CONFIGS[config]), recorder))
     if (EVENTS in declared) != on:
         fail(f"feed {'on' if on else 'off'}, yet the events extension is "
              f"{'absent from' if on else 'declared on'} the card; declared: {declared}")
 
 
 @pytest.mark.requirement("AGENTD_DECL_004")
+@pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
 def test_no_agentd_extension_is_required(agent_targets: Any, config: str, recorder: Recorder) -> None:
-    """No declaration of an agentd extension says ``required: true``. Catches extension-required."""
+    """No declaration of an agentd extension says ``required: true``; a card declaring none of them is
+    no evidence (blocked by AGENTD_DECL_001). Catches extension-required."""
     card = public_card(_instance(agent_targets, config), recorder)
+    if not [e for e in extensions_of(card) if e.get("uri") in EXTENSIONS]:
+        blocked_by(CARD_ROW, "the card declares none of agentd's extensions; declared: "
+                             f"{declared_uris(card) or 'none'}")
     required = [e.get("uri") for e in extensions_of(card) if e.get("uri") in EXTENSIONS and e.get("required")]
     if required:
         fail(f"declared as required: {required}; the page says none is")
@@ -124,6 +148,15 @@ def _declared_identifiers(card: dict[str, Any]) -> list[str]:
     """Every extension URI and every URI-shaped protocol binding the card declares."""
     bindings = [i.get("protocolBinding") for i in card.get("supportedInterfaces") or [] if isinstance(i, dict)]
     return declared_uris(card) + [b for b in bindings if isinstance(b, str) and "://" in b]
+
+
+def _agentd_cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str, Any]]:
+    """:func:`_cards`, blocked by AGENTD_DECL_001 when none of them declares an agentd identifier (a
+    statement about the identifiers agentd declares has nothing to judge)."""
+    cards = _cards(agent_targets, config, recorder)
+    if not any(agentd_identifiers(c) for c in cards):
+        require_agentd(cards[0])
+    return cards
 
 
 def _fold(uri: str) -> str:
@@ -140,13 +173,14 @@ def _cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str
 
 
 @pytest.mark.requirement("AGENTD_DECL_008")
+@pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
 def test_declared_uris_are_byte_exact(agent_targets: Any, config: str, recorder: Recorder) -> None:
     """Every agentd identifier a card declares (extensions, and the unix binding on a socket's card)
     is byte for byte one the page lists: no case change, no trailing slash, no suffix. Catches
     uri-trailing-slash-declared (and versioned-uri)."""
     problems: list[str] = []
-    for uri in (u for card in _cards(agent_targets, config, recorder) for u in _declared_identifiers(card)):
+    for uri in (u for card in _agentd_cards(agent_targets, config, recorder) for u in _declared_identifiers(card)):
         if uri in PAGE_URIS:
             continue
         near = [p for p in PAGE_URIS if _fold(uri) == _fold(p) or _fold(uri).startswith(_fold(p) + "/")]
@@ -159,12 +193,13 @@ def test_declared_uris_are_byte_exact(agent_targets: Any, config: str, recorder:
 
 
 @pytest.mark.requirement("AGENTD_DECL_009")
+@pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
 def test_no_declared_uri_is_versioned(agent_targets: Any, config: str, recorder: Recorder) -> None:
     """No declared extension URI or binding carries a version (a /v1 segment, a -v2 or @1 suffix, a
     version query). Catches versioned-uri."""
     versioned = []
-    for uri in (u for card in _cards(agent_targets, config, recorder) for u in _declared_identifiers(card)):
+    for uri in (u for card in _agentd_cards(agent_targets, config, recorder) for u in _declared_identifiers(card)):
         parts = urlsplit(uri)
         segments = [s for s in parts.path.split("/") if s]
         if any(_VERSIONED.search(s) for s in segments) or re.search(r"(^|&)v(ersion)?=", parts.query):
@@ -187,6 +222,7 @@ def _result(reply: RpcReply, what: str) -> Any:
 
 
 @pytest.mark.requirement("AGENTD_DECL_005")
+@pytest.mark.depends_on(*BASE_ROWS)
 def test_core_protocol_works_without_extensions(agent_targets: Any, recorder: Recorder) -> None:
     """A client that names no extension converses, reads, lists, subscribes to and cancels its task
     and, where the card offers push, registers, lists and deletes a webhook. Catches
@@ -250,11 +286,12 @@ def _metadata_keys(obj: Any, path: str = "$") -> Iterator[tuple[str, str]]:
 
 
 @pytest.mark.requirement("AGENTD_DECL_007")
+@pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS))
 def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, recorder: Recorder) -> None:
     """With every extension activated, answers stay strict A2A objects: a command's result is the data
-    of a DataPart, and agentd's facts sit in metadata maps under URI keys only. Catches
-    reply-extra-field."""
-    inst = instance_for(agent_targets, events=True)
+    of a DataPart, and agentd's facts sit in metadata maps under URI keys only (about extension data:
+    blocked by the declaration rows where there is none). Catches reply-extra-field."""
+    inst = instance_for(agent_targets, COMMAND, ANNOTATIONS, events=True)
     everything = ext(COMMAND, ANNOTATIONS)
     problems: list[str] = []
     with rpc_client(inst, recorder=recorder) as client:
@@ -290,6 +327,7 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, rec
 
 # ---- the route table ------------------------------------------------------------------------------
 @pytest.mark.requirement("AGENTD_DECL_013")
+@pytest.mark.depends_on(CARD_ROW)
 def test_only_core_and_declared_methods_are_routed(agent_targets: Any, recorder: Recorder) -> None:
     """The eleven core method names of the official SDK are routed (never -32601, whatever the
     params), the declared feed method is answered when activated, and every other name — older
@@ -301,7 +339,9 @@ def test_only_core_and_declared_methods_are_routed(agent_targets: Any, recorder:
         instances.append(agent_targets.agentd(events=False))
     for n, inst in enumerate(instances):
         feed_declared = EVENTS in declared_uris(public_card(inst, recorder))
-        with rpc_client(inst, recorder=recorder) as client:
+        with judged_here(LISTENER_ROW):
+            client = rpc_client(inst, recorder=recorder)
+        with client:
             if n == 0:
                 problems += _core_and_unknown_names(client)
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
@@ -349,11 +389,13 @@ def _offline() -> tuple[str, ...]:
 
 
 def _run_binary(agent_targets: Any, args: list[str], evidence: Evidence) -> CliResult:
-    """Run the launched target's binary with ``args``: no configuration (a fresh empty HOME, nothing
-    in its environment but PATH and the import path) and, where the kernel allows, no network."""
-    if not agent_targets.launchable:
-        not_measured("needs the target's executable; a target given by URL or socket offers none to run")
-    prefix = [*_offline(), *(agent_targets.binary or REFERENCE_BINARY)]  # a container's: its image's entry point
+    """Run the target's binary with ``args`` (the launched reference's, or the one given with
+    ``--agentd-binary``): no configuration (a fresh empty HOME, nothing in its environment but PATH and
+    the import path) and, where the kernel allows, no network."""
+    given = agent_targets.target.get("binary")
+    if not agent_targets.launchable and not given:
+        lacking("executable")
+    prefix = [*_offline(), *(shlex.split(given) if given else REFERENCE_BINARY)]
     defects = [a for d in sorted(agent_targets.defects) for a in ("--defect", d)]
     runner = CliRunner(prefix, base_env={"PYTHONPATH": str(PACKAGE_DIR.parent)}, timeout=60)
     result = runner.run([*args, *defects])
@@ -445,12 +487,13 @@ def _read_document(client: JsonRpcClient, op: str) -> Any:
 
 
 @pytest.mark.requirement("AGENTD_DECL_014")
+@pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS))
 def test_daemon_output_validates_against_the_bundles(agent_targets: Any, recorder: Recorder, evidence: Evidence,
                                                      run_secrets: SecretSet) -> None:
     """Command replies (status, config, workflow.status, subagent.status), task annotations and, where
     the feed is declared, its frames (replayed from the start, annotations activated) all validate
     against the schema bundles. Catches status-reply-off-schema."""
-    inst = instance_for(agent_targets, events=True)
+    inst = instance_for(agent_targets, COMMAND, ANNOTATIONS, events=True)
     feed = EVENTS in declared_uris(public_card(inst, recorder))
     evidence.add("bundles", {"source": str(DEFAULT_BUNDLE_DIR), "feed declared": feed})
     problems: list[str] = []

@@ -17,10 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.agentd_page import (
+    COMMAND,
     EVENTS,
     EVENTS_METHOD,
 )
-from conformance.outcome import fail, not_measured
+from conformance.outcome import fail
 from conformance.suites.agent.agentd.feedtools import (
     FeedReader,
     Results,
@@ -40,7 +41,10 @@ from conformance.suites.agent.agentd.support import (
     answer_message,
     answer_task,
     bundles,
+    declaring,
+    deps,
     ext,
+    lacking,
     quote,
     refusal,
     rpc_client,
@@ -55,6 +59,10 @@ from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcStreamReply
 
 DAY_MS = 86_400_000
+
+#: Every check here is about how the declared events extension behaves (blocked by AGENTD_DECL_003
+#: when the card does not declare it; some also send commands: AGENTD_DECL_001).
+pytestmark = pytest.mark.depends_on(*deps(EVENTS, COMMAND))
 
 
 def _say(c: JsonRpcClient, n: int = 1) -> list[str]:
@@ -80,7 +88,7 @@ def _seqs(results: Results) -> list[Any]:
 def test_subscribe_answers_a_server_sent_event_stream(agent_targets: Any, recorder: Recorder) -> None:
     """Declared and activated, the method answers text/event-stream whose frames are JSON-RPC
     responses to the request (same id, a result). Catches ``events-plain-json``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, EVENTS)
     with rpc_client(inst, recorder=recorder) as c:
         _say(c)
         reply = read_feed(c, {"fromSeq": 0}, deadline=5.0, until=lambda e: True)
@@ -99,7 +107,7 @@ def test_subscribe_answers_a_server_sent_event_stream(agent_targets: Any, record
 def test_first_frame_is_hello_with_its_members(agent_targets: Any, recorder: Recorder, run_context: Any) -> None:
     """The first frame is hello: seq, resume, resync, introspection and version (valid against the
     bundle's hello). Catches ``hello-missing-version``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, EVENTS)
     with rpc_client(inst, recorder=recorder) as c:
         results = results_of(read_feed(c, {"fromSeq": 0}, deadline=5.0, until=lambda e: True).payloads)
     hello = _hello(results, "SubscribeToEvents")
@@ -113,7 +121,7 @@ def test_first_frame_is_hello_with_its_members(agent_targets: Any, recorder: Rec
 def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: Any, recorder: Recorder) -> None:
     """Every event frame carries seq (a positive integer), ts (epoch milliseconds: within a day of
     now), kind (a string) and data (an object). Catches ``event-ts-seconds``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, EVENTS)
     with rpc_client(inst, recorder=recorder) as c:
         _say(c)
         results = results_of(read_replay(c, 0).payloads)
@@ -138,7 +146,7 @@ def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: Any, 
     """At the end of a stream that saw live events, the last frame is goodbye with reason deadline
     or revoked and seq a cursor past every event delivered; nothing follows it.
     Catches ``no-goodbye-on-deadline``."""
-    inst = agent_targets.agentd(stream_deadline=0.5)
+    inst = declaring(agent_targets, EVENTS, stream_deadline=0.5)
     with (rpc_client(inst, recorder=recorder) as c,
           FeedReader(rpc_client(inst, recorder=recorder), {}, deadline=10.0) as feed):
         feed.wait_for(lambda r: hello_of(r) is not None, "the hello frame")
@@ -161,7 +169,7 @@ def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent
                                                                           recorder: Recorder) -> None:
     """With a stream deadline of 0.5 s the target closes the stream itself, well within 10 s, its
     last frame goodbye with reason deadline. Catches ``deadline-ignored``."""
-    inst = agent_targets.agentd(stream_deadline=0.5)
+    inst = declaring(agent_targets, EVENTS, stream_deadline=0.5)
     with rpc_client(inst, recorder=recorder) as c:
         reply = read_feed(c, {}, deadline=10.0)
     results = results_of(reply.payloads)
@@ -178,7 +186,7 @@ def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent
 def test_hello_resume_is_the_cursor_and_seq_the_newest(agent_targets: Any, recorder: Recorder) -> None:
     """Subscribing from a cursor two events back: hello.resume is that cursor and hello.seq the
     newest seq in the feed (the last event replayed). Catches ``hello-resume-wrong``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, EVENTS)
     with rpc_client(inst, recorder=recorder) as c:
         _say(c, 2)
         newest = newest_seq(c)
@@ -207,7 +215,7 @@ def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: A
     """From a cursor two events back, the operator receives exactly the events after it in seq
     order, then live events (a message sent once the replay is in) with higher seq.
     Catches ``no-replay``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, EVENTS)
     sentinel = Sentinel()
     with rpc_client(inst, recorder=recorder) as c:
         _say(c, 2)
@@ -233,7 +241,7 @@ def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: A
 def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: Any, recorder: Recorder) -> None:
     """With a ring of 4 and more events than that, a cursor at 1 is answered resync true, a cursor
     one event back resync false (and that event replayed). Catches ``resync-never``."""
-    inst = agent_targets.agentd(ring=4)
+    inst = declaring(agent_targets, EVENTS, COMMAND, ring=4)
     with rpc_client(inst, recorder=recorder) as c:
         for _ in range(3):
             answer_message(send_command(c, "admin.set", {"path": "feed.note", "value": unique("n")}), "admin.set")
@@ -255,9 +263,9 @@ def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: Any
 def test_a_cursor_from_before_a_restart_is_answered_resync(agent_targets: Any, recorder: Recorder) -> None:
     """After the daemon restarts (the feed lives in memory), a cursor read before it is answered with
     resync true. Catches ``resync-never``."""
-    inst = agent_targets.agentd(fresh=True)
+    inst = declaring(agent_targets, EVENTS, COMMAND, fresh=True)
     if inst.launched is None:
-        not_measured("needs a target the harness can restart")
+        lacking("restartable")
     with rpc_client(inst, recorder=recorder) as c:
         _say(c, 2)
         cursor = newest_seq(c)
@@ -287,7 +295,7 @@ def test_the_operator_feed_carries_every_event(agent_targets: Any, recorder: Rec
     """After the user, the agent and the operator act, the operator's replay has every seq from the
     cursor to the newest, with the others' task events and the operator-only config event.
     Catches ``operator-feed-filtered``."""
-    inst = agent_targets.agentd(auth=True)
+    inst = declaring(agent_targets, EVENTS, auth=True)
     cursor, tasks = _activity(inst, recorder)
     with rpc_client(inst, recorder=recorder) as op:
         results = results_of(read_replay(op, cursor).payloads)
@@ -308,7 +316,7 @@ def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: An
     """The user's replay over the same activity carries its own task's events and no event of the
     agent's task nor of an operator-only kind (so its seqs have gaps).
     Catches ``feed-leaks-other-principal``."""
-    inst = agent_targets.agentd(auth=True)
+    inst = declaring(agent_targets, EVENTS, auth=True)
     cursor, tasks = _activity(inst, recorder)
     operator_only = {k for k, who in bundles(run_context).kinds().items() if who == "operator"}
     sentinel = Sentinel()
@@ -336,7 +344,7 @@ def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: Any, recorde
     """Over a feed carrying tasks, subagents, conversation, config and status events, every frame
     validates against the events bundle and every kind is in its closed vocabulary; task events
     carry a strict A2A Task. Catches ``undeclared-kind``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, EVENTS, COMMAND)
     b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         _say(c)
@@ -359,10 +367,11 @@ def test_audit_events_exist_only_while_introspection_is_on(agent_targets: Any, r
     """With introspection off, hello.introspection is false and a command leaves no audit event;
     with it on, hello.introspection is true and the command is audited.
     Catches ``audit-when-introspection-off``."""
-    for on, inst in ((False, agent_targets.agentd()), (True, agent_targets.agentd(introspection=True,
-                                                                                  workflows=workflows()))):
+    off = declaring(agent_targets, EVENTS, COMMAND)
+    on_ = declaring(agent_targets, EVENTS, COMMAND, introspection=True, workflows=workflows())
+    for on, inst in ((False, off), (True, on_)):
         if inst.facts.get("introspection") != ("on" if on else "off"):
-            not_measured(f"needs targets with introspection {'on' if on else 'off'} (declare --fact introspection=…)")
+            lacking("launch_config")
         sentinel = Sentinel()
         with rpc_client(inst, recorder=recorder) as c:
             cursor = newest_seq(c)
@@ -388,9 +397,9 @@ def test_revocation_ends_the_stream_with_goodbye_revoked_and_nothing_after(agent
     """Revoking the user's session while its stream is open ends the stream (well within 6 s) with a
     last goodbye of reason revoked, and no event pushed after the revocation reaches it.
     Catches ``no-goodbye-on-revoke``."""
-    inst = agent_targets.agentd(fresh=True, auth=True)
+    inst = declaring(agent_targets, EVENTS, COMMAND, fresh=True, auth=True)
     if inst.launched is None:
-        not_measured("needs a target whose sessions the harness can revoke (a launched reference)")
+        lacking("launch_config")
     with (rpc_client(inst, recorder=recorder) as op,
           FeedReader(rpc_client(inst, "user", recorder=recorder), {}, deadline=6.0) as feed):
         feed.wait_for(lambda r: hello_of(r) is not None, "the hello frame")
@@ -439,7 +448,7 @@ def test_malformed_params_are_refused_with_invalid_params(agent_targets: Any, re
     """fromSeq that is not a non-negative integer, unknown members, non-object params, and
     generated params the params schema refuses: -32602, never a stream, never a 5xx.
     Catches ``params-unvalidated``."""
-    inst = agent_targets.agentd()
+    inst = declaring(agent_targets, EVENTS)
     b = bundles(run_context)
     leaf = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False) | st.text(
         max_size=4)

@@ -32,14 +32,20 @@ from conformance.suites.agent.agentd.listener import (
 from conformance.suites.agent.agentd.support import (
     DEFAULT_BUNDLE_DIR,
     card_reply,
-    declared_uris,
+    declaring,
+    deps,
     public_card,
     quote,
+    require_declared,
     rpc_client,
     strict,
 )
 from conformance.wire import Recorder
 from conformance.wire.protojson import boolean, given
+
+#: Every check here is about agentd's cards: the declarations of the command extension (AGENTD_DECL_001)
+#: and, where kinds and the ring are judged, of the events extension (AGENTD_DECL_003).
+pytestmark = pytest.mark.depends_on(*deps(COMMAND, EVENTS))
 
 # ---- the configuration the narrowing checks use ----------------------------------------------------
 REVIEW_SCHEMA: Final = {"type": "object", "required": ["change"], "properties": {"change": {"type": "string"}}}
@@ -76,13 +82,13 @@ VOCABULARY_CONFIGS: Final[dict[str, dict[str, Any]]] = {
 
 def _narrowing(agent_targets: Any, **more: Any) -> Any:
     """The launched reference with principals, workflows, grants and a ring of 37 (``more`` on top)."""
-    return agent_targets.agentd(**{**NARROWING, **more})
+    return declaring(agent_targets, COMMAND, **{**NARROWING, **more})
 
 
 def _with_principals(agent_targets: Any) -> Any:
     """For statements that hold on any listener with credentials: the narrowing configuration, or a
     running target as it is (the roles' tokens come from the command line)."""
-    return instance_for(agent_targets, **NARROWING)
+    return instance_for(agent_targets, COMMAND, **NARROWING)
 
 
 def _narrowed(agent_targets: Any, recorder: Recorder, **facts: Any) -> Any:
@@ -90,7 +96,7 @@ def _narrowed(agent_targets: Any, recorder: Recorder, **facts: Any) -> Any:
     narrowing configuration (plus ``facts``), or a running target whose declared facts match."""
     if agent_targets.launchable:
         return _narrowing(agent_targets, **facts)
-    agent_targets.agentd(**facts)  # a running target must have declared these facts
+    declaring(agent_targets, COMMAND, **facts)  # a running target must have declared these facts
     return _schemed(agent_targets, recorder)
 
 
@@ -126,7 +132,7 @@ def _problems_or_pass(problems: list[str]) -> None:
 def test_public_card_is_the_same_for_every_caller(agent_targets: Any, recorder: Recorder) -> None:
     """The public card read with no credential, with each role's bearer and with a bearer nobody
     issued is one and the same document. Catches card-varies-by-caller."""
-    inst = _with_principals(agent_targets)
+    inst = _schemed(agent_targets, recorder)
     base = public_card(inst, recorder)
     problems = []
     for who, token in [*((r, inst.token(r)) for r in ROLES), ("an unknown bearer", "not-a-token-agentd-conformance")]:
@@ -157,10 +163,10 @@ def test_public_ops_vocabulary_is_identical_everywhere(agent_targets: Any, confi
     ``<uri>/schema.json`` and an ops list holding every op the page names; that list is the same,
     op for op, on every configuration (feed off, introspection on, device grant on, principals and
     workflows, a unix socket) as on a plain instance. Catches public-ops-narrowed."""
-    base = params_of(public_card(instance_for(agent_targets, events=True), recorder), COMMAND,
+    base = params_of(public_card(instance_for(agent_targets, COMMAND, events=True), recorder), COMMAND,
                      "the plain instance's card")
-    other = instance_for(agent_targets, events=True) if config == "plain" else \
-        agent_targets.agentd(**VOCABULARY_CONFIGS[config])
+    other = instance_for(agent_targets, COMMAND, events=True) if config == "plain" else \
+        declaring(agent_targets, COMMAND, **VOCABULARY_CONFIGS[config])
     params = params_of(public_card(other, recorder), COMMAND, f"the {config} instance's card")
     problems = []
     if params.get("dataPartKey") != "agentd":
@@ -208,6 +214,7 @@ def test_public_declarations_carry_nothing_caller_specific(agent_targets: Any, r
     """On an instance with principals, workflow commands and the feed on, the public declarations
     carry no commands, settable, ring or kinds. Catches public-card-leaks-ring."""
     card = public_card(_with_principals(agent_targets), recorder)
+    require_declared(card, EVENTS, "the public card")
     cmd = params_of(card, COMMAND, "the public card")
     evt = params_of(card, EVENTS, "the public card")
     leaks = [f"command params.{k}" for k in ("commands", "settable") if given(cmd.get(k))]
@@ -225,7 +232,7 @@ def test_declared_scheme_sets_extended_card_flag(agent_targets: Any, config: dic
                                                  recorder: Recorder) -> None:
     """A listener with credentials configured (bearer principals, or the device grant) declares a
     scheme and sets capabilities.extendedAgentCard true. Catches extended-flag-false-with-scheme."""
-    card = public_card(instance_for(agent_targets, **config), recorder)
+    card = public_card(instance_for(agent_targets, COMMAND, **config), recorder)
     if not has_scheme(card):
         if not agent_targets.launchable:
             not_measured("this target's card declares no security scheme, so the statement cannot be judged on it")
@@ -242,8 +249,8 @@ def test_no_scheme_clears_extended_card_flag(agent_targets: Any, config: dict[st
     """A listener that declares no scheme (loopback with nothing configured, a unix socket) sets
     capabilities.extendedAgentCard false; leaving it out is the same (proto3 JSON omits false).
     Catches extended-flag-true-without-scheme."""
-    card = public_card(agent_targets.agentd(**config) if "listen" in config else instance_for(agent_targets, **config),
-                       recorder)
+    card = public_card(declaring(agent_targets, COMMAND, **config) if "listen" in config
+                       else instance_for(agent_targets, COMMAND, **config), recorder)
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}, so the statement about "
                      "listeners without one cannot be judged on it")
@@ -279,7 +286,7 @@ def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: Any, t
 def test_extended_card_unsupported_without_a_scheme(agent_targets: Any, recorder: Recorder) -> None:
     """Where no scheme is declared (loopback with nothing configured), GetExtendedAgentCard answers
     -32004. Catches extended-card-without-scheme."""
-    inst = instance_for(agent_targets, events=True)
+    inst = instance_for(agent_targets, COMMAND, events=True)
     card = public_card(inst, recorder)
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}")
@@ -398,8 +405,7 @@ def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: Any, i
     while introspection is on), others only kinds addressed to owners or to everyone. Catches
     kinds-unnarrowed."""
     inst = _narrowed(agent_targets, recorder, introspection=introspection)
-    if inst.launched is None and EVENTS not in declared_uris(public_card(inst, recorder)):
-        not_measured("this target does not declare the events extension, so there are no kinds to judge")
+    require_declared(public_card(inst, recorder), EVENTS, "the public card")
     audience = _kind_audience()
     problems = []
     for role in ROLES:

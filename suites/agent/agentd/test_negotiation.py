@@ -20,9 +20,11 @@ from conformance.agentd_page import (
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
+    EXTENSIONS,
     HEADER,
 )
 from conformance.evidence import Evidence, SecretSet
+from conformance.judge import Blocked, blocked_by
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.agentd.listener import (
     UNKNOWN_URI,
@@ -43,14 +45,19 @@ from conformance.suites.agent.agentd.matrix import (
     run_matrix,
 )
 from conformance.suites.agent.agentd.support import (
+    CARD_ROW,
+    LISTENER_ROW,
+    card_of,
     card_url,
     command_message,
     declared_uris,
+    declaring,
+    deps,
     ext,
     http_endpoint,
     jsonrpc_endpoint,
-    public_card,
     quote,
+    require_declared,
     rpc_client,
     send_params,
     strict_violations,
@@ -67,6 +74,9 @@ EVENTS_OFF = pytest.param(False, id="events-off")
 BOTH = (EVENTS_ON, EVENTS_OFF)
 #: An origin the launched reference is configured to list for CORS.
 ORIGIN = "http://app.agentd-conformance.test"
+#: What the checks here stand on: the card and its listener, and the declarations of the extensions
+#: whose activation they judge (blocked by AGENTD_DECL_001/002/003 when one is not declared).
+NEG_DEPS = pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS, EVENTS))
 
 
 @pytest.fixture
@@ -77,7 +87,13 @@ def matrix(request: pytest.FixtureRequest, agent_targets: Any, evidence: Evidenc
     # and its echo can be judged like every other method's. A running target is taken as it is: the
     # statements judged here hold whatever it has switched on, and its card says whether the feed is on.
     instance = instance_for(agent_targets, events=events, auth=True)
-    got = replace(_CACHE.get(instance, lambda: run_matrix(instance, events, Recorder())), events=events)
+    try:
+        got = replace(_CACHE.get(instance, lambda: run_matrix(instance, events, Recorder())), events=events)
+    except Blocked as exc:
+        own = [rid for m in request.node.iter_markers("requirement") for rid in m.args]
+        if exc.by in own:
+            fail(exc.missing)
+        raise
     evidence.add("negotiation matrix timing", got.timing())
     return got
 
@@ -104,10 +120,29 @@ def _broken(cases: list[Case]) -> list[tuple[Case, str]]:
 def _answered(matrix: Matrix, what: str) -> list[Case]:
     cases = [c for c in matrix.cases if c.outcome == ANSWERED]
     if not cases:
-        not_measured(f"no request of the matrix was answered on this instance, so no {what} could be judged")
+        blocked_by(LISTENER_ROW, f"no request of the matrix was answered on this instance, so no {what} could be "
+                                 "judged")
     return cases
 
 
+def _of_agentd(matrix: Matrix) -> None:
+    """A statement about how agentd's extensions are activated and echoed has nothing to judge on a card
+    that declares none of them (blocked by AGENTD_DECL_001, not passed)."""
+    if not [u for u in EXTENSIONS if u in matrix.declared]:
+        blocked_by(CARD_ROW, f"the card declares none of agentd's extensions ({', '.join(EXTENSIONS)}), so "
+                             f"nothing can be activated or echoed; declared: {matrix.declared or 'none'}")
+
+
+def _core_routed(matrix: Matrix) -> None:
+    """Whether the core methods were routed at all: a listener answering them -32601 gives nothing to
+    judge a statement about their answers on (blocked by AGENTD_DECL_013)."""
+    core = [c for c in matrix.cases if c.method in CORE_METHODS]
+    if core and all(c.code == -32601 for c in core):
+        blocked_by(LISTENER_ROW, f"the listener answered every core method -32601 (not routed), e.g. "
+                                 f"{core[0].label()}")
+
+
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_006")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_echo_is_requested_declared_and_applicable(matrix: Matrix, evidence: Evidence,
@@ -115,17 +150,20 @@ def test_echo_is_requested_declared_and_applicable(matrix: Matrix, evidence: Evi
     """Every answered request's echo lists exactly requested ∩ declared ∩ applicable: nothing more (an
     unknown URI, an inapplicable one), nothing less, no repeats. Catches echo-requested,
     echo-inapplicable, events-echo-undeclared, command-not-echoed-on-stream."""
+    _of_agentd(matrix)
     cases = _answered(matrix, "echo")
     problems = [(c, f"echo {render_echo(c.echo)}, expected {c.expected}") for c in cases
                 if sorted(c.echo or []) != sorted(c.expected)]
     _judge(evidence, run_secrets, cases, problems, "the echo is not the activated set")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_007")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_nothing_activated_sends_no_header(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """When a request activates nothing, the answer carries no A2A-Extensions header at all (not an
     empty one). Catches empty-echo-header."""
+    _of_agentd(matrix)
     cases = [c for c in _answered(matrix, "echo") if not c.expected]
     if not cases:
         not_measured("no answered request of the matrix activated nothing")
@@ -134,11 +172,13 @@ def test_nothing_activated_sends_no_header(matrix: Matrix, evidence: Evidence, r
     _judge(evidence, run_secrets, cases, problems, "a header came back when nothing was activated")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_008")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_inapplicable_extension_is_not_echoed(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """A declared extension named on a method it does not apply to (command on GetTask, events on a
     send, task-annotations on a push-config method) is not echoed. Catches echo-inapplicable."""
+    _of_agentd(matrix)
     def inapplicable(c: Case) -> set[str]:
         return {u for u in c.requested if u in matrix.declared and u in APPLIES_TO and c.method not in APPLIES_TO[u]}
 
@@ -150,11 +190,13 @@ def test_inapplicable_extension_is_not_echoed(matrix: Matrix, evidence: Evidence
     _judge(evidence, run_secrets, cases, problems, "an inapplicable extension was echoed")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_009")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_refused_matrix_requests_echo_nothing(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """Every request of the matrix that was refused (an error, as JSON or as the stream's first frame)
     carries no A2A-Extensions header, whatever it requested. Catches echo-on-refusal."""
+    _of_agentd(matrix)
     cases = [c for c in matrix.cases if c.outcome == REFUSED]
     if not cases:
         not_measured("no request of the matrix was refused on this instance")
@@ -163,12 +205,15 @@ def test_refused_matrix_requests_echo_nothing(matrix: Matrix, evidence: Evidence
     _judge(evidence, run_secrets, cases, problems, "a refused request echoed extensions")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_005")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_unknown_uri_changes_nothing(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """Adding a URI no agentd implements to any request of any method changes nothing: the same
     outcome, the same error and the same echo as without it. Catches unknown-uri-refused (and
     echo-requested)."""
+    _of_agentd(matrix)
+    _core_routed(matrix)
     pairs = list(iter_pairs(matrix.cases))
     problems: list[tuple[Case, str]] = []
     for with_u, without in pairs:
@@ -180,11 +225,13 @@ def test_unknown_uri_changes_nothing(matrix: Matrix, evidence: Evidence, run_sec
     _judge(evidence, run_secrets, [c for p in pairs for c in p], problems, "an unknown URI changed the answer")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_010")
 @pytest.mark.parametrize("matrix", [EVENTS_OFF], indirect=True)
 def test_undeclared_events_uri_is_never_echoed(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """With the feed off, no answer of any method echoes the events URI, even when asked for it.
     Catches events-echo-undeclared."""
+    _of_agentd(matrix)
     if EVENTS in matrix.declared:
         not_measured(f"this instance declares {EVENTS}; the statement is about one that does not")
     cases = [c for c in matrix.cases if EVENTS in c.requested]
@@ -216,10 +263,10 @@ def _tasks_in(case: Case) -> list[dict[str, Any]]:
 
 
 def _require_declared(matrix: Matrix, uri: str) -> None:
-    if uri not in matrix.declared:
-        fail(f"the card does not declare {uri}, so it is activated nowhere; declared: {matrix.declared}")
+    require_declared(matrix.card, uri)
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_011")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_annotations_echoed_on_every_task_answer(matrix: Matrix, evidence: Evidence,
@@ -243,6 +290,7 @@ def test_annotations_echoed_on_every_task_answer(matrix: Matrix, evidence: Evide
         not_measured(f"no request naming task-annotations was answered on {missing}; the others echo it")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_012")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_command_echoed_only_on_the_sends(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
@@ -259,21 +307,26 @@ def test_command_echoed_only_on_the_sends(matrix: Matrix, evidence: Evidence, ru
         not_measured(f"no request naming the command URI was answered on {missing}")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_DECL_006")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_never_refuses_for_a_missing_extension(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """Whatever a request activates (including nothing), no method answers -32008 (a required
     extension not activated); every case is answered or refused. Catches core-needs-extension."""
+    _core_routed(matrix)
+    _answered(matrix, "answer")
     cases = matrix.cases
     problems = [(c, f"refused with -32008 ({c.reason})") for c in cases if c.code == -32008] + _broken(cases)
     _judge(evidence, run_secrets, cases, problems, "an extension was required")
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_DECL_007")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_matrix_answers_parse_strictly(matrix: Matrix, evidence: Evidence, run_secrets: SecretSet) -> None:
     """Every answer of a core method, with any set of extensions activated, parses strictly into its
     A2A 1.0 type: extensions never change a core structure. Catches reply-extra-field."""
+    _of_agentd(matrix)
     cases = [c for c in _answered(matrix, "answer") if c.method in CORE_METHODS]
     problems: list[tuple[Case, str]] = []
     for c in cases:
@@ -295,11 +348,14 @@ def _feed_state(matrix: Matrix) -> bool:
         if matrix.launched:
             fail(f"the feed is {'on' if matrix.events else 'off'} but the card "
                  f"{'does not declare' if matrix.events else 'declares'} {EVENTS}; declared: {matrix.declared}")
-        not_measured(f"this target's card {'does not declare' if matrix.events else 'declares'} the events "
-                     f"extension, so the feed-{'on' if matrix.events else 'off'} case cannot be judged on it")
+        if matrix.events:
+            require_declared(matrix.card, EVENTS)
+        not_measured("this target's card declares the events extension, so the feed-off case cannot be "
+                     "judged on it")
     return declared
 
 
+@pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.requirement("AGENTD_DECL_013")
 @pytest.mark.parametrize("matrix", BOTH, indirect=True)
 def test_events_method_routed_only_when_declared_and_activated(matrix: Matrix, evidence: Evidence,
@@ -321,6 +377,7 @@ def test_events_method_routed_only_when_declared_and_activated(matrix: Matrix, e
     _judge(evidence, run_secrets, matrix.cases, problems, "the route table")
 
 
+@NEG_DEPS
 @pytest.mark.parametrize("matrix", [
     pytest.param(True, id="events-on", marks=pytest.mark.requirement("AGENTD_REFUSE_002")),
     pytest.param(False, id="events-off", marks=pytest.mark.requirement("AGENTD_REFUSE_001"))], indirect=True)
@@ -328,6 +385,7 @@ def test_events_method_refusal_names_its_reason(matrix: Matrix, evidence: Eviden
     """Every refusal of the feed method in the matrix is -32601 with ErrorInfo reason
     EXTENSION_NOT_DECLARED (the feed off) or EXTENSION_NOT_ACTIVATED (declared, not named). Catches
     events-undeclared-served, events-without-activation."""
+    _of_agentd(matrix)
     declared = _feed_state(matrix)
     cases = [c for c in matrix.of(EVENTS_METHOD) if not (declared and EVENTS in c.requested)]
     want = "EXTENSION_NOT_ACTIVATED" if declared else "EXTENSION_NOT_DECLARED"
@@ -363,6 +421,17 @@ def events_on(agent_targets: Any) -> Any:
     return instance_for(agent_targets, events=True)
 
 
+def _declared_of(inst: Any) -> list[str]:
+    """agentd's extensions the card declares; blocked by AGENTD_DECL_001 when it declares none (a
+    near-miss spelling of an undeclared URI activating nothing proves nothing)."""
+    card = card_of(inst)
+    have = [u for u in EXTENSIONS if u in declared_uris(card)]
+    if not have:
+        blocked_by(CARD_ROW, "the card declares none of agentd's extensions; declared: "
+                             f"{declared_uris(card) or 'none'}")
+    return have
+
+
 def _activation_problems(client: JsonRpcClient, task_id: str, lines: list[str]) -> list[str]:
     """Sends a status command and a GetTask with A2A-Extensions given as ``lines`` (each naming
     command and task-annotations somewhere); lists every URI that was not activated."""
@@ -378,14 +447,13 @@ def _activation_problems(client: JsonRpcClient, task_id: str, lines: list[str]) 
 
 
 def _declares(inst: Any, recorder: Recorder, *uris: str) -> None:
-    """Fail naming what the card lacks when activation of ``uris`` cannot even begin."""
-    declared = declared_uris(public_card(inst, recorder))
-    missing = [u for u in uris if u not in declared]
-    if missing:
-        fail(f"the card does not declare {missing}, so a request naming them activates nothing; "
-             f"declared: {declared}")
+    """Activation of ``uris`` cannot even begin unless the card declares them (blocked by their row)."""
+    card = card_of(inst)
+    for uri in uris:
+        require_declared(card, uri)
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_001")
 def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Recorder) -> None:
     """Every URI of a comma-separated header line is read, in any position, with or without spaces:
@@ -402,6 +470,7 @@ def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Re
         fail("; ".join(problems))
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_002")
 def test_repeated_header_lines_are_all_read(events_on: Any, recorder: Recorder) -> None:
     """A repeated A2A-Extensions header is read on every line, URIs on the second and later lines
@@ -423,54 +492,63 @@ def _case_variants(uri: str) -> list[str]:
 
 
 def _inactive_problems(client: JsonRpcClient, task_id: str, variant_of: dict[str, str]) -> list[str]:
-    """Requests naming only near-miss spellings of each URI; lists every sign that one activated."""
+    """Requests naming only near-miss spellings of each declared URI (``variant_of`` holds only
+    those); lists every sign that one activated."""
     out: list[str] = []
-    cmd_v, ann_v, evt_v = variant_of[COMMAND], variant_of[ANNOTATIONS], variant_of[EVENTS]
+    cmd_v, ann_v, evt_v = (variant_of.get(u) for u in (COMMAND, ANNOTATIONS, EVENTS))
 
     def echoed(reply: Any, *names: str) -> list[str]:
         echo = echo_of(reply.headers) or []
         return [u for u in echo if u in names]
 
-    r = client.call("SendMessage", send_params(command_message("status")), headers=ext(cmd_v))
-    if _command_ran(r) or echoed(r, COMMAND, cmd_v):
-        out.append(f"{cmd_v!r} activated the command (answer {quote(r.json, 200)}; "
-                   f"echo {render_echo(echo_of(r.headers))})")
-    r = client.call("GetTask", {"id": task_id}, headers=ext(ann_v))
-    if _annotated(r) or echoed(r, ANNOTATIONS, ann_v):
-        out.append(f"{ann_v!r} activated task-annotations on GetTask (echo {render_echo(echo_of(r.headers))})")
-    s = client.stream(EVENTS_METHOD, {}, headers=ext(evt_v), deadline=5.0, until=lambda _e: True)
-    first = s.payloads[0] if s.payloads else s.json
-    if (isinstance(first, dict) and "result" in first) or [u for u in echo_of(s.headers) or [] if u in (EVENTS, evt_v)]:
-        out.append(f"{evt_v!r} activated the events method (first frame {quote(first, 200)})")
+    if cmd_v is not None:
+        r = client.call("SendMessage", send_params(command_message("status")), headers=ext(cmd_v))
+        if _command_ran(r) or echoed(r, COMMAND, cmd_v):
+            out.append(f"{cmd_v!r} activated the command (answer {quote(r.json, 200)}; "
+                       f"echo {render_echo(echo_of(r.headers))})")
+    if ann_v is not None:
+        r = client.call("GetTask", {"id": task_id}, headers=ext(ann_v))
+        if _annotated(r) or echoed(r, ANNOTATIONS, ann_v):
+            out.append(f"{ann_v!r} activated task-annotations on GetTask (echo {render_echo(echo_of(r.headers))})")
+    if evt_v is not None:
+        s = client.stream(EVENTS_METHOD, {}, headers=ext(evt_v), deadline=5.0, until=lambda _e: True)
+        first = s.payloads[0] if s.payloads else s.json
+        if (isinstance(first, dict) and "result" in first) or [u for u in echo_of(s.headers) or []
+                                                               if u in (EVENTS, evt_v)]:
+            out.append(f"{evt_v!r} activated the events method (first frame {quote(first, 200)})")
     return out
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_003")
 def test_uri_differing_in_case_activates_nothing(events_on: Any, recorder: Recorder) -> None:
     """A URI that differs from a declared one only in letter case (of the last segment, of the host,
     of everything) activates nothing: the command is not run, no annotations, no feed. Catches
     case-insensitive-uri."""
     problems: list[str] = []
+    declared = _declared_of(events_on)
     with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
         for i in range(3):
-            problems += _inactive_problems(client, tid, {u: _case_variants(u)[i] for u in (COMMAND, ANNOTATIONS,
-                                                                                          EVENTS)})
+            problems += _inactive_problems(client, tid, {u: _case_variants(u)[i] for u in declared})
     if problems:
         fail("; ".join(problems))
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_004")
 def test_uri_with_trailing_slash_activates_nothing(events_on: Any, recorder: Recorder) -> None:
     """A URI that differs from a declared one only by a trailing slash activates nothing. Catches
     trailing-slash-forgiven."""
+    declared = _declared_of(events_on)
     with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
-        problems = _inactive_problems(client, tid, {u: u + "/" for u in (COMMAND, ANNOTATIONS, EVENTS)})
+        problems = _inactive_problems(client, tid, {u: u + "/" for u in declared})
     if problems:
         fail("; ".join(problems))
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_005")
 def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> None:
     """A request naming only URIs agentd does not implement is answered exactly as one naming nothing,
@@ -494,11 +572,13 @@ def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> Non
         fail("; ".join(problems))
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_009")
 def test_deliberate_refusals_echo_nothing(events_on: Any, recorder: Recorder) -> None:
     """Refusals of several kinds, each naming every extension: a command with an unknown op, an
     unmarked command, a task that does not exist, the feed without its URI, an unknown argument.
     Whichever of them is refused carries no echo. Catches echo-on-refusal."""
+    _declares(events_on, recorder, COMMAND)
     everything = ext(COMMAND, EVENTS, ANNOTATIONS)
     all_but_events = ext(COMMAND, ANNOTATIONS)
     problems: list[str] = []
@@ -535,8 +615,8 @@ def cors_target(agent_targets: Any) -> tuple[Any, str]:
     """An instance and an origin it lists: the launched reference is configured with ORIGIN; a running
     target must declare one (``--fact cors_origin=…``)."""
     if agent_targets.launchable:
-        return agent_targets.agentd(events=True, cors_origins=(ORIGIN,)), ORIGIN
-    inst = agent_targets.agentd()
+        return declaring(agent_targets, COMMAND, events=True, cors_origins=(ORIGIN,)), ORIGIN
+    inst = declaring(agent_targets, COMMAND)
     origin = inst.facts.get("cors_origin")
     if not origin:
         not_measured("needs an origin the target lists for CORS; declare one with --fact cors_origin=ORIGIN")
@@ -547,6 +627,7 @@ def _tokens(value: str | None) -> set[str]:
     return {t.strip().lower() for t in (value or "").split(",") if t.strip()}
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_013")
 def test_cors_response_exposes_extension_headers(cors_target: tuple[Any, str], recorder: Recorder) -> None:
     """A response to a listed origin (a JSON-RPC call and the card) lets a browser read a2a-extensions,
@@ -574,6 +655,7 @@ def test_cors_response_exposes_extension_headers(cors_target: tuple[Any, str], r
         fail("; ".join(problems))
 
 
+@NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_014")
 def test_cors_preflight_allows_the_extensions_header(cors_target: tuple[Any, str], recorder: Recorder) -> None:
     """A preflight from a listed origin asking to send A2A-Extensions (alone, and beside the headers

@@ -18,12 +18,14 @@ from conformance.agentd_page import (
     DATA_PART_KEY,
 )
 from conformance.evidence import Evidence
-from conformance.outcome import fail, not_measured
+from conformance.outcome import fail
 from conformance.suites.agent.agentd.peer import SENDS, PeerRequest, RecordingPeer
 from conformance.suites.agent.agentd.support import (
     TERMINAL,
     answer_task,
+    deps,
     get_task,
+    lacking,
     quote,
     rpc_client,
     send_command,
@@ -32,6 +34,9 @@ from conformance.suites.agent.agentd.support import (
 )
 from conformance.wire import Recorder
 from conformance.wire.methods import CORE_METHODS, REQUEST_TYPES
+
+#: The relay is started with a command over the card's listener (AGENTD_DECL_001, AGENTD_DECL_013).
+pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 
 #: How long the peer waits for the workflow's send to arrive, and how often the run is looked at meanwhile.
 PEER_DEADLINE: Final = 10.0
@@ -50,9 +55,9 @@ def _relay_instance(agent_targets: Any, peer_url: str) -> Any:
 
 
 def _need_launch(agent_targets: Any, what: str) -> None:
+    """The target must be configured with an a2a.send step aimed at ``what`` the harness serves."""
     if not agent_targets.launchable:
-        not_measured(f"needs the target configured with an a2a.send step aimed at {what} the harness serves; "
-                     f"the harness cannot configure a running daemon's peers (run with --launch reference)")
+        lacking("launch_config")
 
 
 def _send_reaching_peer(agent_targets: Any, peer: RecordingPeer, recorder: Recorder,

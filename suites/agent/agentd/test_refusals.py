@@ -34,6 +34,8 @@ from conformance.suites.agent.agentd.support import (
     bundles,
     command_message,
     command_part,
+    declaring,
+    deps,
     ext,
     quote,
     refusal,
@@ -46,6 +48,10 @@ from conformance.suites.agent.agentd.support import (
 from conformance.wire import Recorder
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
+
+#: Every row here is an error the command extension adds (blocked by AGENTD_DECL_001 when the card does
+#: not declare it).
+pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 
 NEEDS: dict[str, dict[str, Any]] = {"auth": {"auth": True}, "events-off": {"auth": True, "events": False}}
 
@@ -167,7 +173,7 @@ def ctx_for(agent_targets: Any, recorder: Recorder) -> Iterator[Callable[[Case],
     made: list[Ctx] = []
 
     def make(case: Case) -> Ctx:
-        ctx = Ctx(agent_targets.agentd(**NEEDS[case.needs]), recorder)
+        ctx = Ctx(declaring(agent_targets, COMMAND, **NEEDS[case.needs]), recorder)
         made.append(ctx)
         if case.needs_task:
             ctx.make_task()
@@ -316,7 +322,7 @@ def test_malformed_command_envelopes_are_refused_and_run_nothing(agent_targets: 
     """Command DataParts the envelope schema refuses (agentd not an object, op missing or not a
     non-empty string, members beside agentd) are refused with -32602 (INVALID_COMMAND_ARGS or
     UNKNOWN_OP), never a 5xx, and leave no task, event or setting behind."""
-    probe = Probe(agent_targets.agentd(auth=True), recorder)
+    probe = Probe(declaring(agent_targets, COMMAND, auth=True), recorder)
 
     @BAD_INPUT
     @given(_envelopes(bundles(run_context)))
@@ -365,7 +371,7 @@ def test_malformed_arguments_are_refused_with_field_violations_and_run_nothing(
     path's range, unknown arguments) are refused with -32602 INVALID_COMMAND_ARGS and a BadRequest
     naming each offending argument; the setting and the feed are untouched."""
     b = bundles(run_context)
-    probe = Probe(agent_targets.agentd(auth=True), recorder)
+    probe = Probe(declaring(agent_targets, COMMAND, auth=True), recorder)
 
     @BAD_INPUT
     @given(_admin_set_args(b))
@@ -426,7 +432,7 @@ def test_broken_jsonrpc_envelopes_around_a_command_are_refused_and_run_nothing(a
     """A command inside a broken JSON-RPC envelope (wrong jsonrpc, method, id or params; not JSON)
     is refused by the binding (-32700, -32600, -32601 or -32602), never with a 5xx, and the command
     is not run: no task, no event, no setting."""
-    probe = Probe(agent_targets.agentd(auth=True), recorder)
+    probe = Probe(declaring(agent_targets, COMMAND, auth=True), recorder)
 
     @BAD_INPUT
     @given(_broken_envelopes())
@@ -461,7 +467,7 @@ def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent
     separators, repeated lines): a marked admin.set runs exactly when one comma-separated item is
     byte for byte the command URI; otherwise it is refused with -32602 EXTENSION_NOT_ACTIVATED,
     never a 5xx, and changes nothing."""
-    probe = Probe(agent_targets.agentd(auth=True), recorder)
+    probe = Probe(declaring(agent_targets, COMMAND, auth=True), recorder)
 
     @BAD_INPUT
     @given(_header_lines())

@@ -38,7 +38,9 @@ from conformance.suites.agent.agentd.support import (
     card_reply,
     command_message,
     declared_uris,
+    deps,
     ext,
+    lacking,
     public_card,
     quote,
     rpc_client,
@@ -78,6 +80,11 @@ except OSError as e:
     err = type(e).__name__ + ": " + str(e)
 print(json.dumps({"connected": True, "error": err, "reply": data[:300].decode("latin-1")}))
 """
+
+
+#: The socket's card and listener (AGENTD_DECL_001, AGENTD_DECL_013) are what every check here stands on;
+#: a command is sent over it (the command extension, AGENTD_DECL_001).
+pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 
 
 @pytest.fixture
@@ -191,7 +198,7 @@ def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evide
     socket file's mode so the connection reaches the daemon's peer-credential check instead of
     stopping at the file permission. Catches peercred-any-uid."""
     if os.geteuid() != 0:
-        not_measured("needs the harness to run as root to start a client under another uid")
+        lacking("root")
     python = _system_python()
     if python is None:
         not_measured(f"needs a Python any uid can run at one of {SYSTEM_PYTHON}")

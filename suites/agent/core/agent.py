@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
-from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Caller
-from conformance.suites.agent.core.control import NO_CONTROL, Control, control_for
+from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Answer, Caller
+from conformance.suites.agent.core.control import NO_CONTROL, NO_LONG_RUNNING, Control, control_for
 from conformance.targets import AgentLocation
 from conformance.wire import Recorder
 
@@ -24,6 +25,39 @@ UNAVAILABLE = "card-unavailable"
 NONE = "no-standard-binding"
 #: Capability names on the card, by the short name a check uses.
 CAPABILITIES = {"streaming": "streaming", "push": "pushNotifications", "extended": "extendedAgentCard"}
+#: The row whose own text demands the card at the well-known path: every other row stands on it.
+CARD_ROW = "A2A_CARD_001"
+#: The row whose own text demands that each declared interface speaks its binding: every row measured
+#: over an interface stands on it.
+INTERFACE_ROW = "A2A_CARD_007"
+#: What every core check stands on (the blame rule, DESIGN.md §2.8).
+BASE_ROWS = (CARD_ROW, INTERFACE_ROW)
+#: The method and task id every interface is first asked about (an unknown task: an A2A error is due).
+PROBE_METHOD, PROBE_TASK = "GetTask", "conformance-no-such-task"
+
+
+def not_a2a(ans: Answer, url: str) -> str | None:
+    """Why ``ans`` (to GetTask for an unknown task) is no A2A answer of its binding; None when it is
+    one. The one reading of "the interface speaks its binding" (A2A_CARD_007 judges with it, and every
+    other check is blocked by that row when it holds)."""
+    where = f"the {ans.binding} interface at {url!r}"
+    if ans.transport_error:
+        return f"{where} is not reachable: {ans.transport_error}"
+    if ans.binding == "GRPC":
+        if ans.status in ("UNAVAILABLE", "UNIMPLEMENTED", "UNKNOWN"):
+            return f"{where} does not serve the A2A service: {ans.quote()}"
+    elif ans.binding == "JSONRPC":
+        # A response object (result or error) is JSON-RPC; how well its envelope is formed (the id echo,
+        # the version member) is A2A_DATA_003's question, not whether the interface speaks at all.
+        if not (isinstance(ans.body, dict) and ("result" in ans.body or "error" in ans.body)):
+            return f"{where} did not answer JSON-RPC: {'; '.join(ans.problems)}; {ans.quote()}"
+        if ans.error is not None and ans.error.code == -32601:
+            return f"{where} answers {PROBE_METHOD} with -32601 (method not found): no A2A service there; {ans.quote()}"
+    elif not (ans.error is not None and isinstance(ans.body, dict)) and not (ans.error is None and ans.result):
+        return f"{where} did not answer an A2A body for an unknown task: {ans.quote()}"
+    if ans.error is None and ans.result is None:
+        return f"{where} gave no A2A answer: {ans.quote()}"
+    return None
 
 
 @dataclass
@@ -34,12 +68,17 @@ class CoreAgent:
     tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     launched: Any
     targets: Any = None
+    #: The target's long-running hint: ``{"text": ..., "metadata": {...}}``, a message the agent answers
+    #: with a task that stays working until canceled (``--long-running-text``); None when not given.
+    long_running: dict[str, Any] | None = None
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
+    _silent: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def open(cls, instance: Any, targets: Any) -> CoreAgent:
+        hint = (getattr(targets, "target", None) or {}).get("long_running") if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
-                   targets=targets)
+                   targets=targets, long_running=dict(hint) if hint else None)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:
@@ -74,7 +113,9 @@ class CoreAgent:
         return isinstance(caps, dict) and caps.get(CAPABILITIES[capability]) is True
 
     def require(self, capability: str) -> None:
-        """End the check ``na`` when the card does not declare ``capability`` (conditional rows)."""
+        """End the check ``na`` when the card does not declare ``capability`` (conditional rows); a card
+        that could not be read says nothing either way (blocked by :data:`CARD_ROW`)."""
+        self.readable()
         if not self.declares(capability):
             na(f"the card does not declare capabilities.{CAPABILITIES[capability]}")
 
@@ -89,20 +130,39 @@ class CoreAgent:
     def control(self) -> Control | None:
         return control_for(self.launched)
 
-    def need_control(self) -> Control:
+    def need_control(self, *, working: bool = False) -> Control:
+        """The control of a launched target; on any other, the check ends not_measured saying how it
+        could be measured (``working``: the check needs only a task that stays working)."""
         ctl = self.control
         if ctl is None:
-            not_measured(NO_CONTROL)
+            not_measured(NO_LONG_RUNNING if working else NO_CONTROL)
         return ctl
 
     # ---- talking to it ------------------------------------------------------------------------
 
-    def caller(self, binding: str, recorder: Recorder, wanted: tuple[str, ...] = STANDARD_BINDINGS) -> Caller:
-        """A caller for ``binding`` (a parameter value from :func:`binding_params`)."""
-        if binding == UNAVAILABLE or self.card is None:
-            fail(f"the agent card could not be read, so no interface is known: {self.card_error}")
+    def readable(self) -> dict[str, Any]:
+        """The card; blocked by :data:`CARD_ROW` when it could not be read."""
+        if self.card is None:
+            blocked_by(CARD_ROW, f"the agent card could not be read, so no interface is known: {self.card_error}")
+        return self.card
+
+    def silence(self, binding: str) -> str | None:
+        """Why the declared ``binding`` interface gives no A2A answer (None when it does): asked once per
+        process, GetTask for an unknown task."""
+        if binding not in self._silent:
+            itf = self.interfaces[binding]
+            with Caller(binding, itf, token=self.token, recorder=Recorder()) as probe:
+                self._silent[binding] = not_a2a(probe.call(PROBE_METHOD, {"id": PROBE_TASK}), probe.url)
+        return self._silent[binding]
+
+    def caller(self, binding: str, recorder: Recorder, wanted: tuple[str, ...] = STANDARD_BINDINGS, *,
+               probe: bool = True) -> Caller:
+        """A caller for ``binding`` (a parameter value from :func:`binding_params`). With ``probe`` (for
+        every check but A2A_CARD_007's own) its first call is blocked by :data:`INTERFACE_ROW` when the
+        interface gives no A2A answer at all, so a silent interface is blamed on that row alone."""
+        card = self.readable()
         if binding == NONE:
-            declared = [e.get("protocolBinding") for e in self.card.get("supportedInterfaces") or []
+            declared = [e.get("protocolBinding") for e in card.get("supportedInterfaces") or []
                         if isinstance(e, dict)]
             if tuple(wanted) != STANDARD_BINDINGS:
                 na(f"the card declares no {' or '.join(wanted)} interface (it declares {declared})")
@@ -115,7 +175,15 @@ class CoreAgent:
         if version.split(".")[:2] != ["1", "0"]:
             not_measured(f"the card's {binding} interface declares protocol version {version!r}, not 1.0; "
                          "the harness speaks A2A 1.0")
-        return Caller(binding, itf, token=self.token, recorder=recorder)
+        caller = Caller(binding, itf, token=self.token, recorder=recorder)
+        if probe:
+            caller.before = lambda: self._answering(binding)
+        return caller
+
+    def _answering(self, binding: str) -> None:
+        why = self.silence(binding)
+        if why is not None:
+            blocked_by(INTERFACE_ROW, why)
 
     def variant(self, **card: bool) -> CoreAgent | None:
         """The same launched target started with capabilities flipped (``streaming``, ``push``,

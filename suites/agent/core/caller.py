@@ -100,6 +100,8 @@ class Caller:
         self.tenant = str(interface.get("tenant") or "") or None
         self.recorder = recorder if recorder is not None else Recorder()
         self.timeout = timeout
+        #: Run once before the first call (a check's precondition on this interface; it may end the check).
+        self.before: Callable[[], None] | None = None
         auth = {"Authorization": f"Bearer {token}"} if token else {}
         self._jsonrpc: JsonRpcClient | None = None
         self._rest: RestClient | None = None
@@ -121,6 +123,12 @@ class Caller:
     def __enter__(self) -> Caller:
         return self
 
+    def ready(self) -> None:
+        """Run the check's precondition on this interface now (it runs before the first call anyway)."""
+        hook, self.before = self.before, None
+        if hook is not None:
+            hook()
+
     def __exit__(self, *exc: object) -> None:
         self.close()
 
@@ -132,6 +140,7 @@ class Caller:
         ``query`` adds URL query parameters on the HTTP bindings (gRPC has none)."""
         if query and self._grpc is not None:
             raise ValueError("the gRPC binding has no query parameters")
+        self.ready()
         params = self._with_tenant(method, dict(params or {}))
         try:
             if self._jsonrpc is not None:
@@ -185,6 +194,7 @@ class Caller:
         """Send ``body`` as is to the JSON-RPC endpoint (bytes/str verbatim, else JSON-encoded)."""
         if self._jsonrpc is None:
             raise ValueError("raw JSON-RPC needs the JSONRPC binding")
+        self.ready()
         method = body.get("method") if isinstance(body, dict) else None
         rid = body.get("id") if isinstance(body, dict) else None
         try:
@@ -203,6 +213,7 @@ class Caller:
         """Call a streaming method and read StreamResponse objects until the server ends the stream,
         ``on_event(event)`` returns true, or ``deadline`` / ``idle`` seconds cut it. ``on_event`` sees
         each decoded StreamResponse object as it arrives (a check may act on the agent there)."""
+        self.ready()
         params = self._with_tenant(method, dict(params or {}))
         try:
             if self._grpc is not None:

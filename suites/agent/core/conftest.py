@@ -18,7 +18,7 @@ import pytest
 
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
-from conformance.suites.agent.core.agent import CoreAgent, binding_params
+from conformance.suites.agent.core.agent import BASE_ROWS, INTERFACE_ROW, CoreAgent, binding_params
 from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Caller
 from conformance.suites.agent.core.webhook import WebhookReceiver
 from conformance.wire import Recorder
@@ -65,6 +65,23 @@ def core_agent_of(config: pytest.Config) -> CoreAgent:
     return config.stash[_AGENT]
 
 
+def _ids(node: Any) -> list[str]:
+    return [rid for m in node.iter_markers("requirement") for rid in m.args]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every core check stands on the card (A2A_CARD_001) and on its interfaces answering A2A
+    (A2A_CARD_007): it declares so (the blame rule), unless it measures that row itself."""
+    for item in items:
+        if "/core/" not in str(item.path).replace("\\", "/"):
+            continue
+        ids = _ids(item)
+        rows = [r for r in BASE_ROWS if r not in ids]
+        if ids and rows:
+            item.add_marker(pytest.mark.depends_on(*rows))
+
+
 def _wanted(node: Any) -> tuple[str, ...]:
     mark = node.get_closest_marker("core_bindings")
     return tuple(mark.args) if mark is not None and mark.args else STANDARD_BINDINGS
@@ -91,7 +108,7 @@ def core_agent(pytestconfig: pytest.Config) -> CoreAgent:
 @pytest.fixture
 def caller(core_agent: CoreAgent, binding: str, recorder: Recorder, request: pytest.FixtureRequest) -> Iterator[Caller]:
     """A caller for this check's binding, recording every exchange as the check's evidence."""
-    c = core_agent.caller(binding, recorder, _wanted(request.node))
+    c = core_agent.caller(binding, recorder, _wanted(request.node), probe=INTERFACE_ROW not in _ids(request.node))
     yield c
     c.close()
 

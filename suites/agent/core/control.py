@@ -16,6 +16,10 @@ STATES = ("working", "input-required", "completed", "failed", "canceled")
 
 NO_CONTROL = ("the harness cannot make this target hold a task in a chosen state (it offers no scripted "
               "control); run against --launch reference or --launch scripted to measure it")
+#: For a check that needs only a task that stays working: how a user makes it measurable on a --url target.
+NO_LONG_RUNNING = ("the harness cannot make this target hold a task in TASK_STATE_WORKING; name a message the "
+                   "agent answers with a task that stays working until canceled (--long-running-text TEXT) "
+                   "to measure it")
 
 
 class Control(Protocol):

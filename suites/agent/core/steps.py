@@ -11,6 +11,7 @@ from a2a.types import a2a_pb2 as pb
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Answer, Caller, Service
+from conformance.suites.agent.core.control import NO_LONG_RUNNING
 from conformance.suites.agent.core.expect import TERMINAL, send_params, state_of, strict, succeeded, task_of
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpReply
@@ -70,13 +71,46 @@ def wait_for_state(caller: Caller, task_id: str, states: frozenset[str], timeout
         delay = min(delay * 2, 0.25)
 
 
-def held_task(agent: CoreAgent, caller: Caller, state: str) -> str:
-    """A task the harness holds in ``state`` (``working``, ``input-required``) and can move later;
-    not_measured on a target the harness cannot steer. The task must be visible over ``caller``."""
+def held_task(agent: CoreAgent, caller: Caller, state: str, *, moved: bool = False) -> str:
+    """A task the harness holds in ``state`` (``working``, ``input-required``) and can move later
+    (``moved``: the check will); not_measured on a target the harness cannot steer. The task must be
+    visible over ``caller``.
+
+    A ``working`` task the check will not move, on a target the harness did not launch, comes from
+    the target's long-running hint (:func:`long_running_task`); without one the check says how to
+    give it (and only then: the hint cannot move a task)."""
+    caller.ready()  # an interface that gives no A2A answer blocks first: no state could be held on it
+    if state == "working" and not moved and agent.control is None:
+        return long_running_task(agent, caller)
     ctl = agent.need_control()
     tid = ctl.new_task(state)
     get_task(caller, tid)
     return tid
+
+
+def long_running_task(agent: CoreAgent, caller: Caller) -> str:
+    """A task in TASK_STATE_WORKING made over the wire from the target's long-running hint (a message
+    text, and metadata, the user says the agent answers with a task that stays working until
+    canceled), sent with ``returnImmediately``. not_measured when no hint was given, or when the agent
+    did not answer the hint with a working task (the hint, not the agent, is then in question)."""
+    hint = agent.long_running
+    if not hint:
+        not_measured(NO_LONG_RUNNING)
+    kw: dict[str, Any] = {"configuration": {"returnImmediately": True}}
+    params = send_params(str(hint.get("text") or ""), **kw)
+    if hint.get("metadata"):
+        params["message"]["metadata"] = dict(hint["metadata"])
+    result = succeeded(caller.call("SendMessage", params), "SendMessage of the long-running hint")
+    task = task_of(result, "the answer to the long-running hint")
+    if task is None:
+        not_measured("the agent answered the long-running hint with a Message, not a task; give a message text "
+                     "it answers with a task that stays working (--long-running-text TEXT)")
+    if state_of(task) != "TASK_STATE_WORKING":
+        seen = wait_for_state(caller, task["id"], frozenset({"TASK_STATE_WORKING"}), timeout=5.0)
+        if seen is None:
+            not_measured(f"the agent's task {task['id']} for the long-running hint is {state_of(task)}, not "
+                         "TASK_STATE_WORKING; give a message text it answers with a task that stays working")
+    return str(task["id"])
 
 
 def fetch_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
@@ -84,7 +118,7 @@ def fetch_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
     found it there), recorded as evidence."""
     loc = agent.location
     if not loc.given:
-        fail(f"the agent card could not be read: {loc.error}")
+        fail(f"the agent card could not be located: {loc.error}")
     url = loc.well_known_url
     with RestClient(loc.origin, uds=loc.uds, recorder=recorder,
                     headers={"Content-Type": None, "Accept": "application/json"}) as client:
@@ -95,6 +129,5 @@ def fetch_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
 
 
 def card_of(agent: CoreAgent) -> dict[str, Any]:
-    if agent.card is None:
-        fail(f"the agent card could not be read: {agent.card_error}")
-    return agent.card
+    """The card; blocked by A2A_CARD_001 when it could not be read."""
+    return agent.readable()

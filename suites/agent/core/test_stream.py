@@ -91,7 +91,7 @@ def test_task_stream_closes_at_an_interrupted_state(core_agent: CoreAgent, calle
     """A subscription to a working task ends after the task moves to input-required.
     Defect: stream-open-at-interrupted."""
     core_agent.require("streaming")
-    tid = held_task(core_agent, caller, "working")
+    tid = held_task(core_agent, caller, "working", moved=True)
     ans = subscribe_and_move(core_agent, caller, tid, "input-required")
     must_stream(ans, f"SubscribeToTask {tid}")
     seen = states(ans)
@@ -110,7 +110,7 @@ def test_updates_name_the_streamed_task(core_agent: CoreAgent, caller: Caller) -
     checked = 0
     streams = [_task_stream(caller)]
     if core_agent.control is not None:
-        tid = held_task(core_agent, caller, "working")
+        tid = held_task(core_agent, caller, "working", moved=True)
         streams.append(subscribe_and_move(core_agent, caller, tid, "completed"))
     for ans in streams:
         if not ans.events or event_kind(ans.events[0]) != "task":

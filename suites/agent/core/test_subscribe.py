@@ -65,7 +65,7 @@ def test_subscription_follows_the_task_to_its_end(core_agent: CoreAgent, caller:
     """After the Task, the subscription delivers the move to completed and then ends.
     Defect: subscribe-misses-updates."""
     core_agent.require("streaming")
-    tid = held_task(core_agent, caller, "working")
+    tid = held_task(core_agent, caller, "working", moved=True)
     ans = subscribe_and_move(core_agent, caller, tid, "completed")
     must_stream(ans, f"SubscribeToTask {tid}")
     strict_frames(ans, f"SubscribeToTask {tid}")
