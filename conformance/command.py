@@ -477,7 +477,7 @@ def _cmd_agent(args: argparse.Namespace) -> int:
             raise UsageFailure("--defect applies only to a launched reference target (--launch) or its image")
         _check_defects(target.get("name", "reference"), args.defect)
     target.update({"tokens": tokens, "facts": facts, "defects": list(args.defect)})
-    if args.long_running_text:
+    if getattr(args, "long_running_text", None):  # absent from a matrix target's namespace
         target["long_running"] = {"text": args.long_running_text}
     if getattr(args, "agentd_binary", None):
         target["binary"] = args.agentd_binary  # the executable the DECL_011/012 checks run

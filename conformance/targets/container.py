@@ -19,6 +19,8 @@ overridden by the target's ``container:`` entry:
 ``dev.agentd-conformance.switches``    ``fact=VAR,...``: environment variables that switch a fact
 ``dev.agentd-conformance.defaults``    ``fact=value,...``: the facts when no switch is set
 ``dev.agentd-conformance.tokens``      ``role=VAR,...``: variables that give a role's bearer token
+``dev.agentd-conformance.long-running-text``  a message answered with a task that stays working
+                                       (as ``--long-running-text``, which overrides it)
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ class ContainerSpec:
     command: list[str] | None = None
     #: Labels every container of this run carries besides the owner (the run's id).
     run_labels: dict[str, str] = field(default_factory=dict)
+    #: A message the daemon answers with a task that stays working until canceled (label only).
+    long_running_text: str | None = None
     #: The uid the image runs as (from its USER), when numeric: a socket folder of the caller's is handed to it.
     uid: int | None = None
     #: "internal" (default: a network of the harness's own, no egress) or "bridge" (published on loopback).
@@ -110,6 +114,7 @@ class ContainerSpec:
         spec.switches = _pairs(labels.get(f"{PREFIX}.switches"))
         spec.defaults = _pairs(labels.get(f"{PREFIX}.defaults"))
         spec.tokens_env = _pairs(labels.get(f"{PREFIX}.tokens"))
+        spec.long_running_text = labels.get(f"{PREFIX}.long-running-text") or None
         if entry.get("port") is not None:
             spec.port = int(entry["port"])
         if entry.get("socket_dir"):

@@ -271,6 +271,7 @@ def image_labels(digest: str) -> dict[str, str]:
             f"{LABEL}.port": str(PORT), f"{LABEL}.socket-dir": SOCKET_DIR,
             f"{LABEL}.switches": ",".join(f"{k}={v}" for k, v in SWITCHES.items()),
             f"{LABEL}.defaults": ",".join(f"{k}={v}" for k, v in DEFAULTS.items()),
+            f"{LABEL}.long-running-text": "hold",  # the reference's hold_text: a task that stays working
             f"{LABEL}.tokens": ",".join(f"{r}=AGENTD_{r.upper()}_TOKEN" for r in ("operator", "user", "agent"))}
 
 

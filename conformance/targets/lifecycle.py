@@ -46,6 +46,8 @@ def preflight(target: dict[str, Any], report_dir: Path, secrets: Iterable[str] =
     entry.setdefault("socket_dir", spec.socket_dir)
     target["socket_dir"] = spec.socket_dir
     target["image_id"] = spec.image_id
+    if spec.long_running_text:
+        target.setdefault("long_running", {"text": spec.long_running_text})
     if spec.network_mode == "internal":
         # The run's network: the suite's processes join it; cleanup() removes it.
         spec.network = make_network(client, spec.run_labels)
