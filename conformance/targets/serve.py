@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv:
         from conformance.fixtures.reference_agentd.__main__ import main as reference_main
 
-        return reference_main(argv)
+        code: int = reference_main(argv)
+        return code
     from conformance.fixtures.reference_agentd.config import ConfigError
 
     try:

@@ -117,7 +117,8 @@ class GrpcClient:
             self._channel = grpc.secure_channel(target, credentials, options=list(options))
         else:
             self._channel = grpc.insecure_channel(target, options=list(options))
-        self._stub = a2a_pb2_grpc.A2AServiceStub(self._channel)
+        stub: Any = a2a_pb2_grpc.A2AServiceStub  # generated code, untyped
+        self._stub = stub(self._channel)
 
     def close(self) -> None:
         self._channel.close()

@@ -65,7 +65,7 @@ class HttpReply:
 
     @property
     def content_type(self) -> str:
-        return self.headers.get("content-type", "")
+        return str(self.headers.get("content-type", ""))
 
 
 @dataclass
@@ -89,7 +89,7 @@ class StreamReply:
 
     @property
     def content_type(self) -> str:
-        return self.headers.get("content-type", "")
+        return str(self.headers.get("content-type", ""))
 
     @property
     def is_sse(self) -> bool:

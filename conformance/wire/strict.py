@@ -289,7 +289,7 @@ def _is_repeated(fd: FieldDescriptor) -> bool:
     rep = getattr(fd, "is_repeated", None)
     if rep is not None:
         return bool(rep)
-    return fd.label == FieldDescriptor.LABEL_REPEATED
+    return bool(fd.label == FieldDescriptor.LABEL_REPEATED)
 
 
 def _is_map(fd: FieldDescriptor) -> bool:
