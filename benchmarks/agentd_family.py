@@ -18,7 +18,7 @@ from pathlib import Path
 
 from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
 from conformance.suites.agent.agentd.matrix import run_matrix
-from conformance.suites.agent.conftest import Instance
+from conformance.targets.instances import Instance
 from conformance.wire import Recorder
 
 

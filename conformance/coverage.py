@@ -32,7 +32,7 @@ DEFECT_TABLES = (
 def collect_checks(root: Path = SUITES_DIR) -> dict[str, dict[str, list[str]]]:
     """``module::test`` -> {ids, depends_on}, from a pytest collection of the suites (no target is started:
     the run context names no target, so checks that read a card at collection see none)."""
-    from conformance.command import PLUGIN_ARGS
+    from conformance.command.run import PLUGIN_ARGS
     from conformance.context import RunContext, private_dir
 
     tmp = private_dir("agentd-conformance-coverage-")

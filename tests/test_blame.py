@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.command import PLUGIN_ARGS
+from conformance.command.run import PLUGIN_ARGS
 from conformance.judge import Blocked, blame_violation, blocked_by
 from conformance.paths import PACKAGE_DIR
 

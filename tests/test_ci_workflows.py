@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.command import _merge_parser, _parser
+from conformance.command.parser import build_parser, merge_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / "docs" / "ci").glob("*.yml")) + [ROOT / ".github" / "workflows" / "ci.yml"]
@@ -71,9 +71,9 @@ def _invocations(path: Path) -> list[list[str]]:
 def test_every_command_line_parses(path: Path) -> None:
     for argv in _invocations(path):
         if argv[:2] == ["matrix", "merge"]:
-            _merge_parser().parse_args(argv[2:])
+            merge_parser().parse_args(argv[2:])
         else:
-            _parser().parse_args(argv)
+            build_parser().parse_args(argv)
 
 
 def _flat(path: Path) -> list[list[str]]:

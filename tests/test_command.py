@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.command import HarnessFailure, _read_report, run_suite
+from conformance.command.errors import HarnessFailure
+from conformance.command.run import read_report, run_suite
 from conformance.context import RunContext
 from conformance.paths import PACKAGE_DIR
 
@@ -144,7 +145,7 @@ def _stale(folder: Path) -> None:
 def test_an_incomplete_pytest_run_is_a_harness_failure_even_beside_an_old_report(tmp_path: Path, code: int) -> None:
     _stale(tmp_path)
     with pytest.raises(HarnessFailure, match="could not complete"):
-        _read_report(tmp_path, code)
+        read_report(tmp_path, code)
 
 
 def _suite(tmp_path: Path, body: str) -> Path:
@@ -176,7 +177,7 @@ def test_run_suite_ignores_a_conformance_package_in_the_working_folder(tmp_path:
     report = tmp_path / "report"
     code = run_suite(suite, RunContext(family="a2acli"), report, jobs=jobs, timeout=120)
     assert code == 0, (report / "pytest.log").read_text(encoding="utf-8")
-    assert _read_report(report, code)["requirements"]["A2ACLI_SEND_001"]["status"] == "pass"
+    assert read_report(report, code)["requirements"]["A2ACLI_SEND_001"]["status"] == "pass"
 
 
 @pytest.mark.usefixtures("child_env")
@@ -192,7 +193,7 @@ def test_run_suite_replaces_an_old_report_and_leaves_no_secret_in_the_folder(tmp
     _stale(report)
     code = run_suite(suite, RunContext(family="a2acli"), report, jobs=1, timeout=120)
     assert code == 1
-    data: dict[str, Any] = _read_report(report, code)
+    data: dict[str, Any] = read_report(report, code)
     assert data["requirements"]["A2ACLI_AUTH_004"]["status"] == "fail"
     assert data["summary"]["tier_1"]["satisfied"] is False
     log = (report / "pytest.log").read_text(encoding="utf-8")

@@ -14,8 +14,9 @@ import pytest
 import yaml
 
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
+from conformance.pipeline import summarise
 from conformance.registry import default_registry
-from conformance.report import RunInfo, write_report
+from conformance.report import RunInfo, build_report, write_report
 from conformance.report.compliance_md import MARK
 from conformance.verdict import Verdict
 from tests.test_command import _env
@@ -36,8 +37,9 @@ def _verdicts() -> dict[str, Verdict]:
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report")
-    write_report(out, REG, "a2acli", _verdicts(), RunInfo(target="t", tool="mycli", tool_version="1.2.3",
-                                                          transports_covered=["JSON-RPC"]))
+    verdicts = _verdicts()
+    run = RunInfo(target="t", tool="mycli", tool_version="1.2.3", transports_covered=["JSON-RPC"])
+    write_report(out, build_report(REG, "a2acli", verdicts, summarise(REG, "a2acli", verdicts), run), REG, "a2acli")
     return out
 
 

@@ -26,6 +26,7 @@ from conformance.evidence import SecretSet
 from conformance.registry import default_registry
 from conformance.targets.container import PREFIX
 from conformance.targets.engine import LABEL, EngineUnavailable, docker_client, reap
+from conformance.targets.model import AgentTarget
 
 #: Rows a container cannot measure, and the words of the reason each must give (the rest must pass,
 #: as they do against --launch reference): rows that need a target launched in-process (a container is
@@ -295,9 +296,9 @@ def test_container_logs_in_the_report_are_redacted(engine: Any, image: str, tmp_
     from conformance.targets.pool import ContainerPool
 
     secrets = SecretSet()
-    pool = ContainerPool({"kind": "container", "container": {
+    pool = ContainerPool(AgentTarget("container", container={
         "image": image, "command": ["sh", "-c", "echo token=$AGENTD_OPERATOR_TOKEN; "
-                                                "exec python3 -m conformance.targets.serve"]}}, secrets, tmp_path)
+                                                "exec python3 -m conformance.targets.serve"]}), secrets, tmp_path)
     try:
         agent, tokens, facts = pool.get({"auth": True}, fresh=False)
         assert facts["auth"] == "on" and tokens["operator"] in secrets

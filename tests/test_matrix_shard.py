@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -12,8 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.matrix import load_previous, run_matrix, shard
-from conformance.matrix_merge import MergeError, merge_shards
+from conformance.campaign import Entry, MergeError, load_previous, merge_shards, run_campaign, shard
 
 NAMES = ["alpha", "bravo", "charlie", "delta", "echo"]
 STATUS = {  # per target: the status of each of three requirements; "delta" cannot run at all
@@ -23,34 +21,33 @@ STATUS = {  # per target: the status of each of three requirements; "delta" cann
 IDS = ("A2A_CARD_001", "A2A_CARD_002", "A2A_SEND_001")
 
 
-def _fake_runner(t: dict[str, Any], ns: argparse.Namespace) -> dict[str, Any]:
+def _fake_runner(entry: Entry, out: Path) -> dict[str, Any]:
     """Writes a report like the agent command would, or fails like a target that cannot run."""
-    if t["name"] == "delta":
+    if entry.name == "delta":
         raise RuntimeError("target could not run: engine gone")
-    report = {"report": {"target": t["name"], "levels_satisfied": ["must"] if t["name"] == "charlie" else []},
-              "requirements": {rid: {"status": s} for rid, s in zip(IDS, STATUS[t["name"]], strict=True)}}
-    out = Path(ns.report_dir)
+    report = {"report": {"target": entry.name, "levels_satisfied": ["must"] if entry.name == "charlie" else []},
+              "requirements": {rid: {"status": s} for rid, s in zip(IDS, STATUS[entry.name], strict=True)}}
     out.mkdir(parents=True, exist_ok=True)
     (out / "compliance-report.yaml").write_text(yaml.safe_dump(report), encoding="utf-8")
     return {**report, "report": {**report["report"], "exit": 0}}
 
 
-def _targets() -> list[dict[str, Any]]:
-    return [{"name": n, "kind": "agent"} for n in NAMES]
+def _targets() -> list[Entry]:
+    return [Entry(name=n, kind="agent") for n in NAMES]
 
 
 def _sharded(tmp_path: Path, count: int, previous: dict[str, Any] | None) -> tuple[Path, dict[str, Any]]:
     dirs = []
     for i in range(1, count + 1):
         d = tmp_path / f"shard-{i}"
-        run_matrix(shard(_targets(), i, count), d, 1, None, None, _fake_runner, (i, count, NAMES))
+        run_campaign(shard(_targets(), i, count), d, None, _fake_runner, (i, count, NAMES))
         dirs.append(d)
     merged = tmp_path / "merged"
     return merged, merge_shards(list(reversed(dirs)), merged, previous)
 
 
 def test_shards_are_a_deterministic_partition_of_the_file() -> None:
-    parts = [[t["name"] for t in shard(_targets(), i, 3)] for i in (1, 2, 3)]
+    parts = [[t.name for t in shard(_targets(), i, 3)] for i in (1, 2, 3)]
     assert parts == [["alpha", "delta"], ["bravo", "echo"], ["charlie"]]
     assert sorted(n for p in parts for n in p) == sorted(NAMES)
     with pytest.raises(ValueError):
@@ -59,7 +56,7 @@ def test_shards_are_a_deterministic_partition_of_the_file() -> None:
 
 @pytest.mark.parametrize("count", [1, 2, 3, 5, 7])
 def test_merged_shards_give_the_unsharded_table(tmp_path: Path, count: int) -> None:
-    whole = run_matrix(_targets(), tmp_path / "whole", 1, None, None, _fake_runner)
+    whole = run_campaign(_targets(), tmp_path / "whole", None, _fake_runner)
     merged_dir, merged = _sharded(tmp_path, count, None)
     assert merged == whole
     assert (merged_dir / "matrix.md").read_text("utf-8") == (tmp_path / "whole" / "matrix.md").read_text("utf-8")
@@ -73,7 +70,7 @@ def test_regressions_are_judged_against_the_previous_merged_result(tmp_path: Pat
     cells = {rid: {n: "pass" for n in NAMES} for rid in IDS}
     (before / "matrix.yaml").write_text(yaml.safe_dump({"cells": cells}), encoding="utf-8")
     previous = load_previous(before)
-    whole = run_matrix(_targets(), tmp_path / "whole", 1, None, before, _fake_runner)
+    whole = run_campaign(_targets(), tmp_path / "whole", before, _fake_runner)
     _, merged = _sharded(tmp_path, 2, previous)
     assert merged["regressions"] == whole["regressions"]
     assert {"requirement": "A2A_SEND_001", "target": "alpha", "before": "pass", "now": "fail"} in merged["regressions"]
@@ -83,7 +80,7 @@ def test_a_missing_or_repeated_shard_never_merges(tmp_path: Path) -> None:
     dirs = []
     for i in (1, 2, 3):
         d = tmp_path / f"s{i}"
-        run_matrix(shard(_targets(), i, 3), d, 1, None, None, _fake_runner, (i, 3, NAMES))
+        run_campaign(shard(_targets(), i, 3), d, None, _fake_runner, (i, 3, NAMES))
         dirs.append(d)
     with pytest.raises(MergeError, match="shard\\(s\\) 2/3 missing"):
         merge_shards([dirs[0], dirs[2]], tmp_path / "m1", None)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from conformance.command import PLUGIN_ARGS
+from conformance.command.run import PLUGIN_ARGS
 from conformance.paths import PACKAGE_DIR
 
 ROOT = PACKAGE_DIR.parent
@@ -238,13 +239,24 @@ def test_a_report_that_cannot_be_written_fails_the_run(pytester: pytest.Pytester
     assert "cannot write the report" in result.stderr.str()
 
 
+def _pytest11_entry_points() -> dict[str, str]:
+    """The ``pytest11`` entry points the package ships (pyproject.toml), name -> module."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return dict(project["entry-points"]["pytest11"])
+
+
 def test_plugin_loads_once_when_its_entry_point_is_installed_too(suite: pytest.Pytester, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """An installed wheel registers the plugin through ``pytest11``; the command's ``-p`` must not clash."""
+    """An installed wheel registers the plugin through ``pytest11``; the command's ``-p`` must not clash.
+    The fake installation declares the entry point exactly as the package ships it."""
+    entry_points = _pytest11_entry_points()
+    assert list(entry_points.values()) == ["conformance.plugin"], entry_points
+    assert ("-p", *entry_points) == PLUGIN_ARGS, "the command must load the plugin by its entry point's name"
     dist = tmp_path / "site" / "agentd_conformance-0.1.0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: agentd-conformance\nVersion: 0.1.0\n")
-    (dist / "entry_points.txt").write_text("[pytest11]\nagentd_conformance = conformance.plugin\n")
+    (dist / "entry_points.txt").write_text(
+        "[pytest11]\n" + "".join(f"{name} = {module}\n" for name, module in entry_points.items()))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "site"), os.environ["PYTHONPATH"]]))
     report = suite.path / "report"
     result = suite.runpytest_subprocess(*_args(report, "-k", "test_passes"), timeout=120)

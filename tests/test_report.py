@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from conformance.evidence import MARK, EvidenceStore, SecretSet
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, Outcome
 from conformance.paths import PACKAGE_DIR
+from conformance.pipeline import conclude, summarise
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, RunInfo, blank_template, build_report, render_report, write_report
 from conformance.report.write import render_junit, render_summary
@@ -95,7 +96,8 @@ def _run() -> RunInfo:
 
 def _report() -> dict[str, Any]:
     verdicts = verdicts_for(REG, FAMILY, _outcomes())
-    return build_report(REG, FAMILY, verdicts, _run(), error_codes={"A2ACLI_ERR_USAGE": "test_usage"})
+    return build_report(REG, FAMILY, verdicts, summarise(REG, FAMILY, verdicts), _run(),
+                        error_codes={"A2ACLI_ERR_USAGE": "test_usage"})
 
 
 def test_built_report_round_trips_through_yaml() -> None:
@@ -127,7 +129,8 @@ NOTE_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
 def test_any_note_text_round_trips_through_yaml(note: str, row_note: str, code_note: str) -> None:
     verdicts = verdicts_for(REG, FAMILY, [])
     verdicts["A2ACLI_SEND_001"] = Verdict("A2ACLI_SEND_001", FAIL, note or "x", {"JSON-RPC": FAIL})
-    report = build_report(REG, FAMILY, verdicts, RunInfo(tool=note or None, command=note or None),
+    report = build_report(REG, FAMILY, verdicts, summarise(REG, FAMILY, verdicts),
+                          RunInfo(tool=note or None, command=note or None),
                           breakdown={"detail_level_concise": {"shipped": True, "overridable": True, "note": row_note}},
                           error_codes={"A2ACLI_ERR_USAGE": code_note})
     assert yaml.safe_load(render_report(report, REG, FAMILY)) == report
@@ -176,7 +179,7 @@ def test_junit_parses_and_counts_outcomes_whatever_the_messages_hold() -> None:
 
 def test_write_report_lays_out_the_folder(tmp_path: Path) -> None:
     outs = _outcomes()
-    report = write_report(tmp_path / "r", REG, FAMILY, verdicts_for(REG, FAMILY, outs), _run(), outs)
+    report = conclude(tmp_path / "r", REG, FAMILY, outs, _run())
     names = sorted(p.name for p in (tmp_path / "r").iterdir())
     assert names == ["COMPLIANCE.md", "compliance-report.yaml", "junit.xml", "outcomes.jsonl", "summary.md"]
     assert yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8")) == report
@@ -187,7 +190,7 @@ def test_write_report_into_an_unwritable_place_raises(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
     with pytest.raises(ReportWriteError, match="cannot write the report"):
-        write_report(blocker / "report", REG, FAMILY, verdicts_for(REG, FAMILY, []), _run())
+        conclude(blocker / "report", REG, FAMILY, [], _run())
 
 
 # ── secrets ──────────────────────────────────────────────────────────────────────────────────
@@ -253,6 +256,7 @@ def test_no_registered_secret_appears_in_any_written_file(tmp_path_factory: pyte
     row = {"shipped": True, "overridable": True, "note": leak}
     bd = {"detail_level_concise": row} if where == "breakdown" else None
     codes = {"A2ACLI_ERR_AUTH_FAILED": leak} if where == "error_code" else None
-    write_report(folder, REG, FAMILY, verdicts, run, outs, secrets, bd, codes)
+    report = build_report(REG, FAMILY, verdicts, summarise(REG, FAMILY, verdicts), run, bd, codes)
+    write_report(folder, report, REG, FAMILY, outs, secrets)
     for name, text in _decoded_texts(folder):
         assert secret not in text.replace(MARK, SENTINEL), f"{secret!r} ({where}) survives in {name}"

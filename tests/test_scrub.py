@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.command import PLUGIN_ARGS
+from conformance.command.run import PLUGIN_ARGS
 from conformance.paths import PACKAGE_DIR
 
 WINDOW = 8

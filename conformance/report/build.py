@@ -44,7 +44,19 @@ def _placeholder(value: Any, text: str) -> Any:
     return text if value in (None, "") else value
 
 
-def _identity(registry: Registry, family: str, run: RunInfo | None, claimed: int | None,
+def claims(family: str, summary: Mapping[str, GroupSummary]) -> dict[str, Any]:
+    """What a report claims from its rollup: the highest tier satisfied (a2a-cli), or the levels satisfied."""
+    if family == "a2acli":
+        return {"tier_claimed": tier_claimed(summary)}
+    return {"levels_satisfied": [g.split("_", 1)[1] for g, s in summary.items() if s.satisfied]}
+
+
+def summary_block(summary: Mapping[str, GroupSummary]) -> dict[str, Any]:
+    """The report's ``summary:`` mapping."""
+    return {g: s.to_dict() for g, s in summary.items()}
+
+
+def _identity(registry: Registry, family: str, run: RunInfo | None,
               summary: Mapping[str, GroupSummary]) -> dict[str, Any]:
     info = registry.families[family]
     blank = run is None
@@ -64,7 +76,7 @@ def _identity(registry: Registry, family: str, run: RunInfo | None, claimed: int
             "agent_tested": _placeholder(r.agent_tested, "<name or URL>"),
             "agent_tck_conformant": r.agent_tck_conformant,
             "transports_covered": list(r.transports_covered),
-            "tier_claimed": "<1 | 2 | 3>" if blank else claimed,
+            "tier_claimed": "<1 | 2 | 3>" if blank else claims(family, summary)["tier_claimed"],
         }
     else:
         ident = {
@@ -75,7 +87,7 @@ def _identity(registry: Registry, family: str, run: RunInfo | None, claimed: int
             "report_date": "<YYYY-MM-DD>" if blank else today,
             "a2a_versions": ["1.0"],
             "transports_covered": list(r.transports_covered),
-            "levels_satisfied": [] if blank else [g.split("_", 1)[1] for g, s in summary.items() if s.satisfied],
+            "levels_satisfied": [] if blank else claims(family, summary)["levels_satisfied"],
         }
     if not blank:
         ident["harness"] = {"name": "agentd-conformance", "version": __version__}
@@ -98,16 +110,15 @@ def _cell(value: Any) -> bool | None:
 
 
 def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict] | None,
-                 run: RunInfo | None = None, breakdown: Mapping[str, Mapping[str, Any]] | None = None,
+                 summary: Mapping[str, GroupSummary], run: RunInfo | None = None,
+                 breakdown: Mapping[str, Mapping[str, Any]] | None = None,
                  error_codes: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The report as a dict. ``verdicts=None`` builds the blank template."""
+    """The report as a dict, from the verdicts and their rollup (``summary``, computed by the pipeline:
+    ``conformance.pipeline``). ``verdicts=None`` builds the blank template."""
     blank = verdicts is None
     reqs = registry.select(family=family)
-    statuses = {r.id: (NOT_MEASURED if blank else verdicts[r.id].status) for r in reqs}  # type: ignore[index]
-    summary = rollup(registry, family, statuses)
-    claimed = None if blank else tier_claimed(summary)
-    report: dict[str, Any] = {"report": _identity(registry, family, run, claimed, summary)}
-    report["summary"] = {g: s.to_dict() for g, s in summary.items()}
+    report: dict[str, Any] = {"report": _identity(registry, family, run, summary)}
+    report["summary"] = summary_block(summary)
     requirements: dict[str, Any] = {}
     for r in reqs:
         entry: dict[str, Any] = {}
@@ -120,12 +131,12 @@ def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict
         entry["requirement"] = r.summary
         if r.conditional:
             entry["condition"] = r.condition
-        if blank:
+        if verdicts is None:
             entry["status"] = NOT_MEASURED
             entry["note"] = NOTE_REQUIRED
             entry["evidence"] = None
         else:
-            v = verdicts[r.id]  # type: ignore[index]
+            v = verdicts[r.id]
             entry["status"] = v.status
             entry["note"] = v.note if v.status != PASS else (v.note or None)
             entry["evidence"] = list(v.evidence) or None
@@ -207,8 +218,9 @@ def render_report(report: dict[str, Any], registry: Registry, family: str, blank
 
 
 def blank_template(registry: Registry, family: str = "a2acli") -> str:
-    """The blank compliance-report YAML for ``family``, generated from the registry."""
-    return render_report(build_report(registry, family, None), registry, family, blank=True)
+    """The blank compliance-report YAML for ``family``, generated from the registry: every row not measured."""
+    summary = rollup(registry, family, {r.id: NOT_MEASURED for r in registry.select(family=family)})
+    return render_report(build_report(registry, family, None, summary), registry, family, blank=True)
 
 
-__all__ = ["RunInfo", "blank_template", "build_report", "render_report", "scalar"]
+__all__ = ["RunInfo", "blank_template", "build_report", "claims", "render_report", "scalar", "summary_block"]

@@ -2,8 +2,8 @@
 
 A rerun measures only the rows an earlier report left short of ``pass``/``na``. The merged report
 keeps the earlier report's rows that were not rerun (their evidence copied along, so the folder
-stands alone), takes the rerun's rows, recomputes the rollup, and says in its identity block that it
-is a merge and of what.
+stands alone), takes the rerun's rows, rolls the merged statuses up again (the pipeline's rollup and
+claims), and says in its identity block that it is a merge and of what.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import yaml
 
 from conformance.outcome import NA, PASS
 from conformance.registry import Registry
-from conformance.report.build import render_report
-from conformance.report.compliance_md import render_compliance_md
-from conformance.report.write import ReportWriteError, _write, family_of, render_summary
-from conformance.verdict import rollup, tier_claimed
+from conformance.report.build import claims, summary_block
+from conformance.report.write import ReportWriteError, family_of, write_readable
+from conformance.verdict import rollup
 
 DONE = (PASS, NA)
 REPORT_FILE = "compliance-report.yaml"
@@ -75,18 +74,13 @@ def merge_into(new_dir: Path, previous_dir: Path, rerun: Iterable[str], registry
         mine = (new.get("error_codes") or {}).get(code)
         if mine is not None and not mine.get("emitted") and row.get("emitted"):
             new["error_codes"][code] = row
+    # The pipeline from the rollup on (conformance.pipeline): the merged rows' statuses, rolled up again.
     statuses = {rid: e.get("status") for rid, e in new["requirements"].items()}
     summary = rollup(registry, family, statuses)
-    new["summary"] = {g: s.to_dict() for g, s in summary.items()}
+    new["summary"] = summary_block(summary)
     ident = new["report"]
-    if family == "a2acli":
-        ident["tier_claimed"] = tier_claimed(summary)
-    else:
-        ident["levels_satisfied"] = [g.split("_", 1)[1] for g, s in summary.items() if s.satisfied]
+    ident.update(claims(family, summary))
     ident["merged"] = {"from": str(previous_dir.resolve()), "rerun": sorted(rerun),
                        "note": "rows not rerun are carried over from the earlier report, with their evidence"}
-    _write(new_dir / REPORT_FILE, render_report(new, registry, family))
-    _write(new_dir / "summary.md", render_summary(new, registry, family))
-    if family == "a2acli":
-        _write(new_dir / "COMPLIANCE.md", render_compliance_md(new, registry))
+    write_readable(new_dir, new, registry, family)
     return new

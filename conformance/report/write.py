@@ -14,10 +14,9 @@ from typing import Any
 from conformance.evidence import SecretSet, redact_tree
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
-from conformance.report.build import RunInfo, build_report, render_report
+from conformance.report.build import render_report
 from conformance.report.compliance_md import render_compliance_md
 from conformance.report.html import render_implementation_html
-from conformance.verdict import Verdict
 
 MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
 
@@ -153,24 +152,30 @@ def _redact_values(obj: Any, secrets: SecretSet) -> Any:
     return obj
 
 
-def write_report(out_dir: Path, registry: Registry, family: str, verdicts: Mapping[str, Verdict],
-                 run: RunInfo, outcomes: Iterable[Outcome] = (), secrets: SecretSet | None = None,
-                 breakdown: Mapping[str, Mapping[str, Any]] | None = None,
-                 error_codes: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Write the report folder; returns the report dict. Raises ReportWriteError on any failure."""
+def write_readable(out_dir: Path, report: dict[str, Any], registry: Registry, family: str,
+                   secrets: SecretSet | None = None) -> None:
+    """The report's own files: ``compliance-report.yaml``, ``summary.md`` and, for the CLI half,
+    ``COMPLIANCE.md`` (each swept for ``secrets``)."""
+    secrets = secrets or SecretSet()
+    _write(out_dir / "compliance-report.yaml", secrets.redact(render_report(report, registry, family)))
+    _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry, family)))
+    if family == "a2acli":
+        _write(out_dir / "COMPLIANCE.md", secrets.redact(render_compliance_md(report, registry)))
+
+
+def write_report(out_dir: Path, report: dict[str, Any], registry: Registry, family: str,
+                 outcomes: Iterable[Outcome] = (), secrets: SecretSet | None = None) -> dict[str, Any]:
+    """Write the report folder for a built ``report`` and the outcomes it was judged from; returns the
+    report as written (redacted). Raises ReportWriteError on any failure."""
     secrets = secrets or SecretSet()
     # Redact before rendering: XML escaping (&quot; &lt; &#10;) would hide a secret from the text sweep.
     outs = [dataclasses.replace(o, nodeid=secrets.redact(o.nodeid), message=secrets.redact(o.message),
                                 transport=secrets.redact(o.transport) if o.transport else o.transport)
             for o in outcomes]
     try:
-        report = build_report(registry, family, verdicts, run, breakdown, error_codes)
         report = _redact_values(report, secrets)
         out_dir.mkdir(parents=True, exist_ok=True)
-        _write(out_dir / "compliance-report.yaml", secrets.redact(render_report(report, registry, family)))
-        _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry, family)))
-        if family == "a2acli":
-            _write(out_dir / "COMPLIANCE.md", secrets.redact(render_compliance_md(report, registry)))
+        write_readable(out_dir, report, registry, family, secrets)
         _write(out_dir / "junit.xml", secrets.redact(render_junit(outs, family)))
         _write(out_dir / OUTCOMES_FILE, secrets.redact(render_outcomes(outs)))
         redact_tree(out_dir, secrets)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.evidence import SecretSet
+from conformance.targets.model import AgentTarget
 
 
 class PreflightUsage(Exception):
@@ -25,8 +26,9 @@ class PreflightFailure(Exception):
     """The target could not be run at all: exit 3, one line."""
 
 
-def preflight(target: dict[str, Any], report_dir: Path, secrets: Iterable[str] = ()) -> dict[str, Any]:
-    """Check that ``target`` (kind container) can run; returns identity facts for the report."""
+def preflight(target: AgentTarget, report_dir: Path, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """Check that ``target`` (kind container) can run, completing it from the image (socket folder, image id,
+    long-running hint, the run's network); returns identity facts for the report."""
     from conformance.targets.container import ContainerAgent, ContainerFailure, ContainerSpec, make_network
     from conformance.targets.engine import EngineUnavailable, docker_client, engine_version, reap
 
@@ -38,16 +40,16 @@ def preflight(target: dict[str, Any], report_dir: Path, secrets: Iterable[str] =
     if stale:
         sys.stderr.write(f"agentd-conformance: removed {len(stale)} container(s)/network(s) left by an earlier "
                          f"run: {', '.join(stale[:5])}\n")
-    entry = target["container"]
+    entry = target.container if target.container is not None else {}
     try:
         spec = ContainerSpec.resolve(entry, client)
     except ContainerFailure as exc:
         raise PreflightUsage(str(exc)) from None
     entry.setdefault("socket_dir", spec.socket_dir)
-    target["socket_dir"] = spec.socket_dir
-    target["image_id"] = spec.image_id
-    if spec.long_running_text:
-        target.setdefault("long_running", {"text": spec.long_running_text})
+    target.socket_dir = spec.socket_dir
+    target.image_id = spec.image_id
+    if spec.long_running_text and target.long_running is None:
+        target.long_running = {"text": spec.long_running_text}
     if spec.network_mode == "internal":
         # The run's network: the suite's processes join it; cleanup() removes it.
         spec.network = make_network(client, spec.run_labels)
@@ -84,7 +86,7 @@ def _save(report_dir: Path, agent: Any, secrets: SecretSet) -> Path | None:
     return path
 
 
-def cleanup(target: dict[str, Any]) -> list[str]:
+def cleanup(target: AgentTarget) -> list[str]:
     """After the run: remove labelled containers whose owning process has ended (the suite's), and the
     run's network."""
     from conformance.targets.engine import EngineUnavailable, docker_client, reap
@@ -94,7 +96,7 @@ def cleanup(target: dict[str, Any]) -> list[str]:
     except EngineUnavailable:
         return []
     removed = reap(client)
-    name = target.get("container", {}).get("network_name")
+    name = (target.container or {}).get("network_name")
     if name:
         with contextlib.suppress(Exception):
             client.networks.get(name).remove()

@@ -28,6 +28,7 @@ from conformance.targets.container import (
     join_network,
     make_network,
 )
+from conformance.targets.model import AgentTarget
 
 ROLES = ("operator", "user", "agent")
 #: Needs that are reference objects: only an image with a ``config`` switch (the reference's) takes them,
@@ -78,10 +79,10 @@ class ContainerHandle:
 class ContainerPool:
     """Starts, caches and finally removes the containers of one test process."""
 
-    def __init__(self, target: dict[str, Any], secrets: SecretSet, report_dir: Path | None = None) -> None:
-        self.entry = dict(target.get("container") or {})
-        self.facts = dict(target.get("facts") or {})
-        self.defects = tuple(sorted(target.get("defects") or ()))
+    def __init__(self, target: AgentTarget, secrets: SecretSet, report_dir: Path | None = None) -> None:
+        self.entry = dict(target.container or {})
+        self.facts = dict(target.facts)
+        self.defects = tuple(sorted(target.defects))
         self.secrets = secrets
         self.report_dir = report_dir
         self._spec: ContainerSpec | None = None

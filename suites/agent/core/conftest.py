@@ -18,13 +18,14 @@ import pytest
 
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
-from conformance.suites.agent.core.agent import BASE_ROWS, INTERFACE_ROW, CoreAgent, binding_params
 from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Caller
 from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.targets.core import BASE_ROWS, INTERFACE_ROW, CoreAgent, binding_params
+from conformance.targets.instances import AgentTargets
 from conformance.wire import Recorder
 
 _AGENT = pytest.StashKey[CoreAgent]()
-_TARGETS = pytest.StashKey[Any]()
+_TARGETS = pytest.StashKey[AgentTargets]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,12 +40,10 @@ def _run(config: pytest.Config) -> tuple[RunContext, SecretSet]:
     return (ctx if ctx.target or ctx.family == "a2a" else RunContext(family="a2a")), secrets
 
 
-def _targets(config: pytest.Config) -> Any:
+def _targets(config: pytest.Config) -> AgentTargets:
     if _TARGETS not in config.stash:
-        from conformance.suites.agent.conftest import AgentTargets
-
         ctx, secrets = _run(config)
-        targets = AgentTargets(ctx, secrets)
+        targets = AgentTargets.from_context(ctx, secrets)
         config.add_cleanup(targets.close)
         config.stash[_TARGETS] = targets
     return config.stash[_TARGETS]
@@ -95,7 +94,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-def agent_targets(pytestconfig: pytest.Config) -> Any:
+def agent_targets(pytestconfig: pytest.Config) -> AgentTargets:
     """The same targets object the collection used (one launch per configuration and process)."""
     return _targets(pytestconfig)
 

@@ -9,10 +9,10 @@ import httpx
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Answer, Caller, Service
-from conformance.suites.agent.core.control import NO_LONG_RUNNING
 from conformance.suites.agent.core.expect import TERMINAL, send_params, state_of, strict, succeeded, task_of
+from conformance.targets.control import NO_LONG_RUNNING
+from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpReply
 from conformance.wire.rest import RestClient

@@ -7,9 +7,9 @@ from typing import Any
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller, StreamAnswer
 from conformance.suites.agent.core.expect import event_kind, event_state, strict, text_message
+from conformance.targets.core import CoreAgent
 
 #: Seconds of silence after which the harness stops waiting for a stream to end.
 IDLE = 5.0

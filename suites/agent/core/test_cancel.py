@@ -7,10 +7,10 @@ import uuid
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import expect_error, state_of, strict, succeeded
 from conformance.suites.agent.core.steps import completed_task, get_task, held_task
+from conformance.targets.core import CoreAgent
 
 
 @pytest.mark.requirement("A2A_CANCEL_001")

@@ -13,12 +13,12 @@ from a2a.types import a2a_pb2 as pb
 
 from conformance.judge import blocked_by
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CAPABILITIES, CARD_ROW, PROBE_METHOD, PROBE_TASK, CoreAgent, not_a2a
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import expect_error, short, strict, succeeded
 from conformance.suites.agent.core.steps import card_of, fetch_card, held_task, new_task
 from conformance.suites.agent.core.streams import must_stream
 from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.targets.core import CAPABILITIES, CARD_ROW, PROBE_METHOD, PROBE_TASK, CoreAgent, not_a2a
 from conformance.wire import Recorder
 
 

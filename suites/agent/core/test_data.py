@@ -10,11 +10,11 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import not_measured
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import TIMESTAMP, strict, succeeded, text_message, timestamps
 from conformance.suites.agent.core.steps import send
 from conformance.suites.agent.core.streams import must_stream, stream_message
+from conformance.targets.core import CoreAgent
 
 
 def _objects(core_agent: CoreAgent, caller: Caller) -> list[tuple[str, Any, type[Any]]]:

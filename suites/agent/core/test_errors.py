@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from conformance.outcome import NotMeasured, fail
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Answer, Caller, StreamAnswer
 from conformance.suites.agent.core.expect import (
     UNSUPPORTED_VERSION,
@@ -20,6 +19,7 @@ from conformance.suites.agent.core.expect import (
     text_message,
 )
 from conformance.suites.agent.core.steps import send, terminal_task
+from conformance.targets.core import CoreAgent
 from conformance.wire.errors import BY_NAME, DOMAIN
 
 

@@ -14,10 +14,10 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import history_ids, short, state_of, strict, succeeded
 from conformance.suites.agent.core.steps import completed_task, get_task, held_task, new_task
+from conformance.targets.core import CoreAgent
 
 MAX_PAGES = 20
 

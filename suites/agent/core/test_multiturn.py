@@ -7,10 +7,10 @@ import uuid
 import pytest
 
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import describe_error, expect_error, short, strict, succeeded
 from conformance.suites.agent.core.steps import completed_task, get_task, held_task, send
+from conformance.targets.core import CoreAgent
 
 
 @pytest.mark.requirement("A2A_MULTI_001")

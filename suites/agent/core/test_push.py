@@ -10,11 +10,11 @@ from a2a.types import a2a_pb2 as pb
 
 from conformance.evidence import Evidence, SecretSet
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import event_kind, expect_error, short, strict, succeeded
 from conformance.suites.agent.core.steps import held_task, new_task, send
 from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.targets.core import CoreAgent
 
 DELIVERY_WAIT = 5.0
 

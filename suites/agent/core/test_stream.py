@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller, StreamAnswer
 from conformance.suites.agent.core.expect import INTERRUPTED, TERMINAL, event_kind, short
 from conformance.suites.agent.core.steps import held_task
@@ -18,6 +17,7 @@ from conformance.suites.agent.core.streams import (
     strict_frames,
     subscribe_and_move,
 )
+from conformance.targets.core import CoreAgent
 
 
 @pytest.mark.requirement("A2A_STREAM_001")

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from conformance.outcome import fail
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Caller
 from conformance.suites.agent.core.expect import TERMINAL, event_kind, expect_error, short, state_of
 from conformance.suites.agent.core.steps import completed_task, held_task
@@ -19,6 +18,7 @@ from conformance.suites.agent.core.streams import (
     strict_frames,
     subscribe_and_move,
 )
+from conformance.targets.core import CoreAgent
 
 
 @pytest.mark.requirement("A2A_SUB_001")

@@ -14,7 +14,6 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.agent import CoreAgent
 from conformance.suites.agent.core.caller import Answer, Caller
 from conformance.suites.agent.core.expect import (
     error_problem,
@@ -26,6 +25,7 @@ from conformance.suites.agent.core.expect import (
 )
 from conformance.suites.agent.core.steps import new_task, send
 from conformance.suites.agent.core.versions import UNDECLARED, declared_versions, undeclared
+from conformance.targets.core import CoreAgent
 
 NOT_SUPPORTED = "VersionNotSupportedError"
 

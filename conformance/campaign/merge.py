@@ -1,4 +1,4 @@
-"""``agentd-conformance matrix merge DIR...``: the shards of one matrix, combined into its one table.
+"""``agentd-conformance matrix merge DIR...``: the shards of one many-target run, combined into its one table.
 
 Each shard folder (written by ``matrix --shard I/N``) holds its matrix.yaml (with the shard's index,
 count and the targets file's order) and one report folder per target. The merge reads the targets'
@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from conformance.matrix import build_matrix, write_matrix
+from conformance.campaign.table import build_table, write_table
 
 
 class MergeError(Exception):
@@ -32,6 +32,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def merge_shards(dirs: list[Path], out: Path, previous: dict[str, Any] | None) -> dict[str, Any]:
+    """The table of the shards in ``dirs`` (and their targets' report folders), written into ``out``."""
     shards = [(d, _load(d)) for d in dirs]
     count = {doc["shard"]["count"] for _, doc in shards}
     orders = {tuple(doc["shard"]["order"]) for _, doc in shards}
@@ -70,6 +71,6 @@ def merge_shards(dirs: list[Path], out: Path, previous: dict[str, Any] | None) -
         for name in doc.get("targets", {}):
             if (d / name).is_dir() and not (out / name).exists():
                 shutil.copytree(d / name, out / name)
-    doc = build_matrix(results, previous)
-    write_matrix(out, doc, {"merged_from": [str(d) for d in dirs]}, results)
+    doc = build_table(results, previous)
+    write_table(out, doc, {"merged_from": [str(d) for d in dirs]}, results)
     return doc

@@ -2,9 +2,10 @@
 
 The protocol has no way to ask an agent for a task that stays ``working`` or stops at
 ``input-required``, nor to move one along at the moment a check chooses. On the reference agentd and
-the scripted agent the harness can, through the launched object; on any other target a check that
-needs this ends ``not_measured`` with :data:`NO_CONTROL` as the reason. Everything the check then
-observes still goes over the wire.
+the scripted agent the harness can, through the launched object: whoever launches one
+(:class:`conformance.targets.instances.AgentTargets`) hands out its control beside it. On any other
+target a check that needs this ends ``not_measured`` with :data:`NO_CONTROL` as the reason.
+Everything the check then observes still goes over the wire.
 """
 
 from __future__ import annotations
@@ -64,15 +65,3 @@ class ScriptedControl:
 def _scripted(state: str) -> str:
     """``input-required`` -> ``INPUT_REQUIRED`` (the scripted agent's spelling)."""
     return state.upper().replace("-", "_")
-
-
-def control_for(launched: Any) -> Control | None:
-    """The control for a launched target, or None when the harness cannot steer it."""
-    if launched is None:
-        return None
-    kind = type(launched).__name__
-    if kind == "ReferenceAgentd":
-        return ReferenceControl(launched)
-    if kind == "ScriptedAgent":
-        return ScriptedControl(launched)
-    return None

@@ -16,8 +16,9 @@ from typing import Any
 from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
 from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Answer, Caller
-from conformance.suites.agent.core.control import NO_CONTROL, NO_LONG_RUNNING, Control, control_for
-from conformance.targets import AgentLocation
+from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
+from conformance.targets.instances import AgentTargets, Instance
+from conformance.targets.resolve import AgentLocation
 from conformance.wire import Recorder
 
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
@@ -67,7 +68,9 @@ class CoreAgent:
     location: AgentLocation
     tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     launched: Any
-    targets: Any = None
+    targets: AgentTargets | None = None
+    #: How the harness steers tasks on this target (a launched reference or scripted agent); None elsewhere.
+    control: Control | None = None
     #: The target's long-running hint: ``{"text": ..., "metadata": {...}}``, a message the agent answers
     #: with a task that stays working until canceled (``--long-running-text``); None when not given.
     long_running: dict[str, Any] | None = None
@@ -75,10 +78,10 @@ class CoreAgent:
     _silent: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, instance: Any, targets: Any) -> CoreAgent:
-        hint = (getattr(targets, "target", None) or {}).get("long_running") if targets is not None else None
+    def open(cls, instance: Instance, targets: AgentTargets | None) -> CoreAgent:
+        hint = targets.target.long_running if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
-                   targets=targets, long_running=dict(hint) if hint else None)
+                   targets=targets, long_running=dict(hint) if hint else None, control=instance.control)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:
@@ -125,10 +128,6 @@ class CoreAgent:
             if self.tokens.get(role):
                 return self.tokens[role]
         return None
-
-    @property
-    def control(self) -> Control | None:
-        return control_for(self.launched)
 
     def need_control(self, *, working: bool = False) -> Control:
         """The control of a launched target; on any other, the check ends not_measured saying how it

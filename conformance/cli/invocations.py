@@ -1,0 +1,78 @@
+"""The CLI under test as a check drives it: :class:`Cli` runs it, records every run as evidence, and
+applies the blame rule to what each run shows missing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from conformance.cli.adapter import Unsupported
+from conformance.cli.features import (
+    ADAPTER_UNSUPPORTED,
+    Missing,
+    judge_missing,
+    require_features,
+    undeclared,
+    used_features,
+)
+from conformance.cli.runner import CliResult, CliRunner
+from conformance.evidence import Evidence, SecretSet
+from conformance.judge import DEPENDS_MARKER
+from conformance.targets.model import CliTarget
+
+#: Per-invocation bound: a CLI that hangs fails its check with evidence, and the run goes on.
+CLI_TIMEOUT = 20.0
+
+
+class Cli:
+    """Runs the CLI under test; every run is recorded as evidence, and judged by the blame rule.
+
+    ``own`` are the requirements the running check measures, ``declared`` those it names with
+    ``@pytest.mark.depends_on``. Every spec feature an invocation uses must be named by one of ``own``
+    or governed by one of ``declared`` (else the check is a harness error: its dependency list is
+    incomplete). A run that shows a feature missing — the adapter marks it unsupported, or the tool
+    rejects it by name as a usage error — ends the check (``conformance.cli.features``): a fail when
+    ``own`` names the feature, "blocked by Y" otherwise.
+    """
+
+    def __init__(self, target: CliTarget, evidence: Evidence, secrets: SecretSet,
+                 own: Sequence[str] = (), declared: Sequence[str] = ()) -> None:
+        self.target = target
+        default = target.timeout_cap or CLI_TIMEOUT
+        self.runner = CliRunner(list(target.prefix), adapter=target.adapter, base_env=target.env, timeout=default)
+        self.evidence = evidence
+        self.secrets = secrets
+        self.own = list(own)
+        self.declared = list(declared)
+        self.results: list[CliResult] = []
+
+    def run(self, *args: str, usage_error_expected: bool = False, **kwargs: Any) -> CliResult:
+        """Run ``args`` (spec grammar; the adapter translates). Keyword args go to ``CliRunner.run``.
+
+        ``usage_error_expected``: the check provokes a usage error on purpose, so a rejection in this
+        run is its subject, not a missing feature.
+        """
+        features = used_features(args, kwargs.get("env"))
+        bad = undeclared(features, self.own, self.declared)
+        if bad:
+            raise RuntimeError(f"harness: the check uses {', '.join(bad)} without declaring it "
+                               f"(@pytest.mark.{DEPENDS_MARKER})")
+        cap = self.target.timeout_cap
+        if cap is not None and kwargs.get("timeout") is not None:
+            kwargs["timeout"] = min(float(kwargs["timeout"]), cap)
+        try:
+            result = self.runner.run(list(args), **kwargs)
+        except Unsupported as exc:
+            self.evidence.add(f"cli run {len(self.results) + 1} (not run)",
+                              {"spec_args": [self.secrets.redact(a) for a in args], "unsupported": exc.what})
+            judge_missing(Missing(exc.feature, ADAPTER_UNSUPPORTED), self.own)
+        self.results.append(result)
+        self.evidence.add(f"cli run {len(self.results)}", result.to_evidence(self.secrets.redact))
+        if not usage_error_expected:
+            require_features(result, features, self.own, self.target.adapter)
+        return result
+
+    def require(self, result: CliResult, *features: str) -> None:
+        """Apply the blame rule to ``features`` of a run made with ``usage_error_expected``: a usage
+        error that rejects one of them by name still ends the check (fail or blocked)."""
+        require_features(result, list(features), self.own, self.target.adapter)

@@ -1,0 +1,88 @@
+"""The ``agentd-conformance`` command.
+
+Exit codes: 0 the run completed (and any required tier or level is satisfied); 1 a required tier or
+level is not satisfied; 2 a usage error (bad flag, missing executable, malformed adapter or target
+file); 3 the harness could not run. Every error is one line on stderr, never a traceback.
+
+One module per part of the way from the command line to the exit code:
+
+* :mod:`~conformance.command.parser` — the flags;
+* :mod:`~conformance.command.cli` and :mod:`~conformance.command.agent` — the target model built from
+  the flags (``conformance.targets.model``), then one suite run against it;
+* :mod:`~conformance.command.run` — what every run shares: the run context, pytest in a child
+  process, the report read back, the summary printed, the exit judged (required group, baseline,
+  rerun);
+* :mod:`~conformance.command.matrix` — many targets from a targets file (``conformance.campaign``);
+* :mod:`~conformance.command.tools` — the commands that run no suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from conformance.command.agent import cmd_agent
+from conformance.command.cli import cmd_cli
+from conformance.command.errors import (
+    EXIT_HARNESS,
+    EXIT_OK,
+    EXIT_USAGE,
+    HarnessFailure,
+    NothingToRerun,
+    UsageFailure,
+    one_line,
+)
+from conformance.command.matrix import cmd_matrix, cmd_matrix_merge
+from conformance.command.parser import build_parser, merge_parser
+from conformance.command.tools import (
+    cmd_image,
+    cmd_registry,
+    cmd_report,
+    cmd_serve_agent,
+    cmd_spec_diff,
+    cmd_template,
+)
+from conformance.registry import RegistryError
+
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "registry": cmd_registry, "template": cmd_template, "cli": cmd_cli, "agent": cmd_agent,
+    "serve-agent": cmd_serve_agent, "matrix": cmd_matrix, "report": cmd_report, "image": cmd_image,
+    "spec-diff": cmd_spec_diff,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    try:
+        if argv[:1] == ["serve-agent"]:  # everything after it belongs to the scripted agent's own parser
+            return cmd_serve_agent(argparse.Namespace(rest=argv[1:]))
+        if argv[:2] == ["matrix", "merge"]:
+            return cmd_matrix_merge(merge_parser().parse_args(argv[2:]))
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_USAGE
+        return HANDLERS[args.command](args)
+    except UsageFailure as exc:
+        text = one_line(exc)
+        sys.stderr.write(f"agentd-conformance: {text}\n" if not text.startswith("agentd-conformance") else f"{text}\n")
+        return EXIT_USAGE
+    except (HarnessFailure, RegistryError) as exc:
+        sys.stderr.write(f"agentd-conformance: {one_line(exc)}\n")
+        return EXIT_HARNESS
+    except NothingToRerun as exc:
+        print(f"agentd-conformance: {exc}")
+        return EXIT_OK
+    except KeyboardInterrupt:
+        sys.stderr.write("agentd-conformance: interrupted\n")
+        return EXIT_HARNESS
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        sys.stderr.write(f"agentd-conformance: internal error: {type(exc).__name__}: {exc}\n")
+        return EXIT_HARNESS
+
+
+__all__ = ["main"]

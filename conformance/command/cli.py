@@ -1,0 +1,86 @@
+"""``agentd-conformance cli``: check an a2a-cli client against the scripted agent."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+from conformance.cli.cost import Cost, cli_process_seconds
+from conformance.command.errors import UsageFailure
+from conformance.command.run import (
+    RunOptions,
+    baseline,
+    command_line,
+    finish,
+    merge_rerun,
+    pairs,
+    report_dir,
+    rerun,
+    run_suite,
+    scope,
+    started,
+)
+from conformance.context import RunContext, private_dir
+from conformance.paths import SUITES_DIR
+from conformance.targets.model import CliTarget, TargetError
+
+SUITE = SUITES_DIR / "cli"
+AGENT_TESTED = "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)"
+
+
+def cmd_cli(args: argparse.Namespace) -> int:
+    try:
+        target = CliTarget.build(exe=args.exe, adapter=args.adapter, skill=args.skill,
+                                 env=pairs(args.env, "--env"), cli_timeout=args.cli_timeout)
+    except TargetError as exc:
+        raise UsageFailure(str(exc)) from None
+    opts = RunOptions.from_args(args, "a2acli", args.require_tier and f"tier_{args.require_tier}", args.tier)
+    return run_cli(target, opts)
+
+
+def run_cli(target: CliTarget, opts: RunOptions) -> int:
+    """Run the CLI suite against ``target``; returns the exit code."""
+    ids, note = scope("a2acli", opts.only, opts.tier)
+    expected = baseline(opts)
+    name = opts.name or target.default_name()
+    out = report_dir(opts.report_dir, name)
+    previous, ids = rerun(opts, name, out, ids)
+    adapter = target.adapter
+    ctx = RunContext(
+        family="a2acli", target=target.to_dict(),
+        run={"target": name, "tool": target.tool, "tool_version": _tool_version(list(target.prefix)),
+             "extra": {"skill_given": target.skill is not None,
+                       "skill": str(target.skill) if target.skill else "none (no --skill given)"},
+             "adapter": adapter.identity() if adapter is not None else None, "agent_tested": AGENT_TESTED,
+             "command": command_line(sys.argv[1:]), "started": started()},
+        scope=ids, scope_note=note)
+    sys.stderr.write(f"agentd-conformance: checking {shlex.join(target.prefix)} → {out}\n")
+    t0 = time.monotonic()
+    code = run_suite(SUITE, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)
+    wall = time.monotonic() - t0
+    merge_rerun(out, code, previous, ids)
+    result = finish(out, code, opts.require, expected)
+    print(Cost(*cli_process_seconds(out), wall, opts.jobs).line())
+    return result
+
+
+def _tool_version(prefix: list[str]) -> str | None:
+    """The version line the tool prints for --version, if it prints one within a few seconds."""
+    home = private_dir("agentd-conformance-version-")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
+    try:
+        proc = subprocess.run([*prefix, "--version"], capture_output=True, timeout=10, env=env,
+                              stdin=subprocess.DEVNULL, cwd=home)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    text = proc.stdout.decode("utf-8", errors="replace").strip().splitlines()
+    if proc.returncode != 0 or not text:
+        return None
+    return text[0].strip()[:120]

@@ -1,0 +1,100 @@
+"""``agentd-conformance matrix``: every target of a targets file (``conformance.campaign``), one table;
+``matrix merge``: the shards' tables, combined."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.campaign import (
+    Entry,
+    MergeError,
+    PreviousError,
+    TargetFileError,
+    load_previous,
+    load_targets,
+    merge_shards,
+    run_campaign,
+    shard,
+)
+from conformance.command.agent import run_agent
+from conformance.command.cli import run_cli
+from conformance.command.errors import EXIT_HARNESS, EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
+from conformance.command.run import RunOptions, report_dir
+from conformance.targets.model import CliTarget, TargetError
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise UsageFailure("--jobs must be at least 1")
+    path = Path(args.targets)
+    if not path.is_file():
+        raise UsageFailure(f"--targets: no such file: {args.targets}")
+    try:
+        entries = load_targets(path)
+        shard_of = None
+        if args.shard:
+            index, count = _shard_arg(args.shard)
+            shard_of = (index, count, [e.name for e in entries])
+            entries = shard(entries, index, count)
+        out = report_dir(args.report_dir, "matrix")
+
+        def runner(entry: Entry, folder: Path) -> dict[str, Any]:
+            return _run_entry(entry, folder, args.jobs, args.timeout)
+
+        doc = run_campaign(entries, out, Path(args.previous) if args.previous else None, runner, shard_of)
+    except (TargetFileError, PreviousError) as exc:
+        raise UsageFailure(str(exc)) from exc
+    return _exit(doc, out, args.fail_on_regression)
+
+
+def _run_entry(entry: Entry, folder: Path, jobs: int, timeout: float | None) -> dict[str, Any]:
+    """One target of the file, run as the ``cli`` / ``agent`` command would run it; its report, with the exit."""
+    try:
+        target = entry.target()
+    except TargetError as exc:
+        raise UsageFailure(str(exc)) from None
+    opts = RunOptions(family=entry.family, name=entry.name, only=entry.only, tier=entry.tier, jobs=jobs,
+                      report_dir=str(folder), timeout=timeout)
+    code = run_cli(target, opts) if isinstance(target, CliTarget) else run_agent(target, opts)
+    report: dict[str, Any] = yaml.safe_load((folder / "compliance-report.yaml").read_text("utf-8"))
+    report.setdefault("report", {})["exit"] = code
+    return report
+
+
+def _shard_arg(text: str) -> tuple[int, int]:
+    i, sep, n = text.partition("/")
+    if not sep or not i.isdigit() or not n.isdigit() or not 1 <= int(i) <= int(n):
+        raise UsageFailure(f"--shard: expected I/N with 1 <= I <= N, got {text!r}")
+    return int(i), int(n)
+
+
+def _exit(doc: dict[str, Any], out: Path, fail_on_regression: bool) -> int:
+    errors = [n for n, v in doc["targets"].items() if isinstance(v, str) and v.startswith("error:")]
+    print(f"Matrix: {out / 'matrix.md'} ({len(doc['targets'])} targets, {len(doc['no_target_passes'])} "
+          f"requirement(s) passed by no target, {len(doc['regressions'])} regression(s))")
+    for r in doc["regressions"]:
+        sys.stderr.write(f"agentd-conformance: regression: {r['requirement']} on {r['target']}: "
+                         f"{r['before']} -> {r['now']}\n")
+    if errors:
+        sys.stderr.write(f"agentd-conformance: target(s) could not run: {', '.join(errors)}\n")
+        return EXIT_HARNESS
+    if fail_on_regression and doc["regressions"]:
+        return EXIT_UNSATISFIED
+    return EXIT_OK
+
+
+def cmd_matrix_merge(args: argparse.Namespace) -> int:
+    try:
+        previous = load_previous(Path(args.previous)) if args.previous else None
+        out = report_dir(args.report_dir, "matrix")
+        doc = merge_shards([Path(d) for d in args.dirs], out, previous)
+    except PreviousError as exc:
+        raise UsageFailure(str(exc)) from exc
+    except MergeError as exc:
+        raise HarnessFailure(str(exc)) from exc
+    return _exit(doc, out, args.fail_on_regression)

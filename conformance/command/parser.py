@@ -1,0 +1,140 @@
+"""The command line: ``agentd-conformance COMMAND ...``. Usage errors are :class:`UsageFailure` (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from conformance import __version__
+from conformance.command.errors import UsageFailure
+from conformance.registry import FAMILIES
+from conformance.targets.model import ROLES
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageFailure(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's parser: one sub-command per job (``matrix merge`` has its own: :func:`merge_parser`)."""
+    p = _Parser(prog="agentd-conformance", description="Black-box conformance harness for A2A agents and a2a-cli "
+                "command-line clients. Writes per-requirement verdicts with evidence.")
+    p.add_argument("--version", action="version", version=f"agentd-conformance {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    r = sub.add_parser("registry", help="list the requirement registry")
+    r.add_argument("--family", choices=FAMILIES, help="only this family")
+    r.add_argument("--tier", type=int, help="only this tier and below")
+    r.add_argument("--format", choices=("text", "json", "yaml", "markdown"), default=None,
+                   help="text (default), json, yaml; with --coverage: markdown (default) or json")
+    r.add_argument("--coverage", action="store_true",
+                   help="per requirement: the checks that measure it, the defects that kill it, its needs")
+
+    t = sub.add_parser("template", help="print the blank compliance-report YAML")
+    t.add_argument("--family", choices=FAMILIES, default="a2acli")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--only", nargs="+", metavar="ID", help="run only the checks of these requirement ids")
+        sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="parallel test processes (default 1)")
+        sp.add_argument("--report-dir", metavar="DIR",
+                        help="where to write the report (default reports/<target>/<timestamp>)")
+        sp.add_argument("--timeout", type=float, default=None, metavar="S",
+                        help="stop the whole run after S seconds (default: no limit)")
+        sp.add_argument("--allure-dir", metavar="DIR", help="also write allure results into DIR")
+        sp.add_argument("--baseline", metavar="FILE",
+                        help="expected results (YAML: id -> {status, reason}); exit 1 on a regression or a stale entry")
+        sp.add_argument("--write-baseline", metavar="FILE", help="write this run's results as a baseline file")
+        sp.add_argument("--rerun-failed", nargs="?", const="last", metavar="REPORT",
+                        help="rerun only the rows not pass/na in REPORT (default: this target's latest report) "
+                             "and write a merged report")
+
+    c = sub.add_parser("cli", help="check an a2a-cli client (default: the bundled reference CLI)")
+    c.add_argument("--exe", metavar="CMD", help="the CLI under test as a command line (argv prefix)")
+    c.add_argument("--adapter", metavar="FILE", help="adapter YAML mapping the spec's grammar onto the tool's")
+    c.add_argument("--skill", metavar="PATH", help="the Agent Skill (SKILL.md) the tool ships, if any")
+    c.add_argument("--tier", type=int, choices=(1, 2, 3), default=3, help="run checks up to this tier (default 3)")
+    c.add_argument("--require-tier", type=int, choices=(1, 2, 3), metavar="N",
+                   help="exit 1 unless tier N is satisfied")
+    c.add_argument("--cli-timeout", type=float, default=None, metavar="S",
+                   help="bound on each invocation of the CLI (default 20 s; also caps longer waits checks ask for)")
+    c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                   help="environment variable for the CLI under test (repeatable; the run is otherwise isolated)")
+    c.add_argument("--name", metavar="NAME", help="target name for the report folder")
+    common(c)
+
+    a = sub.add_parser("agent", help="check a running A2A agent (default: launch the reference agentd)")
+    where = a.add_mutually_exclusive_group()
+    where.add_argument("--url", help="base URL of the agent (loopback or a test network)")
+    where.add_argument("--unix", metavar="PATH", help="unix socket of the agent's JSON-RPC binding")
+    where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted, sdk")
+    where.add_argument("--container", metavar="IMAGE",
+                       help="start IMAGE (a local image; nothing is pulled) once per configuration the checks need")
+    a.add_argument("--container-env", action="append", default=[], metavar="KEY=VALUE",
+                   help="(with --container) an environment variable for every container; repeatable")
+    a.add_argument("--token", action="append", default=[], metavar="ROLE=TOKEN",
+                   help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
+    a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
+                   help="a declared fact about the target the harness cannot switch (e.g. events=on)")
+    a.add_argument("--long-running-text", metavar="TEXT",
+                   help="a message text the agent answers with a task that stays working until canceled "
+                        "(lets the core checks that need a working task measure a --url target)")
+    a.add_argument("--family", choices=("agentd", "a2a"), default="agentd")
+    a.add_argument("--defect", action="append", default=[], metavar="NAME",
+                   help="(launched reference targets only) switch on a named defect, as the kill matrix does")
+    a.add_argument("--schema-source", default="ours", metavar="ours|target|DIR",
+                   help="JSON Schema bundles to validate frames, results and annotations against: ours (default), "
+                        "target (printed by the target's binary: see --agentd-binary), or a folder holding "
+                        "command.schema.json, events.schema.json and task-annotations.schema.json")
+    a.add_argument("--agentd-binary", metavar="CMD",
+                   help="the target's executable, for --schema-source target (default for --launch reference: "
+                        "the bundled reference)")
+    a.add_argument("--require-level", choices=("must", "should"), metavar="LEVEL",
+                   help="exit 1 unless every requirement of this level is satisfied")
+    a.add_argument("--name", metavar="NAME", help="target name for the report folder")
+    common(a)
+
+    m = sub.add_parser("matrix", help="run many (suite, target) pairs and write a requirement × target table "
+                       "(`matrix merge DIR...` combines shards)")
+    m.add_argument("--targets", required=True, metavar="FILE",
+                   help="targets YAML (see conformance/campaign/targets_file.py)")
+    m.add_argument("--previous", metavar="PATH", help="an earlier matrix.yaml (or its folder), to flag regressions")
+    m.add_argument("--shard", metavar="I/N", help="run only shard I of N (targets at positions I-1 mod N)")
+    m.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is flagged")
+    m.add_argument("--jobs", "-j", type=int, default=1, metavar="N")
+    m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
+    m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
+
+    sd = sub.add_parser("spec-diff", help="compare a revision's COMPLIANCE.md or report template with the registry")
+    sd.add_argument("path", metavar="PATH", help="a COMPLIANCE.md or compliance-report.template.yaml of a revision")
+    sd.add_argument("--against", metavar="PATH",
+                    help="the revision the registry was transcribed from (same forms), for word diffs of rewordings")
+    sd.add_argument("--format", choices=("markdown", "json"), default="markdown")
+
+    rp = sub.add_parser("report", help="work on saved reports")
+    im = sub.add_parser("image", help="container images of the bundled targets, built locally")
+    isub = im.add_subparsers(dest="image_command", metavar="ACTION", parser_class=_Parser)
+    ib = isub.add_parser("build-reference", help="build (or find, by content hash) the reference agentd image")
+    ib.add_argument("--tag", metavar="T", help="also tag the image T")
+    ib.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap (default deb.debian.org)")
+
+    rsub = rp.add_subparsers(dest="report_command", metavar="ACTION", parser_class=_Parser)
+    rr = rsub.add_parser("render", help="rebuild summary.md and COMPLIANCE.md from a saved compliance-report.yaml")
+    rr.add_argument("path", metavar="REPORT", help="a compliance-report.yaml (or the folder holding it)")
+    rr.add_argument("--out", metavar="DIR", help="write beside the report unless given")
+
+    s = sub.add_parser("serve-agent", help="run the scripted A2A agent standalone (prints its URL)",
+                       add_help=False)
+    s.add_argument("rest", nargs=argparse.REMAINDER)
+    return p
+
+
+def merge_parser() -> argparse.ArgumentParser:
+    """``matrix merge DIR...``, parsed apart: its positional folders would clash with ``matrix``'s options."""
+    p = _Parser(prog="agentd-conformance matrix merge",
+                description="Combine the folders of `matrix --shard I/N` runs into one requirement × target table.")
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="the shards' report folders (each holds matrix.yaml)")
+    p.add_argument("--previous", metavar="PATH", help="an earlier merged matrix (folder or matrix.yaml)")
+    p.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is flagged")
+    return p

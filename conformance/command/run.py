@@ -1,0 +1,308 @@
+"""Running one suite against one target, and judging the finished report.
+
+A run is :class:`RunOptions` (what the user asked of the run: scope, parallelism, where the report
+goes, baseline, rerun) plus a target (``conformance.targets.model``). :func:`run_suite` starts pytest
+on the suite in a child process with the run context; the plugin writes the report there
+(``conformance.pipeline``); :func:`finish` reads it back, prints its summary and judges the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from conformance.baseline import BaselineError, compare, load_baseline, render_baseline, render_comparison
+from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, NothingToRerun, UsageFailure
+from conformance.context import RunContext, private_dir
+from conformance.evidence import SecretSet, redact_tree, slug
+from conformance.paths import SUITES_DIR, python_module
+from conformance.registry import default_registry
+from conformance.report import ReportWriteError
+from conformance.report.merge import latest_report, load_report, merge_into, rows_to_rerun
+
+#: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
+COMPLETED = (0, 1, 5)
+#: Load the plugin exactly once: by the name its pytest11 entry point registers it under, so an
+#: installed copy and the checkout's module are the same plugin (``-p`` finds the entry point first).
+PLUGIN_ARGS = ("-p", "conformance.plugin")
+
+
+@dataclass
+class RunOptions:
+    """What the user asked of one run, besides the target."""
+
+    family: str = "a2acli"
+    name: str | None = None
+    only: list[str] | None = None
+    #: CLI runs: run checks up to this tier.
+    tier: int | None = None
+    #: The summary group that must be satisfied for exit 0 (``tier_N`` / ``level_must``), if any.
+    require: str | None = None
+    jobs: int = 1
+    report_dir: str | None = None
+    timeout: float | None = None
+    allure_dir: str | None = None
+    baseline: str | None = None
+    write_baseline: str | None = None
+    #: ``--rerun-failed``: "last", a report's path, or None.
+    rerun_failed: str | None = None
+    #: Agent runs: ours, target, or a folder of schema bundles.
+    schema_source: str = "ours"
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, family: str, require: str | None,
+                  tier: int | None = None) -> RunOptions:
+        if args.jobs < 1:
+            raise UsageFailure("--jobs must be at least 1")
+        return cls(family=family, name=args.name, only=args.only, tier=tier, require=require, jobs=args.jobs,
+                   report_dir=args.report_dir, timeout=args.timeout, allure_dir=args.allure_dir,
+                   baseline=args.baseline, write_baseline=args.write_baseline, rerun_failed=args.rerun_failed,
+                   schema_source=getattr(args, "schema_source", "ours"))
+
+
+def pairs(values: list[str], flag: str) -> dict[str, str]:
+    """``KEY=VALUE`` arguments of ``flag`` as a mapping (a usage error when malformed or repeated)."""
+    out: dict[str, str] = {}
+    for v in values:
+        k, sep, val = v.partition("=")
+        if not sep or not k or not val:
+            raise UsageFailure(f"{flag}: expected KEY=VALUE, got {v!r}")
+        if k in out:
+            raise UsageFailure(f"{flag}: {k!r} given twice")
+        out[k] = val
+    return out
+
+
+def report_dir(given: str | None, target: str) -> Path:
+    """``given``, or a fresh ``reports/<target>/<timestamp>``."""
+    if given:
+        return Path(given).resolve()
+    stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    base = Path("reports") / slug(target) / stamp
+    n = 1
+    out = base
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{stamp}-{n}")
+    return out.resolve()
+
+
+def scope(family: str, only: list[str] | None, tier: int | None) -> tuple[list[str] | None, str]:
+    """The ids this run measures (None: all of the family) and the note of the rows left out."""
+    reg = default_registry()
+    if only:
+        unknown = [i for i in only if i not in reg or reg[i].family != family]
+        if unknown:
+            raise UsageFailure(f"--only: not {family} requirement id(s): {', '.join(unknown)}")
+        return list(only), "not selected for this run (--only)"
+    if tier is not None and tier < 3:
+        ids = [r.id for r in reg.select(family=family, tier=tier)]
+        return ids, f"not run: this run was limited to tier {tier} and below (--tier {tier})"
+    return None, ""
+
+
+def started() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The command as the report records it."""
+    return shlex.join(["agentd-conformance", *argv])
+
+
+def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None,
+              allure_dir: str | None = None) -> int:
+    """Run one suite folder under pytest in a child process; returns pytest's exit code."""
+    tmp = private_dir()
+    ctx.secret_dir = str(tmp)
+    ctx_path = tmp / "context.json"
+    ctx.dump(ctx_path)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    # A report left by an earlier run into the same folder must never be read as this run's result.
+    (report_dir / "compliance-report.yaml").unlink(missing_ok=True)
+    cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
+           "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
+           "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
+           "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
+           "--basetemp", str(tmp / "basetemp")]
+    if jobs > 1:
+        cmd += ["-n", str(jobs)]
+    if allure_dir:
+        cmd += ["--alluredir", str(Path(allure_dir).resolve())]
+    env = dict(os.environ)
+    env.pop("PYTEST_ADDOPTS", None)
+    # Every Python the run starts (xdist workers are ``python -c``) keeps the working directory off sys.path,
+    # and the run itself starts in its private folder: a checkout there must not shadow the installed package.
+    env["PYTHONSAFEPATH"] = "1"
+    log = report_dir / "pytest.log"
+    try:
+        with open(log, "wb") as fh:
+            proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
+                                    cwd=tmp, start_new_session=True)
+            try:
+                return proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; "
+                                     f"see {log}") from None
+            except KeyboardInterrupt:
+                os.killpg(proc.pid, signal.SIGINT)
+                proc.wait(timeout=30)
+                raise
+    finally:
+        _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sweep(folders: list[Path], ctx: RunContext, secret_dir: Path) -> None:
+    """Redact every file the run wrote (the report folder, the allure folder) once the child has exited.
+
+    pytest writes failure details to pytest.log after the plugin's own sweep, and allure writes its
+    results from the raw failure, so a secret a check registered (kept by the plugin in ``secret_dir``)
+    could otherwise survive there.
+    """
+    secrets = SecretSet(ctx.secrets)
+    for path in secret_dir.glob("secrets-*.json"):
+        try:
+            secrets.load(path)
+        except (OSError, ValueError):
+            continue
+    for folder in folders:
+        redact_tree(folder, secrets)
+
+
+def read_report(report_dir: Path, code: int) -> dict[str, Any]:
+    """The finished report of a run that ended with pytest exit ``code`` (a harness failure otherwise)."""
+    path = report_dir / "compliance-report.yaml"
+    if code not in COMPLETED or not path.is_file():
+        raise HarnessFailure(f"the harness could not complete the run (pytest exit {code}); "
+                             f"see {report_dir / 'pytest.log'}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise HarnessFailure(f"the report {path} is unreadable: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("summary"), dict):
+        raise HarnessFailure(f"the report {path} is malformed")
+    return data
+
+
+def print_summary(report: dict[str, Any], report_dir: Path) -> None:
+    print("")
+    print(f"{'group':<14}{'total':>6}{'pass':>6}{'part':>6}{'fail':>6}{'n/m':>6}{'n/a':>6}  satisfied")
+    for g, row in report["summary"].items():
+        print(f"{g:<14}{row['total']:>6}{row['pass']:>6}{row['partial']:>6}{row['fail']:>6}"
+              f"{row['not_measured']:>6}{row['na']:>6}  {'yes' if row['satisfied'] else 'no'}")
+    ident = report.get("report", {})
+    if "tier_claimed" in ident:
+        tc = ident["tier_claimed"]
+        print(f"Tier claimed: {tc if tc else 'none'}" + (f" (Tier {tc} satisfied)" if tc else ""))
+    print(f"Report: {report_dir / 'compliance-report.yaml'}")
+    print(f"Summary: {report_dir / 'summary.md'}")
+
+
+def rerun(opts: RunOptions, target: str, report_dir: Path,
+          scope: list[str] | None) -> tuple[Path | None, list[str] | None]:
+    """The earlier report to merge into and the narrowed scope, for ``--rerun-failed``."""
+    which = opts.rerun_failed
+    if which is None:
+        return None, scope
+    if which == "last":
+        found = latest_report(Path("reports") / slug(target))
+        if found is None:
+            raise UsageFailure(f"--rerun-failed: no earlier report of {target!r} under reports/{slug(target)}/; "
+                               "name one: --rerun-failed PATH")
+        previous = found
+    else:
+        previous = Path(which)
+        previous = previous.parent if previous.is_file() else previous
+    if previous.resolve() == report_dir.resolve():
+        raise UsageFailure("--rerun-failed: the rerun needs a --report-dir other than the earlier report's")
+    try:
+        rows = rows_to_rerun(load_report(previous))
+    except ReportWriteError as exc:
+        raise UsageFailure(f"--rerun-failed: {exc}") from exc
+    if scope is not None:
+        rows = [r for r in rows if r in scope]
+    if not rows:
+        raise NothingToRerun(f"nothing to rerun: every selected row of {previous} is pass or na")
+    sys.stderr.write(f"agentd-conformance: rerunning {len(rows)} row(s) of {previous}\n")
+    return previous, rows
+
+
+def merge_rerun(report_dir: Path, code: int, previous: Path | None, scope: list[str] | None) -> None:
+    if previous is None or code not in COMPLETED or not (report_dir / "compliance-report.yaml").is_file():
+        return
+    try:
+        merge_into(report_dir, previous, scope or [], default_registry())
+    except (ReportWriteError, OSError) as exc:
+        raise HarnessFailure(f"--rerun-failed: cannot merge into {report_dir}: {exc}") from exc
+
+
+class Baseline(NamedTuple):
+    expected: dict[str, Any] | None
+    path: Path | None
+    write: Path | None
+
+
+def baseline(opts: RunOptions) -> Baseline:
+    """Load ``--baseline`` (a usage error when malformed) and check ``--write-baseline`` can be written."""
+    path = Path(opts.baseline) if opts.baseline else None
+    expected = None
+    if path is not None:
+        if not path.is_file():
+            raise UsageFailure(f"--baseline: no such file: {path}")
+        try:
+            expected = load_baseline(path, default_registry(), opts.family)
+        except BaselineError as exc:
+            raise UsageFailure(f"--baseline: {exc}") from exc
+    write = Path(opts.write_baseline) if opts.write_baseline else None
+    if write is not None and not write.resolve().parent.is_dir():
+        raise UsageFailure(f"--write-baseline: no such folder: {write.resolve().parent}")
+    return Baseline(expected, path, write)
+
+
+def finish(report_dir: Path, code: int, required: str | None, baseline: Baseline | None = None) -> int:
+    """Read the finished report, print its summary, and judge the required tier or level and the baseline."""
+    report = read_report(report_dir, code)
+    print_summary(report, report_dir)
+    result = EXIT_OK
+    if required and report["summary"].get(required, {}).get("satisfied") is not True:
+        sys.stderr.write(f"agentd-conformance: {required.replace('_', ' ')} is not satisfied\n")
+        result = EXIT_UNSATISFIED
+    if baseline is not None and baseline.write is not None:
+        try:
+            baseline.write.write_text(render_baseline(report), encoding="utf-8")
+        except OSError as exc:
+            raise HarnessFailure(f"--write-baseline: cannot write {baseline.write}: {exc}") from exc
+        print(f"Baseline written: {baseline.write}")
+    if baseline is not None and baseline.expected is not None and baseline.path is not None:
+        cmp = compare(report, baseline.expected)
+        with open(report_dir / "summary.md", "a", encoding="utf-8") as fh:
+            fh.write(render_comparison(cmp, baseline.path))
+        print(f"Baseline {baseline.path}: {len(cmp.regressions)} regression(s), {len(cmp.stale)} stale "
+              f"entr{'y' if len(cmp.stale) == 1 else 'ies'}, {len(cmp.known)} known gap(s)")
+        for rid, exp, got, _ in cmp.regressions:
+            sys.stderr.write(f"agentd-conformance: regression: {rid} expected {exp}, got {got}\n")
+        for rid, exp, got, _ in cmp.stale:
+            sys.stderr.write(f"agentd-conformance: stale baseline entry: {rid} expected {exp}, now {got} "
+                             f"(update {baseline.path})\n")
+        if not cmp.ok:
+            result = EXIT_UNSATISFIED
+    return result

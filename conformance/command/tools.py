@@ -1,0 +1,116 @@
+"""The commands that run no suite: ``registry``, ``template``, ``spec-diff``, ``report render``,
+``image build-reference`` and ``serve-agent``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import yaml
+
+from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
+from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
+from conformance.registry import default_registry
+from conformance.report import ReportWriteError, blank_template, render_saved
+from conformance.specdiff import SpecFileError, diff, read_revision, render
+from conformance.targets.engine import EngineUnavailable
+from conformance.targets.image import ImageBuildError, build_reference
+
+
+def cmd_registry(args: argparse.Namespace) -> int:
+    reg = default_registry()
+    if args.coverage:
+        fmt = args.format or "markdown"
+        if fmt not in ("markdown", "json"):
+            raise UsageFailure("registry --coverage: --format must be markdown or json")
+        rows = [r for r in coverage_rows(reg, args.family)
+                if args.tier is None or reg[r["id"]].tier is not None and reg[r["id"]].tier <= args.tier]
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n" if fmt == "json" else render_coverage_md(rows))
+        return EXIT_OK
+    if args.format == "markdown":
+        raise UsageFailure("registry: --format markdown is for --coverage")
+    args.format = args.format or "text"
+    reqs = reg.select(family=args.family, tier=args.tier)
+    rows = [{"id": r.id, "family": r.family, "tier": r.tier, "level": r.level, "area": r.area, "spec": r.spec,
+             "kind": r.kind, "condition": r.condition, "summary": r.summary} for r in reqs]
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+    elif args.format == "yaml":
+        print(yaml.safe_dump(rows, sort_keys=False, allow_unicode=True, width=120), end="")
+    else:
+        for r in reqs:
+            grp = f"T{r.tier}" if r.tier is not None else (r.level or "").upper()
+            cond = " (conditional)" if r.conditional else ""
+            print(f"{r.id:<34} {grp:<6} {r.spec:<18} {r.summary}{cond}")
+        print(f"{len(reqs)} requirement(s)")
+    return EXIT_OK
+
+
+def cmd_template(args: argparse.Namespace) -> int:
+    sys.stdout.write(blank_template(default_registry(), args.family))
+    return EXIT_OK
+
+
+def cmd_spec_diff(args: argparse.Namespace) -> int:
+    """Exit 0 when the registry matches the revision, 1 when it differs, 2 for an unreadable file."""
+    try:
+        new = read_revision(Path(args.path))
+        against = read_revision(Path(args.against)) if args.against else None
+    except SpecFileError as exc:
+        raise UsageFailure(f"spec-diff: {exc}") from exc
+    d = diff(default_registry(), new, against)
+    checks, _ = scan_checks() if not d.empty else ({}, {})
+    defects = scan_defects() if not d.empty else {}
+    coverage = {rid: (checks.get(rid, []), defects.get(rid, [])) for rid in d.changed_ids()}
+    if args.format == "json":
+        doc = dataclasses.asdict(d)
+        doc["coverage"] = {rid: {"checks": c, "defects": df} for rid, (c, df) in coverage.items()}
+        print(json.dumps(doc, indent=2))
+    else:
+        sys.stdout.write(render(d, coverage))
+    return EXIT_OK if d.empty else EXIT_UNSATISFIED
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    if args.report_command != "render":
+        raise UsageFailure("report: expected an action: render")
+    path = Path(args.path)
+    if path.is_dir():
+        path = path / "compliance-report.yaml"
+    if not path.is_file():
+        raise UsageFailure(f"report render: no such report: {path}")
+    try:
+        written = render_saved(path, default_registry(), Path(args.out) if args.out else None)
+    except ReportWriteError as exc:
+        raise UsageFailure(f"report render: {exc}") from exc
+    for w in written:
+        print(w)
+    return EXIT_OK
+
+
+def cmd_image(args: argparse.Namespace) -> int:
+    if args.image_command != "build-reference":
+        raise UsageFailure("image: expected an action: build-reference")
+    try:
+        def log(message: str) -> None:
+            sys.stderr.write(f"agentd-conformance: {message}\n")
+
+        built = build_reference(args.tag, mirror=args.mirror, log=log)
+    except (EngineUnavailable, ImageBuildError) as exc:
+        raise HarnessFailure(str(exc)) from exc
+    print(f"{built.tag} {built.image_id} ({'cached' if built.cached else 'built'} in {built.seconds:.1f}s)")
+    if args.tag:
+        print(args.tag)
+    return EXIT_OK
+
+
+def cmd_serve_agent(args: argparse.Namespace) -> int:
+    try:
+        from conformance.fixtures.scripted_agent.__main__ import main as serve
+    except ImportError as exc:
+        raise HarnessFailure(f"the scripted agent is not available: {exc}") from exc
+    result: int = serve(args.rest)
+    return result

@@ -1,0 +1,131 @@
+"""From a check's phases to its outcomes: one :class:`~conformance.outcome.Outcome` per requirement id.
+
+Each phase (setup, call, teardown) ends as pass, fail (an assertion, or a harness error), not
+measured or na (``conformance.outcome``), or blocked by another requirement (``conformance.judge``).
+At teardown the phases make the check's one status; its evidence is written (redacted), and the
+outcomes travel on the test report (``conformance_outcomes``) to the controlling process, also under
+pytest-xdist, where :mod:`conformance.plugin.session` gathers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from typing import Any, Literal
+
+import pytest
+
+from conformance import allure_labels
+from conformance.evidence import slug
+from conformance.judge import Blocked, blame_violation
+from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, Outcome
+from conformance.plugin.markers import depends_of
+from conformance.plugin.state import STATE, Phase, ids_of, item_state, requirement_marks
+
+
+def phase_result(item: pytest.Item, call: pytest.CallInfo[Any]) -> Phase:
+    """How one phase of a check ended."""
+    if call.excinfo is None:
+        return Phase(PASS, "")
+    exc = call.excinfo.value
+    if isinstance(exc, Blocked):
+        wrong = blame_violation(exc, ids_of(item), depends_of(item))
+        if wrong:
+            return Phase(FAIL, f"{call.when}: {wrong} ({exc.reason})", True)
+        return Phase(NOT_MEASURED, exc.reason, False, exc.by)
+    if isinstance(exc, CheckEnded):
+        return Phase(exc.status, exc.reason)
+    if isinstance(exc, AssertionError):
+        msg = str(exc).strip() or call.excinfo.exconly()
+        return Phase(FAIL, msg)
+    if isinstance(exc, KeyboardInterrupt | pytest.exit.Exception):
+        return Phase(NOT_MEASURED, "the run was interrupted")
+    return Phase(FAIL, f"{call.when}: {call.excinfo.exconly()}", True)
+
+
+def final(phases: dict[str, Phase]) -> Phase:
+    """The check's one status from its phases: a setup that did not pass, else the body, unless the
+    teardown failed after a body that did not."""
+    setup = phases.get("setup", Phase(PASS, ""))
+    if setup.status != PASS:
+        return setup
+    body = phases.get("call", Phase(NOT_MEASURED, "the check body did not run"))
+    teardown = phases.get("teardown", Phase(PASS, ""))
+    if teardown.status == FAIL and body.status != FAIL:
+        return Phase(FAIL, f"teardown: {teardown.message}", True)
+    return body
+
+
+def _transport_of(item: pytest.Item, mark_kwargs: Mapping[str, Any]) -> str | None:
+    if mark_kwargs.get("transport"):
+        return str(mark_kwargs["transport"])
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        for key in ("binding", "transport"):
+            if key in callspec.params:
+                return str(callspec.params[key])
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    try:
+        report = yield
+    except Exception as exc:
+        if not requirement_marks(item):
+            raise
+        # pytest itself failed to format the failure (seen: CPython 3.11.7's "AST constructor recursion
+        # depth mismatch" while rendering a traceback). The check's outcome is still known from
+        # ``call``: report it plainly rather than let the session end in an internal error.
+        report = _plain_report(item, call, exc)
+    if not requirement_marks(item):
+        return report
+    st = item_state(item)
+    st.phases[call.when] = phase_result(item, call)
+    st.duration += report.duration
+    status, message = st.phases[call.when].status, st.phases[call.when].message
+    if status in (NOT_MEASURED, NA) and report.failed:
+        # Show it as a skip with its reason; the outcome itself travels in conformance_outcomes.
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"{status}: {message}")
+    if call.when != "teardown":
+        return report
+    state = item.config.stash[STATE]
+    status, message, harness, blocked = final(st.phases)
+    message = state.secrets.redact(message)
+    ev_paths: tuple[str, ...] = ()
+    store = state.store
+    ids = ids_of(item)
+    if store is not None and ids:
+        payload = {"test": item.nodeid, "requirements": ids, "status": status, "message": message,
+                   "harness_error": harness, "attachments": st.evidence.to_payload()}
+        try:
+            ev_paths = (store.write(ids[0], slug(item.nodeid.split("::", 1)[-1]), payload),)
+        except OSError as exc:
+            status, message, harness = FAIL, f"cannot write evidence: {exc}", True
+        if allure_labels.active(item.config):
+            allure_labels.attach(state.report_dir, ev_paths)
+    outs = []
+    for m in requirement_marks(item):
+        for rid in m.args:
+            outs.append(Outcome(requirement=rid, status=status, nodeid=item.nodeid, message=message,
+                                transport=_transport_of(item, m.kwargs), part=m.kwargs.get("part"),
+                                harness_error=harness, evidence=ev_paths, duration=st.duration,
+                                blocked_by=blocked if status == NOT_MEASURED else None).to_dict())
+    report.conformance_outcomes = outs  # type: ignore[attr-defined]
+    report.conformance_extra = {"breakdown": st.breakdown, "error_codes": st.error_codes,  # type: ignore[attr-defined]
+                                "transports": sorted(st.transports)}
+    if len(state.secrets):
+        state.secrets.dump(state.secret_dir / f"secrets-{state.worker_id}.json")
+    return report
+
+
+def _plain_report(item: pytest.Item, call: pytest.CallInfo[Any], error: Exception) -> pytest.TestReport:
+    """A report built without pytest's traceback formatting, for when that formatting crashed."""
+    outcome: Literal["passed", "failed"] = "passed" if call.excinfo is None else "failed"
+    longrepr = None if call.excinfo is None else (
+        f"{call.excinfo.exconly()}\n(pytest could not format the traceback: {type(error).__name__}: {error})")
+    when = call.when if call.when != "collect" else "setup"
+    return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), outcome,
+                             longrepr, when, duration=call.duration, start=call.start, stop=call.stop,
+                             user_properties=item.user_properties)

@@ -1,0 +1,191 @@
+"""The session: options, the run's state, and on the controlling process the end of the run.
+
+The controller (also under pytest-xdist, where the workers run the checks) gathers every check's
+outcomes, prints progress (requirements resolved / total), and at session end records a check that
+never reported, then hands everything to :func:`conformance.pipeline.conclude`: outcomes → verdicts
+→ rollup → report folder.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import sys
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from conformance.outcome import FAIL, NOT_MEASURED, PASS, Outcome
+from conformance.pipeline import conclude
+from conformance.plugin.state import STATE, TRANSPORT_NAMES, RunState
+from conformance.registry import RegistryError
+from conformance.report import ReportWriteError, RunInfo
+from conformance.scrub import Scrubber
+from conformance.verdict import requirement_verdict
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agentd-conformance")
+    group.addoption("--conformance-report", metavar="DIR", default=None,
+                    help="write the compliance report, summary, junit.xml and evidence into DIR")
+    group.addoption("--conformance-family", metavar="FAMILY", default=None,
+                    help="registry family the report covers (a2acli, agentd, a2a)")
+    group.addoption("--conformance-context", metavar="FILE", default=None,
+                    help="run context file written by the agentd-conformance command")
+    group.addoption("--conformance-only", metavar="IDS", default=None,
+                    help="comma-separated requirement ids: run only their checks")
+    group.addoption("--conformance-progress", action="store_true", default=False,
+                    help="print requirements resolved / total on stderr")
+    group.addoption("--conformance-collect-map", metavar="FILE", default=None,
+                    help="write {nodeid: {ids, depends_on}} of the collected checks to FILE (for coverage)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    state = RunState(config)
+    config.stash[STATE] = state
+    config.pluginmanager.register(Scrubber(state.secrets), "agentd-conformance-scrubber")
+    if not state.is_worker:
+        config.pluginmanager.register(Controller(state), "agentd-conformance-controller")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the private folder this process made: it holds the run's secrets in clear."""
+    state = config.stash.get(STATE, None)
+    if state is not None and state.owns_secret_dir:
+        shutil.rmtree(state.secret_dir, ignore_errors=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: hand each worker the private folder where it leaves its secrets and its collection."""
+    state = node.config.stash[STATE]
+    node.workerinput["conformance_secret_dir"] = str(state.secret_dir)
+
+
+class Controller:
+    """Hooks of the controlling process: gathers outcomes, shows progress, writes the report."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        _logreport(self.state, report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        _finish(self.state, session)
+
+
+def _load_mapping(state: RunState) -> dict[str, list[str]]:
+    """Every collected check's requirement ids (the workers leave theirs in the private folder)."""
+    if state.mapping is None:
+        merged: dict[str, list[str]] = {}
+        for path in sorted(state.secret_dir.glob("collect-*.json")):
+            try:
+                merged.update(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                continue
+        state.mapping = merged
+    return state.mapping
+
+
+def _logreport(state: RunState, report: pytest.TestReport) -> None:
+    if report.when == "setup":
+        state.started.add(report.nodeid)
+    outs = getattr(report, "conformance_outcomes", None)
+    if report.when != "teardown" or outs is None:
+        return
+    state.reported.add(report.nodeid)
+    for d in outs:
+        state.outcomes.append(Outcome.from_dict(d))
+    extra = getattr(report, "conformance_extra", None) or {}
+    for row, val in (extra.get("breakdown") or {}).items():
+        prev = state.breakdown.get(row)
+        if prev is None:
+            state.breakdown[row] = dict(val)
+        else:
+            prev["shipped"] = _all_of(prev["shipped"], val["shipped"])
+            prev["overridable"] = _all_of(prev["overridable"], val["overridable"])
+            prev["note"] = "; ".join(n for n in (prev.get("note"), val.get("note")) if n) or None
+    for code, note in (extra.get("error_codes") or {}).items():
+        state.error_codes.setdefault(code, note)
+    state.transports.update(extra.get("transports") or ())
+    if state.progress:
+        _progress(state)
+
+
+def _all_of(a: bool | None, b: bool | None) -> bool | None:
+    """Two observations of one breakdown cell: any no is no; else any not-measured is not measured."""
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
+
+
+def _progress(state: RunState) -> None:
+    mapping = _load_mapping(state)
+    if not mapping:
+        return
+    per_req: dict[str, list[str]] = defaultdict(list)
+    for nodeid, ids in mapping.items():
+        for rid in ids:
+            per_req[rid].append(nodeid)
+    newly = [rid for rid, nodes in per_req.items()
+             if rid not in state.resolved and all(n in state.reported for n in nodes)]
+    for rid in sorted(newly):
+        state.resolved.add(rid)
+        word = requirement_verdict(state.registry[rid], state.outcomes).status if rid in state.registry else "?"
+        elapsed = time.monotonic() - state.t0
+        sys.stderr.write(f"[{len(state.resolved):>3}/{len(per_req)}] {rid:<34} {word:<13} {elapsed:6.1f}s\n")
+    sys.stderr.flush()
+
+
+def _unreported(state: RunState) -> list[Outcome]:
+    """An outcome for each id of every collected check that never reported: a crash, or the end came first."""
+    out: list[Outcome] = []
+    for nodeid, ids in _load_mapping(state).items():
+        if nodeid in state.reported:
+            continue
+        if nodeid in state.started:
+            status, msg, harness = FAIL, "the test started but never reported (crashed or killed)", True
+        else:
+            status, msg, harness = NOT_MEASURED, "the run ended before this check ran", False
+        out += [Outcome(requirement=rid, status=status, nodeid=nodeid, message=msg, harness_error=harness)
+                for rid in ids]
+    return out
+
+
+def _run_info(state: RunState) -> RunInfo:
+    """The report's identity: what the command said, when the run finished, the transports it covered."""
+    run = RunInfo(**{k: v for k, v in state.context.run.items() if k in RunInfo.__dataclass_fields__})
+    run.finished = datetime.now(UTC).isoformat(timespec="seconds")
+    if not run.environment:
+        run.environment = (f"{platform.system()} {platform.release()} {platform.machine()}, "
+                           f"Python {platform.python_version()}")
+    seen = state.transports | {TRANSPORT_NAMES[o.transport] for o in state.outcomes
+                               if o.transport in TRANSPORT_NAMES and o.status == PASS}
+    run.transports_covered = sorted(set(run.transports_covered) | seen)
+    return run
+
+
+def _finish(state: RunState, session: pytest.Session) -> None:
+    if state.report_dir is None:
+        return
+    state.outcomes.extend(_unreported(state))
+    for path in state.secret_dir.glob("secrets-*.json"):
+        try:
+            state.secrets.load(path)
+        except (OSError, ValueError):
+            continue
+    ctx = state.context
+    try:
+        conclude(state.report_dir, state.registry, ctx.family, state.outcomes, _run_info(state), state.secrets,
+                 breakdown=state.breakdown, error_codes=state.error_codes, scope=ctx.scope,
+                 scope_note=ctx.scope_note, provided=ctx.provides)
+    except (ReportWriteError, RegistryError) as exc:
+        sys.stderr.write(f"agentd-conformance: {exc}\n")
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR

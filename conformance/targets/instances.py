@@ -1,0 +1,239 @@
+"""The agent under test, in the configurations the checks need: :class:`AgentTargets` hands out
+:class:`Instance` objects.
+
+A check asks for an instance with ``agentd(events=False)`` (or ``listen="unix"``, ...). With
+``--launch reference`` the harness starts the reference agentd in that configuration (once per
+configuration and test process; ``fresh=True`` for a private one a check may disturb). Against a
+running daemon (``--url``/``--unix``) the harness cannot switch anything: a check whose needs are not
+among the target's declared facts (``--fact events=on``) ends ``not_measured`` naming the fact. With
+``--container IMAGE`` each configuration is one container started with the matching environment
+(:mod:`conformance.targets.pool`). The core family's agent comes from :meth:`AgentTargets.core`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from conformance.context import RunContext
+from conformance.evidence import SecretSet
+from conformance.outcome import not_measured
+from conformance.targets.control import Control, ReferenceControl, ScriptedControl
+from conformance.targets.model import CONTAINER, LAUNCH, ROLES, UNIX, URL, AgentTarget
+from conformance.targets.pool import ContainerHandle, ContainerPool
+from conformance.targets.resolve import AgentLocation, resolve
+from conformance.wire import Recorder
+
+#: Facts a check may need, and how the reference agentd's Config spells them.
+SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
+#: Needs only a launched reference can meet (its Config objects); a running target cannot be switched to them.
+REFERENCE_ONLY = ("principals", "workflows", "grants", "ring", "stream_deadline", "tick", "instance")
+
+
+@dataclass
+class Instance:
+    """One agent under test: what names it (``url``: the given ``--url``, or where a launched target
+    listens; ``uds_path``: its socket), who may call it, and what is known about it. Every endpoint
+    comes from :attr:`location`, the card the one resolver finds."""
+
+    url: str
+    uds_path: str | None
+    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
+    facts: dict[str, str]
+    launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
+    recorder: Recorder = field(default_factory=Recorder)
+    #: How the harness puts its tasks into a chosen state (a launched reference or scripted agent only).
+    control: Control | None = None
+    _location: AgentLocation | None = field(default=None, repr=False)
+
+    @property
+    def location(self) -> AgentLocation:
+        """Where the card is and the interfaces it declares (found on first use, then kept)."""
+        if self._location is None:
+            bearer = self.tokens.get("operator") or next(iter(self.tokens.values()), None)
+            self._location = resolve(self.url, uds=self.uds_path, bearer=bearer)
+        return self._location
+
+    def token(self, role: str) -> str:
+        tok = self.tokens.get(role)
+        if not tok:
+            not_measured(f"needs a bearer token for role {role!r}; give one with --token {role}=TOKEN")
+        return tok
+
+
+def _fact_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return str(v)
+
+
+class AgentTargets:
+    """Hands out instances matching a check's needs, launching reference agentd where allowed."""
+
+    def __init__(self, target: AgentTarget, secrets: SecretSet, report_dir: Path | None = None) -> None:
+        self.target = target
+        self.secrets = secrets
+        self.defects = frozenset(target.defects)
+        self._cache: dict[tuple[Any, ...], Instance] = {}
+        self._started: list[Any] = []
+        self.containers: ContainerPool | None = None
+        if target.kind == CONTAINER:
+            self.containers = ContainerPool(target, secrets, report_dir)
+
+    @classmethod
+    def from_context(cls, ctx: RunContext, secrets: SecretSet, report_dir: Path | None = None) -> AgentTargets:
+        """The targets of the run the command described (launch the reference when it described none)."""
+        return cls(AgentTarget.from_dict(ctx.target), secrets, report_dir)
+
+    @property
+    def launchable(self) -> bool:
+        """Whether the harness starts the agent per configuration (the reference, or its image in a container:
+        what a container's environment cannot express ends ``not_measured`` there)."""
+        return self.target.launchable
+
+    def _token(self, role: str) -> str:
+        return self.secrets.make(role)
+
+    def agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
+        """An instance whose configuration satisfies ``needs`` (Config fields of the reference agentd).
+
+        Common needs: ``events``, ``introspection``, ``device_grant``, ``listen`` ("tcp"/"unix"),
+        ``auth`` (True: principals operator/user/agent with bearer tokens are configured),
+        ``ring``, ``stream_deadline``, ``workflows`` (tuple of reference Workflow objects).
+        """
+        if self.containers is not None:
+            return self._container(self.containers, needs, fresh)
+        if not self.launchable:
+            return self._external(needs)
+        key = tuple(sorted((k, repr(v)) for k, v in needs.items()))
+        if not fresh and key in self._cache:
+            return self._cache[key]
+        inst = self._launch(needs)
+        if not fresh:
+            self._cache[key] = inst
+        return inst
+
+    def _launch(self, needs: dict[str, Any]) -> Instance:
+        from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
+        from conformance.fixtures.reference_agentd.config import Principal
+
+        needs = dict(needs)
+        auth = bool(needs.pop("auth", False))
+        tokens: dict[str, str] = {}
+        principals: list[Any] = list(needs.pop("principals", ()))
+        if auth and not principals:
+            for role in ROLES:
+                tokens[role] = self._token(role)
+                principals.append(Principal(name=f"{role}-1", token=tokens[role], role=role,
+                                            grants=frozenset(needs.get("grants", {}).get(role, ()))))
+        needs.pop("grants", None)
+        for p in principals:
+            self.secrets.add(p.token)
+            tokens.setdefault(p.role, p.token)
+        config = Config(principals=tuple(principals), defects=self.defects, **needs)
+        server = ReferenceAgentd(config).start()
+        self._started.append(server)
+        facts = {k: _fact_value(getattr(config, attr)) for k, attr in SWITCHES.items()}
+        facts["listen"] = config.listen
+        facts["auth"] = "on" if principals else "off"
+        return Instance(url=server.url, uds_path=server.uds_path, tokens=tokens, facts=facts, launched=server,
+                        control=ReferenceControl(server))
+
+    def _container(self, pool: ContainerPool, needs: dict[str, Any], fresh: bool) -> Instance:
+        agent, tokens, facts = pool.get(needs, fresh)
+        return Instance(url=agent.url, uds_path=agent.uds_path, tokens=tokens, facts=facts,
+                        launched=ContainerHandle(agent))
+
+    def _external(self, needs: dict[str, Any]) -> Instance:
+        t = self.target
+        facts = dict(t.facts)
+        tokens = dict(t.tokens)
+        if t.kind == UNIX:
+            facts.setdefault("listen", "unix")
+        elif t.kind == URL:
+            facts.setdefault("listen", "tcp")
+        if tokens:
+            facts.setdefault("auth", "on")
+        for key, want in needs.items():
+            if key in ("fresh",):
+                continue
+            if key in REFERENCE_ONLY:
+                not_measured(f"needs a reference-style configuration ({key}={want!r}) that a running target "
+                             f"cannot be switched to; run with --launch reference to measure it")
+            have = facts.get(key)
+            if have is None and key == "auth":
+                # A fact cannot make principals: only credentials can (tokens set auth=on).
+                not_measured("needs callers with roles (operator, user, agent); give their bearer tokens with "
+                             "--token operator=TOKEN (and user=, agent=)")
+            if have is None:
+                not_measured(f"needs a target with {key}={_fact_value(want)}; the target declared no such fact "
+                             f"(declare it with --fact {key}={_fact_value(want)} if it holds)")
+            if have != _fact_value(want):
+                not_measured(f"needs a target with {key}={_fact_value(want)}; this target declared {key}={have}")
+        if t.kind == UNIX and t.path is not None:
+            return Instance(url=f"unix://{t.path}", uds_path=t.path, tokens=tokens, facts=facts)
+        if t.kind == URL and t.url is not None:
+            return Instance(url=t.url, uds_path=None, tokens=tokens, facts=facts)
+        if t.kind == LAUNCH and t.name in ("sdk", "scripted"):
+            # A launched core agent, judged as any running target would be (it is not agentd).
+            core = self.core()
+            if core is not None:
+                return Instance(url=core.url, uds_path=None, tokens=tokens, facts=facts)
+        self._cannot_serve()
+
+    def _cannot_serve(self) -> NoReturn:
+        not_measured(f"target kind {self.target.kind!r} / {self.target.name!r} cannot serve agentd checks")
+
+    def core(self, **card: bool) -> Instance | None:
+        """An instance for the core (``a2a``) family checks, launching it when the target is launched.
+
+        ``card`` flips capabilities of a launched target's card (``streaming``, ``push``,
+        ``extended``) so both sides of a capability claim can be measured; the result is None when
+        this target cannot be switched that way (a running target never can). Launch names:
+        ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
+        JSON-RPC, HTTP+JSON and gRPC with the core script) and ``sdk`` (a plain a2a-sdk agent).
+        """
+        kind, name = self.target.kind, self.target.name
+        if kind not in (LAUNCH, CONTAINER):
+            return None if card else self._external({})
+        if name == "reference" or kind == CONTAINER:
+            if "streaming" in card:
+                return None  # the reference agentd always streams
+            needs: dict[str, Any] = {}
+            if "push" in card:
+                needs["push"] = card["push"]
+            if "extended" in card:
+                needs["auth"] = card["extended"]  # it declares an extended card exactly when it has a scheme
+            return self.agentd(**needs)
+        key = ("core", name, tuple(sorted(card.items())))
+        if key in self._cache:
+            return self._cache[key]
+        server: Any
+        control: Control | None = None
+        if name == "scripted":
+            from conformance.fixtures.scripted_agent.core import start_core_agent
+
+            server = start_core_agent(defects=self.defects, **card)
+            control = ScriptedControl(server)
+        elif name == "sdk":
+            from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
+
+            server = PlainSdkAgent(**card).start()
+        else:
+            return None
+        self._started.append(server)
+        inst = Instance(url=server.base_url + "/", uds_path=None, tokens={}, facts={}, launched=server,
+                        control=control)
+        self._cache[key] = inst
+        return inst
+
+    def close(self) -> None:
+        for s in self._started:
+            with contextlib.suppress(Exception):  # best effort: the process ends anyway
+                s.stop()
+        self._started.clear()
+        self._cache.clear()
+        if self.containers is not None:
+            self.containers.close()

@@ -1,0 +1,310 @@
+"""The target model: what is under test, described once and read back everywhere.
+
+Two kinds of target, each built in one place from what the user gave — the command's flags or an
+entry of a ``matrix`` targets file (``conformance.campaign.targets_file``):
+
+* :class:`AgentTarget` — an A2A agent: a running one at a URL (``url``) or on a unix socket
+  (``unix``), a bundled one the harness launches per configuration (``launch``: reference, scripted,
+  sdk), or a local image started once per configuration (``container``); plus the bearer tokens per
+  role, the declared facts, the named defects of a launched reference, the long-running hint and the
+  target's executable.
+* :class:`CliTarget` — an a2a-cli client: its command line (argv prefix; the bundled reference CLI
+  when none is given), an optional adapter file, its Agent Skill, its environment and the bound on
+  each invocation.
+
+The command serialises the description into the run context (:meth:`to_dict`, the JSON the pytest
+session and every xdist worker read); the fixtures read it back (:meth:`from_dict`) and hand it to
+:mod:`conformance.targets.instances` (agents) or :class:`conformance.cli.invocations.Cli` (CLIs).
+:meth:`AgentTarget.provides` says which registry ``needs:`` the target gives a run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shlex
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from conformance.cli.adapter import Adapter, AdapterError
+from conformance.cli.runner import ExecutableNotFound, check_executable
+from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
+from conformance.redact import MIN_SECRET_LEN
+
+ROLES = ("operator", "user", "agent")
+#: Kinds of agent target.
+URL, UNIX, LAUNCH, CONTAINER = "url", "unix", "launch", "container"
+#: The bundled agents ``--launch`` starts, and the report folder each is named after by default.
+LAUNCHABLE = {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}
+#: Where each launchable target's named defects are.
+DEFECT_TABLES = {"reference": "conformance.fixtures.reference_agentd.defects",
+                 "scripted": "conformance.fixtures.scripted_agent.defects"}
+REFERENCE_CLI = tuple(python_module("conformance.fixtures.reference_cli"))
+#: What the report names the bundled reference CLI.
+REFERENCE_CLI_TOOL = "agentd-conformance-refcli"
+
+
+class TargetError(ValueError):
+    """The target as given cannot be used (a usage error: exit 2); the message is one line naming the flag."""
+
+
+@dataclass
+class AgentTarget:
+    """An agent under test. ``kind`` is one of ``url``, ``unix``, ``launch``, ``container``."""
+
+    kind: str = LAUNCH
+    url: str | None = None
+    #: kind unix: the socket's absolute path.
+    path: str | None = None
+    #: kind launch: reference, scripted or sdk.
+    name: str | None = None
+    #: kind container: the ``container:`` entry (image, port, env, socket_dir, ...; see conformance.targets.container).
+    container: dict[str, Any] | None = None
+    tokens: dict[str, str] = field(default_factory=dict, repr=False)  # pytest prints a failing check's fixtures
+    facts: dict[str, str] = field(default_factory=dict)
+    defects: list[str] = field(default_factory=list)
+    #: ``{"text": ...}``: a message the agent answers with a task that stays working until canceled.
+    long_running: dict[str, Any] | None = None
+    #: The target's executable as a command line (``--agentd-binary``; a container's is its image's entry point).
+    binary: str | None = None
+    #: Where the run's JSON Schema bundles are (``--schema-source``); None: the harness's own.
+    schema_dir: str | None = None
+    #: kind container, set by the pre-flight: the image's socket folder and id.
+    socket_dir: str | None = None
+    image_id: str | None = None
+
+    # ---- building --------------------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, *, url: str | None = None, unix: str | None = None, launch: str | None = None,
+              container: dict[str, Any] | None = None, container_env: dict[str, str] | None = None,
+              tokens: dict[str, str] | None = None, facts: dict[str, str] | None = None,
+              defects: list[str] | tuple[str, ...] = (), long_running_text: str | None = None,
+              binary: str | None = None) -> AgentTarget:
+        """The target the user named (at most one of url / unix / launch / container; none: launch the
+        reference). Raises :class:`TargetError` for anything that cannot be used as given."""
+        tokens = _pairs(tokens, "--token")
+        facts = _pairs(facts, "--fact")
+        for role in tokens:
+            if role not in ROLES:
+                raise TargetError(f"--token: unknown role {role!r} (expected one of {', '.join(ROLES)})")
+        short = [role for role, tok in tokens.items() if len(tok) < MIN_SECRET_LEN]
+        if short:
+            raise TargetError(f"--token: the token for {', '.join(short)} is shorter than {MIN_SECRET_LEN} "
+                              "characters and could not be redacted safely")
+        if url:
+            if not url.startswith(("http://", "https://")):
+                raise TargetError(f"--url: expected an http:// or https:// URL, got {url!r}")
+            target = cls(URL, url=url)
+        elif unix:
+            target = cls(UNIX, path=str(Path(unix).resolve()))
+        elif container:
+            entry = dict(container)
+            entry["env"] = {**(entry.get("env") or {}), **(container_env or {})}
+            # Every container and network of this run carries the id (CI may set it: its job's id).
+            entry.setdefault("run_id",
+                             os.environ.get("AGENTD_CONFORMANCE_RUN_ID") or f"{os.getpid()}-{time.time_ns()}")
+            target = cls(CONTAINER, container=entry)
+        else:
+            name = launch or "reference"
+            if name not in LAUNCHABLE:
+                raise TargetError(f"--launch: unknown target {name!r} (expected reference, scripted or sdk)")
+            target = cls(LAUNCH, name=name)
+        if container_env and target.kind != CONTAINER:
+            raise TargetError("--container-env applies only with --container")
+        if defects:
+            if target.kind not in (LAUNCH, CONTAINER):
+                raise TargetError("--defect applies only to a launched reference target (--launch) or its image")
+            _check_defects(target.name or "reference", list(defects))
+        target.tokens = tokens
+        target.facts = facts
+        target.defects = list(defects)
+        if long_running_text:
+            target.long_running = {"text": long_running_text}
+        target.binary = binary or None
+        return target
+
+    # ---- what it is --------------------------------------------------------------------------------
+
+    @property
+    def launchable(self) -> bool:
+        """Whether the harness starts the agent per configuration (the reference, or an image in a container:
+        what a container's environment cannot express ends ``not_measured`` there)."""
+        return (self.kind == LAUNCH and self.name == "reference") or self.kind == CONTAINER
+
+    @property
+    def running(self) -> bool:
+        """A target the user runs (url / unix): the harness can switch nothing on it."""
+        return self.kind in (URL, UNIX)
+
+    def default_name(self) -> str:
+        """The report folder's name when the user gives none."""
+        if self.kind == URL:
+            return str(self.url)
+        if self.kind == UNIX:
+            return f"unix-{Path(str(self.path)).name}"
+        if self.kind == CONTAINER:
+            return f"container-{(self.container or {}).get('image')}"
+        return LAUNCHABLE[self.name or "reference"]
+
+    def where(self) -> str | None:
+        """The report's ``agent_tested``: the URL, the socket, or the launched target's name."""
+        return self.url or self.path or self.name
+
+    def provides(self) -> list[str]:
+        """The registry needs (``conformance.registry.NEEDS``) this target gives a run."""
+        have: set[str] = set()
+        if self.kind == LAUNCH and self.name == "reference":
+            have |= {"executable", "launch_config", "restartable", "unix_socket"}
+        if self.kind == UNIX:
+            have.add("unix_socket")
+        if self.kind == CONTAINER:
+            # docker restart is a real restart; the image's entry point is its executable (run with no
+            # network); the socket folder is bind-mounted on this host. Not launch_config: an image is
+            # configured only through the switches its environment offers.
+            have |= {"restartable", "executable"}
+            if self.socket_dir:
+                have.add("unix_socket")
+        if self.binary:
+            have.add("executable")
+        if os.geteuid() == 0:
+            have.add("root")
+        return sorted(have)
+
+    # ---- the run context's spelling ----------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form the run context carries (fields left unset are left out)."""
+        out: dict[str, Any] = {"kind": self.kind}
+        for key in ("url", "path", "name", "container"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        out.update({"tokens": dict(self.tokens), "facts": dict(self.facts), "defects": list(self.defects)})
+        for key in ("long_running", "binary", "schema_dir", "socket_dir", "image_id"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> AgentTarget:
+        """Read back :meth:`to_dict`; no description is the default: launch the reference. (A kind that
+        is none of the four, e.g. ``none`` for a collection that must start nothing, serves no check.)"""
+        if not data:
+            return cls(LAUNCH, name="reference")
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A field by its run-context name (for checks that read the description as a mapping)."""
+        return self.to_dict().get(key, default)
+
+
+def _pairs(given: dict[str, str] | None, flag: str) -> dict[str, str]:
+    """``given`` (KEY -> VALUE), refused when a key or a value is empty (as the flag's KEY=VALUE would be)."""
+    out = dict(given or {})
+    for k, v in out.items():
+        if not k or not v:
+            raise TargetError(f"{flag}: expected KEY=VALUE, got {f'{k}={v}'!r}")
+    return out
+
+
+def _check_defects(launch: str, names: list[str]) -> None:
+    if launch == "sdk":
+        raise TargetError("--defect: the sdk target is the plain a2a-sdk agent and has no defects")
+    defects = importlib.import_module(DEFECT_TABLES[launch]).DEFECTS
+    unknown = [n for n in names if n not in defects]
+    if unknown:
+        raise TargetError(f"--defect: unknown defect(s) of the {launch} target: {', '.join(unknown)}")
+
+
+@dataclass(frozen=True)
+class CliTarget:
+    """The CLI under test (or the bundled reference CLI)."""
+
+    prefix: tuple[str, ...] = REFERENCE_CLI
+    #: The adapter file (absolute), if the tool is driven through one.
+    adapter_file: str | None = None
+    #: The tool's Agent Skill (SKILL.md), if it ships one; the reference ships its own.
+    skill: Path | None = None
+    reference: bool = True
+    #: Environment for every invocation (the reference's includes the import path of this package).
+    env: dict[str, str] = field(default_factory=dict)
+    #: The user's bound on each invocation (``--cli-timeout``): the default, and a cap on longer waits.
+    timeout_cap: float | None = None
+
+    @classmethod
+    def build(cls, *, exe: str | None = None, adapter: str | None = None, skill: str | None = None,
+              env: dict[str, str] | None = None, cli_timeout: float | None = None) -> CliTarget:
+        """The CLI the user named (none: the bundled reference). Raises :class:`TargetError`."""
+        env = _pairs(env, "--env")
+        if exe is None:
+            prefix: list[str] = list(REFERENCE_CLI)
+        else:
+            try:
+                prefix = shlex.split(exe)
+            except ValueError as exc:
+                raise TargetError(f"--exe: cannot parse {exe!r}: {exc}") from exc
+            if not prefix:
+                raise TargetError("--exe: empty command")
+            try:
+                check_executable(prefix)
+            except ExecutableNotFound:
+                raise TargetError(f"--exe: executable not found or not executable: {prefix[0]}") from None
+            if os.sep in prefix[0]:
+                prefix[0] = os.path.abspath(prefix[0])
+        if cli_timeout is not None and cli_timeout <= 0:
+            raise TargetError("--cli-timeout must be positive")
+        if adapter:
+            if not Path(adapter).is_file():
+                raise TargetError(f"--adapter: no such file: {adapter}")
+            try:
+                Adapter.load(Path(adapter))
+            except AdapterError as exc:
+                raise TargetError(f"--adapter: {exc}") from exc
+        if skill and not Path(skill).is_file():
+            raise TargetError(f"--skill: no such file: {skill}")
+        if exe is None:
+            # The bundled reference CLI runs from wherever this package is importable.
+            env.setdefault("PYTHONPATH", str(PACKAGE_DIR.parent))
+        # The bundled reference ships its skill; any other tool's skill is what --skill names, if anything.
+        skill_path = Path(skill).resolve() if skill else (
+            FIXTURES_DIR / "reference_cli" / "SKILL.md" if exe is None else None)
+        return cls(prefix=tuple(prefix), adapter_file=str(Path(adapter).resolve()) if adapter else None,
+                   skill=skill_path, reference=exe is None, env=env, timeout_cap=cli_timeout)
+
+    @cached_property
+    def adapter(self) -> Adapter | None:
+        """The adapter, loaded (once)."""
+        return Adapter.load(Path(self.adapter_file)) if self.adapter_file else None
+
+    @property
+    def tool(self) -> str:
+        """The tool's name for the report: its executable's file name, or the reference's."""
+        return REFERENCE_CLI_TOOL if self.reference else Path(self.prefix[0]).name
+
+    def default_name(self) -> str:
+        """The report folder's name when the user gives none."""
+        return "reference-cli" if self.reference else Path(self.prefix[0]).name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "cli", "prefix": list(self.prefix), "adapter": self.adapter_file,
+                "skill": str(self.skill) if self.skill else None, "reference": self.reference, "env": dict(self.env),
+                "cli_timeout": self.timeout_cap}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> CliTarget:
+        """Read back :meth:`to_dict`; anything that is not a CLI's description is the bundled reference."""
+        t = data if data and data.get("kind") == "cli" else {}
+        reference = not t or bool(t.get("reference"))
+        env = dict(t.get("env") or {})
+        if reference:
+            env.setdefault("PYTHONPATH", str(PACKAGE_DIR.parent))
+        skill = t.get("skill")
+        if skill is None and reference:
+            skill = str(FIXTURES_DIR / "reference_cli" / "SKILL.md")
+        return cls(prefix=tuple(t.get("prefix") or REFERENCE_CLI), adapter_file=t.get("adapter"),
+                   skill=Path(skill) if skill else None, reference=reference, env=env,
+                   timeout_cap=t.get("cli_timeout"))
