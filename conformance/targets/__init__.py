@@ -1,10 +1,24 @@
-"""Targets: where the agent under test is, and how each of its interfaces is reached.
+"""Targets: what is under test, one model for every kind, and how the checks reach it.
 
-:func:`resolve` turns what the user gave (an origin, a card URL, an agent's base URL, or a unix
-socket) into an :class:`AgentLocation`: the card as served and every interface it declares. Both
-agent families reach the target only through it, so the card's interfaces decide every endpoint.
+* :mod:`~conformance.targets.model` — the description: :class:`AgentTarget` (an agent URL, a unix
+  socket, a launched reference, a container image) and :class:`CliTarget` (a CLI executable and its
+  adapter), built once from the command's flags or a targets-file entry, carried by the run context;
+* :mod:`~conformance.targets.instances` — :class:`AgentTargets` hands a check an :class:`Instance` in
+  the configuration it needs (launched, a container, or the running target as declared);
+* :mod:`~conformance.targets.core` — :class:`CoreAgent`, the agent as the core checks see it;
+  :mod:`~conformance.targets.control` — steering a launched target's tasks;
+* :mod:`~conformance.targets.resolve` — :func:`resolve` turns what the user gave (an origin, a card URL,
+  an agent's base URL, or a unix socket) into an :class:`AgentLocation`: the card as served and every
+  interface it declares, so the card's interfaces decide every endpoint;
+* :mod:`~conformance.targets.preflight` — is anything there, and does it let us in;
+* containers: :mod:`~conformance.targets.engine`, :mod:`~conformance.targets.container`,
+  :mod:`~conformance.targets.pool`, :mod:`~conformance.targets.lifecycle`,
+  :mod:`~conformance.targets.forward`, :mod:`~conformance.targets.image` (the reference's image),
+  :mod:`~conformance.targets.serve` (its entry point), :mod:`~conformance.targets.run_image`.
 """
 
+from conformance.targets.model import AgentTarget, CliTarget, TargetError
 from conformance.targets.resolve import WELL_KNOWN_PATH, AgentLocation, Attempt, Endpoint, resolve
 
-__all__ = ["WELL_KNOWN_PATH", "AgentLocation", "Attempt", "Endpoint", "resolve"]
+__all__ = ["WELL_KNOWN_PATH", "AgentLocation", "AgentTarget", "Attempt", "CliTarget", "Endpoint", "TargetError",
+           "resolve"]
