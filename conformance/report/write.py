@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from conformance.evidence import SecretSet, redact_tree
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
@@ -195,8 +197,6 @@ def family_of(report: Mapping[str, Any]) -> str:
 def render_saved(path: Path, registry: Registry, out_dir: Path | None = None) -> list[Path]:
     """Rebuild the readable files (summary.md, and COMPLIANCE.md for the CLI half) from a saved
     ``compliance-report.yaml`` without rerunning anything. Returns the files written."""
-    import yaml
-
     try:
         report = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

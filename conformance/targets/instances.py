@@ -116,6 +116,7 @@ class AgentTargets:
         return inst
 
     def _launch(self, needs: dict[str, Any]) -> Instance:
+        # The bundled agents are imported when one is launched: a running target or an image needs none.
         from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
         from conformance.fixtures.reference_agentd.config import Principal
 
