@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli.output import clip, find_error_envelope, secret_forms, shown
+from conformance.cli.output import find_error_envelope, secret_forms
 from conformance.fixtures.scripted_agent import (
     ApiKey,
     Bearer,
@@ -24,7 +24,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
     TLSConfig,
 )
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, clip, shown
 from conformance.outcome import not_measured
 from conformance.suites.cli.conftest import Cli, card_ref
 

@@ -18,7 +18,7 @@ from typing import NoReturn
 
 import pytest
 
-from conformance.cli.output import parse_json_document, parse_text_floor, shown, state_matches
+from conformance.cli.output import parse_json_document, parse_text_floor, state_matches
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
@@ -30,7 +30,7 @@ from conformance.fixtures.scripted_agent import (
     Text,
     TLSConfig,
 )
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
 from conformance.suites.cli.conftest import Cli, card_ref
 

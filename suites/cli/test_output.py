@@ -23,7 +23,6 @@ from conformance.cli.output import (
     parse_json_document,
     parse_jsonl,
     parse_text_floor,
-    shown,
     state_matches,
 )
 from conformance.cli.runner import CliResult
@@ -36,7 +35,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
     Text,
 )
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, shown
 from conformance.suites.cli.conftest import Cli, card_ref
 from conformance.wire.strict import read_strict
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance.cli.output import find_error_envelope, shown, state_matches
+from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import Script, ScriptedAgent, TaskFlow, TaskRecord
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
 from conformance.suites.cli.conftest import Cli, card_ref
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from conformance.cli.output import clip
 from conformance.cli.runner import CliResult
+from conformance.judge import clip
 from conformance.suites.cli.conftest import Cli
 
 #: The Tier 1 commands whose --help must work (§7.1).

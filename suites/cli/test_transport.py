@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from conformance.cli.output import shown
 from conformance.fixtures.scripted_agent import (
     CardSpec,
     Interface,
@@ -21,7 +20,7 @@ from conformance.fixtures.scripted_agent import (
     ScriptedAgent,
     TaskFlow,
 )
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, shown
 from conformance.suites.cli.conftest import Cli, card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
