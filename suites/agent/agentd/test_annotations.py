@@ -13,36 +13,22 @@ from typing import Any
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse, Task, TaskPushNotificationConfig
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import answer_task, get_task, ok_result, result_artifact, settled
+from conformance.agentd.bundles import bundles
+from conformance.agentd.clients import ext, rpc_client, served_card
+from conformance.agentd.commands import command_message, send_command
+from conformance.agentd.configs import ASK_CHANNEL, ASK_SCHEMA, standard
+from conformance.agentd.feed import FeedReader, Sentinel, hello_of
+from conformance.agentd.footing import declaring, deps
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
 )
+from conformance.judge import quote, strict, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.feedtools import FeedReader, Sentinel, WebhookReceiver, hello_of
-from conformance.suites.agent.agentd.support import (
-    ASK_CHANNEL,
-    ASK_SCHEMA,
-    answer_task,
-    bundles,
-    command_message,
-    declaring,
-    deps,
-    ext,
-    get_task,
-    ok_result,
-    quote,
-    result_artifact,
-    rpc_client,
-    send_command,
-    send_params,
-    served_card,
-    settled,
-    standard,
-    strict,
-    text_message,
-    unique,
-)
+from conformance.receiver import Receiver
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
@@ -68,7 +54,7 @@ def _first_task_frame(reply: Any, what: str) -> dict[str, Any]:
         fail(f"{what}: no stream frame; errors {[(e.code, e.message) for e in reply.errors]}, "
              f"body {quote(reply.json or reply.body)}")
     first = reply.results[0]
-    strict(first, StreamResponse, "$.frames[0].result", f"{what}: the first frame")
+    strict(first, StreamResponse, f"{what}: the first frame", path="$.frames[0].result")
     if not isinstance(first, dict) or "task" not in first:
         fail(f"{what}: the first frame carries no Task: {quote(first)}")
     task: dict[str, Any] = first["task"]
@@ -95,12 +81,12 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[tuple[str, dic
     mine = [t for t in tasks or [] if isinstance(t, dict) and t.get("id") == held["id"]]
     if not mine:
         fail(f"ListTasks for context {held['contextId']} does not list task {held['id']}: {quote(listed)}")
-    strict(mine[0], Task, "$.result.tasks[]", "the task ListTasks listed")
+    strict(mine[0], Task, "the task ListTasks listed", path="$.result.tasks[]")
     out.append(("ListTasks", mine[0]))
     sub = c.stream("SubscribeToTask", {"id": held["id"]}, headers=h, deadline=5.0, until=lambda e: True)
     out.append(("SubscribeToTask", _first_task_frame(sub, "SubscribeToTask")))
     canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=h), "CancelTask")
-    strict(canceled, Task, "$.result", "the CancelTask answer")
+    strict(canceled, Task, "the CancelTask answer", path="$.result")
     out.append(("CancelTask", canceled))
     return out
 
@@ -330,7 +316,7 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
     b = bundles(run_context)
     for ev in _sentinel_events(inst, recorder, (EVENTS, ANNOTATIONS)):
         task = ev["data"]["task"]
-        strict(task, Task, "$.event.data.task", "a task event's task")
+        strict(task, Task, "a task event's task", path="$.event.data.task")
         b.check("task-annotations", "", _ann(task, f"the task event seq {ev.get('seq')}"),
                 f"the annotations of task event seq {ev.get('seq')}")
     for ev in _sentinel_events(inst, recorder, (EVENTS,)):
@@ -348,18 +334,19 @@ def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Re
         not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
     if getattr(inst.launched, "webhook_unreachable", None):
         not_measured(inst.launched.webhook_unreachable)
-    with WebhookReceiver() as hook, rpc_client(inst, recorder=recorder) as c:
+    with Receiver() as hook, rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         cfg = ok_result(c.call("CreateTaskPushNotificationConfig",
                                {"taskId": held["id"], "url": hook.url, "token": unique("hook")},
                                headers=ext(ANNOTATIONS)), "CreateTaskPushNotificationConfig")
-        strict(cfg, TaskPushNotificationConfig, "$.result", "the push notification config")
+        strict(cfg, TaskPushNotificationConfig, "the push notification config", path="$.result")
         ok_result(c.call("CancelTask", {"id": held["id"]}, headers=ext(ANNOTATIONS)), "CancelTask")
-        got = hook.wait_for(lambda ds: bool(ds), timeout=5.0)
+        got = hook.wait(1, 5.0)
     if not got:
         fail(f"push notifications are declared and a webhook was registered for task {held['id']}, "
              f"yet nothing arrived at {hook.url} within 5s of canceling it")
     for i, d in enumerate(got):
-        strict(d.body, StreamResponse, f"$.webhook[{i}]", "a webhook body")
-        if ANNOTATIONS in json.dumps(d.body):
-            fail(f"webhook body {i} carries the annotations: {quote(d.body)}")
+        body = d.json if d.json is not None else d.body.decode("utf-8", "replace")
+        strict(body, StreamResponse, "a webhook body", path=f"$.webhook[{i}]")
+        if ANNOTATIONS in json.dumps(body):
+            fail(f"webhook body {i} carries the annotations: {quote(body)}")

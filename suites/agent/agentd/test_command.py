@@ -11,6 +11,15 @@ from typing import Any
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
+from conformance.a2a.messages import send_params
+from conformance.agentd.answers import answer_message, answer_task, data_document, result_artifact, settled
+from conformance.agentd.bundles import bundles
+from conformance.agentd.clients import ext, rpc_client, served_card
+from conformance.agentd.commands import command_message, send_command
+from conformance.agentd.configs import principals as make_principals
+from conformance.agentd.configs import standard, workflows
+from conformance.agentd.footing import declaring, deps, lacking
+from conformance.agentd.ops import OpRunner, reply_kind
 from conformance.agentd_page import (
     ALWAYS_OPS,
     COMMAND,
@@ -19,36 +28,8 @@ from conformance.agentd_page import (
     SESSION_OPS,
     SIGN_IN_OPS,
 )
+from conformance.judge import expect_refusal, quote, refusal, refusal_problems, strict, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.oprunner import OpRunner, reply_kind
-from conformance.suites.agent.agentd.support import (
-    answer_message,
-    answer_task,
-    assert_refused,
-    bundles,
-    command_message,
-    data_document,
-    declaring,
-    deps,
-    ext,
-    lacking,
-    quote,
-    refusal,
-    refusal_problems,
-    result_artifact,
-    rpc_client,
-    send_command,
-    send_params,
-    served_card,
-    settled,
-    standard,
-    strict,
-    unique,
-    workflows,
-)
-from conformance.suites.agent.agentd.support import (
-    principals as make_principals,
-)
 
 INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
 DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}
@@ -87,7 +68,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
              f"errors {[(e.code, e.message) for e in reply.errors]}, body {quote(reply.json or reply.body)}")
     results = reply.results
     for i, r in enumerate(results):
-        strict(r, StreamResponse, f"$.frames[{i}].result", "a streamed command frame")
+        strict(r, StreamResponse, "a streamed command frame", path=f"$.frames[{i}].result")
     messages = [r["message"] for r in results if isinstance(r, dict) and "message" in r]
     if len(messages) != 1:
         fail(f"expected the stream to carry one reply Message, got frames {quote(results)}")
@@ -132,7 +113,7 @@ def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, re
         for op, args, _field in BAD_ARGS:
             if not b.errors("command", f"$defs/args/{op}", args):
                 fail(f"harness: {op} {args} is valid against the bundle; the case proves nothing")
-            assert_refused(send_command(c, op, args), f"{op} with {args}", **INVALID_ARGS)
+            expect_refusal(send_command(c, op, args), f"{op} with {args}", **INVALID_ARGS)
         good = {"path": "feed.note", "value": unique("note")}
         answer_message(send_command(c, "admin.set", good), f"admin.set with schema-valid arguments {good}")
 
@@ -146,7 +127,7 @@ def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: 
         for op, args, extra in (("status", {"verbose": True}, "verbose"),
                                 ("workflow.status", {"runId": "r-1", "all": 1}, "all"),
                                 ("admin.set", {"path": "feed.note", "value": "x", "force": True}, "force")):
-            got = assert_refused(send_command(c, op, args), f"{op} with the unknown argument {extra!r}",
+            got = expect_refusal(send_command(c, op, args), f"{op} with the unknown argument {extra!r}",
                                  **INVALID_ARGS)
             named = [v.field for v in got.view.field_violations]
             if not any(extra in f for f in named):
@@ -175,7 +156,7 @@ def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: A
 def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
     """Polling reads leaves nothing behind: the operator's task list is the same before and after.
     Catches ``read-creates-task``."""
-    from conformance.suites.agent.agentd.feedtools import Observer
+    from conformance.agentd.observer import Observer
 
     inst = declaring(agent_targets, COMMAND)
     obs = Observer(inst, recorder)
@@ -298,7 +279,7 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
     with rpc_client(off, recorder=recorder) as c:
         for op, args in (("auth.device.pending", {}), ("auth.device.approve", {"userCode": "ABCD1234"}),
                          ("auth.device.deny", {"userCode": "ABCD1234"})):
-            assert_refused(send_command(c, op, args), f"{op} with the device grant off",
+            expect_refusal(send_command(c, op, args), f"{op} with the device grant off",
                            code=-32602, reason="UNKNOWN_OP")
     on = declaring(agent_targets, COMMAND, auth=True, device_grant=True)
     runner = OpRunner(on, recorder, served_card(on, recorder), bundles(run_context))
@@ -393,7 +374,7 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
             fail(f"review.change answered task {task.get('id')} but workflow.status shows no new review run: "
                  f"before {quote(before)}, after {quote(after)}")
         for args in ({"change": 5}, {}, {"change": "c-2", "priority": "high"}):
-            assert_refused(send_command(c, "review.change", args), f"review.change with {args}", **INVALID_ARGS)
+            expect_refusal(send_command(c, "review.change", args), f"review.change with {args}", **INVALID_ARGS)
 
 
 def _review_runs(c: Any) -> list[Any]:
@@ -422,7 +403,7 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: An
             answer_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
     for name in ("agent-without-grant", "user-with-grant"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
-            assert_refused(send_command(c, "review.change", {"change": unique("c")}),
+            expect_refusal(send_command(c, "review.change", {"change": unique("c")}),
                            f"review.change as {name}", **DENIED)
 
 

@@ -21,6 +21,22 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.bundles import DEFAULT_BUNDLE_DIR
+from conformance.agentd.cards import declared_uris, extensions_of
+from conformance.agentd.clients import ext, public_card, rpc_client
+from conformance.agentd.commands import command_message
+from conformance.agentd.footing import (
+    BASE_ROWS,
+    CARD_ROW,
+    LISTENER_ROW,
+    agentd_identifiers,
+    card_of,
+    deps,
+    instance_for,
+    lacking,
+    require_agentd,
+)
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -32,34 +48,9 @@ from conformance.agentd_page import (
 )
 from conformance.cli.runner import CliResult, CliRunner
 from conformance.evidence import Evidence, SecretSet
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, judged_here, quote, strict
 from conformance.outcome import fail, not_measured
 from conformance.paths import PACKAGE_DIR
-from conformance.suites.agent.agentd.listener import (
-    instance_for,
-)
-from conformance.suites.agent.agentd.support import (
-    BASE_ROWS,
-    CARD_ROW,
-    DEFAULT_BUNDLE_DIR,
-    LISTENER_ROW,
-    agentd_identifiers,
-    card_of,
-    command_message,
-    declared_uris,
-    deps,
-    ext,
-    extensions_of,
-    judged_here,
-    lacking,
-    public_card,
-    quote,
-    require_agentd,
-    rpc_client,
-    send_params,
-    strict,
-    text_message,
-)
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 from conformance.wire.methods import CORE_METHODS, RESPONSE_TYPES, STREAMING_METHODS
@@ -231,7 +222,7 @@ def test_core_protocol_works_without_extensions(agent_targets: Any, recorder: Re
     card = public_card(inst, recorder)
     with rpc_client(inst, recorder=recorder) as client:
         sent = _result(client.call("SendMessage", send_params(text_message("hold"))), "SendMessage")
-        strict(sent, RESPONSE_TYPES["SendMessage"], "$.result", "the SendMessage answer")
+        strict(sent, RESPONSE_TYPES["SendMessage"], "the SendMessage answer", path="$.result")
         task = sent.get("task") if isinstance(sent, dict) else None
         if not isinstance(task, dict):
             not_measured(f"a plain message was answered without a task, so there is nothing to read: {quote(sent)}")
@@ -297,24 +288,24 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, rec
     with rpc_client(inst, recorder=recorder) as client:
         status = _result(client.call("SendMessage", send_params(command_message("status")), headers=everything),
                          "the status command")
-        strict(status, RESPONSE_TYPES["SendMessage"], "$.result", "the status command's answer")
+        strict(status, RESPONSE_TYPES["SendMessage"], "the status command's answer", path="$.result")
         reply = (status or {}).get("message") if isinstance(status, dict) else None
         parts = (reply or {}).get("parts") or []
         if reply is not None and not any(isinstance(p, dict) and isinstance(p.get("data"), dict) for p in parts):
             problems.append(f"the status command's result is not in a DataPart: {quote(parts)}")
         sent = _result(client.call("SendMessage", send_params(text_message("decl")), headers=everything), "a message")
-        strict(sent, RESPONSE_TYPES["SendMessage"], "$.result", "the message's answer")
+        strict(sent, RESPONSE_TYPES["SendMessage"], "the message's answer", path="$.result")
         task = sent.get("task") if isinstance(sent, dict) else None
         answers: list[tuple[str, Any]] = [("SendMessage", sent)]
         if isinstance(task, dict):
             got = _result(client.call("GetTask", {"id": task["id"]}, headers=everything), "GetTask")
-            strict(got, Task, "$.result", "the GetTask answer")
+            strict(got, Task, "the GetTask answer", path="$.result")
             listed = _result(client.call("ListTasks", {"pageSize": 5}, headers=everything), "ListTasks")
-            strict(listed, ListTasksResponse, "$.result", "the ListTasks answer")
+            strict(listed, ListTasksResponse, "the ListTasks answer", path="$.result")
             sub = client.stream("SubscribeToTask", {"id": task["id"]}, headers=everything, deadline=5.0,
                                 until=lambda _e: True)
             for i, frame in enumerate(sub.results):
-                strict(frame, StreamResponse, f"$.frames[{i}].result", "a SubscribeToTask frame")
+                strict(frame, StreamResponse, "a SubscribeToTask frame", path=f"$.frames[{i}].result")
             answers += [("GetTask", got), ("ListTasks", listed), ("SubscribeToTask", sub.results)]
     for what, answer in answers:
         for where, key in _metadata_keys(answer):

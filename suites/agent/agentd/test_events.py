@@ -16,13 +16,13 @@ from a2a.types.a2a_pb2 import Task
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.agentd_page import (
-    COMMAND,
-    EVENTS,
-    EVENTS_METHOD,
-)
-from conformance.outcome import fail
-from conformance.suites.agent.agentd.feedtools import (
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import answer_message, answer_task
+from conformance.agentd.bundles import bundles
+from conformance.agentd.clients import ext, rpc_client
+from conformance.agentd.commands import send_command
+from conformance.agentd.configs import BAD_INPUT, workflows
+from conformance.agentd.feed import (
     FeedReader,
     Results,
     Sentinel,
@@ -36,25 +36,14 @@ from conformance.suites.agent.agentd.feedtools import (
     results_of,
     task_event_ids,
 )
-from conformance.suites.agent.agentd.support import (
-    BAD_INPUT,
-    answer_message,
-    answer_task,
-    bundles,
-    declaring,
-    deps,
-    ext,
-    lacking,
-    quote,
-    refusal,
-    rpc_client,
-    send_command,
-    send_params,
-    strict,
-    text_message,
-    unique,
-    workflows,
+from conformance.agentd.footing import declaring, deps, lacking
+from conformance.agentd_page import (
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
 )
+from conformance.judge import quote, refusal, strict, unique
+from conformance.outcome import fail
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcStreamReply
 
@@ -359,7 +348,7 @@ def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: Any, recorde
         if ev.get("kind") not in vocabulary:
             fail(f"event seq {ev.get('seq')} has kind {ev.get('kind')!r}, outside the vocabulary {sorted(vocabulary)}")
         if ev.get("kind") == "task":
-            strict(ev["data"].get("task"), Task, f"$.event[{ev.get('seq')}].data.task", "a task event's task")
+            strict(ev["data"].get("task"), Task, "a task event's task", path=f"$.event[{ev.get('seq')}].data.task")
 
 
 @pytest.mark.requirement("AGENTD_EVT_012")

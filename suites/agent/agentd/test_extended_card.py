@@ -12,6 +12,10 @@ from typing import Any, Final
 import pytest
 from a2a.types.a2a_pb2 import AgentCard
 
+from conformance.agentd.bundles import DEFAULT_BUNDLE_DIR
+from conformance.agentd.cards import has_scheme, op_names, params_of
+from conformance.agentd.clients import card_reply, public_card, rpc_client
+from conformance.agentd.footing import declaring, deps, instance_for, require_declared
 from conformance.agentd_page import (
     COMMAND,
     EVENT_KINDS,
@@ -22,24 +26,8 @@ from conformance.agentd_page import (
     SIGN_IN_OPS,
 )
 from conformance.fixtures.reference_agentd import Workflow
+from conformance.judge import quote, strict
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.listener import (
-    has_scheme,
-    instance_for,
-    op_names,
-    params_of,
-)
-from conformance.suites.agent.agentd.support import (
-    DEFAULT_BUNDLE_DIR,
-    card_reply,
-    declaring,
-    deps,
-    public_card,
-    quote,
-    require_declared,
-    rpc_client,
-    strict,
-)
 from conformance.wire import Recorder
 from conformance.wire.protojson import boolean, given
 
@@ -117,7 +105,7 @@ def _extended(inst: Any, role: str, recorder: Recorder) -> dict[str, Any]:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.status != 200 or reply.error is not None or not isinstance(reply.result, dict):
         fail(f"GetExtendedAgentCard as {role}: HTTP {reply.status}, answer {quote(reply.json or reply.body)}")
-    strict(reply.result, AgentCard, "$.result", f"the extended card for {role}")
+    strict(reply.result, AgentCard, f"the extended card for {role}", path="$.result")
     card: dict[str, Any] = reply.result
     return card
 

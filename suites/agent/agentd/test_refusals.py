@@ -16,6 +16,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import answer_message, answer_task
+from conformance.agentd.bundles import Bundles, bundles
+from conformance.agentd.clients import ext, rpc_client
+from conformance.agentd.commands import command_message, command_part
+from conformance.agentd.configs import BAD_INPUT
+from conformance.agentd.footing import declaring, deps
+from conformance.agentd.observer import Observer
 from conformance.agentd_page import (
     A2A_DOMAIN,
     AGENTD_DOMAIN,
@@ -24,27 +32,8 @@ from conformance.agentd_page import (
     EVENTS,
     EVENTS_METHOD,
 )
+from conformance.judge import quote, refusal, refusal_problems, unique
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.feedtools import Observer
-from conformance.suites.agent.agentd.support import (
-    BAD_INPUT,
-    Bundles,
-    answer_message,
-    answer_task,
-    bundles,
-    command_message,
-    command_part,
-    declaring,
-    deps,
-    ext,
-    quote,
-    refusal,
-    refusal_problems,
-    rpc_client,
-    send_params,
-    text_message,
-    unique,
-)
 from conformance.wire import Recorder
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
@@ -90,7 +79,8 @@ def _marker() -> dict[str, Any]:
 
 def _send(ctx: Ctx, message: dict[str, Any], uris: tuple[str, ...] = (COMMAND,), role: str = "operator",
           accepted: list[str] | None = None) -> Reply:
-    return ctx.client(role).call("SendMessage", send_params(message, accepted=accepted), headers=ext(*uris))
+    config = {"acceptedOutputModes": accepted} if accepted is not None else None
+    return ctx.client(role).call("SendMessage", send_params(message, configuration=config), headers=ext(*uris))
 
 
 def _subscribe(ctx: Ctx, uris: tuple[str, ...]) -> Reply:

@@ -19,6 +19,12 @@ from typing import Any, Final
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.cards import declared_uris, has_scheme
+from conformance.agentd.clients import card_reply, ext, public_card, rpc_client
+from conformance.agentd.commands import command_message
+from conformance.agentd.echo import echo_of, render_echo
+from conformance.agentd.footing import deps, lacking
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -28,27 +34,8 @@ from conformance.agentd_page import (
     UNIX_BINDING,
 )
 from conformance.evidence import Evidence
+from conformance.judge import quote, strict, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.listener import (
-    echo_of,
-    has_scheme,
-    render_echo,
-)
-from conformance.suites.agent.agentd.support import (
-    card_reply,
-    command_message,
-    declared_uris,
-    deps,
-    ext,
-    lacking,
-    public_card,
-    quote,
-    rpc_client,
-    send_params,
-    strict,
-    text_message,
-    unique,
-)
 from conformance.wire import Recorder
 from conformance.wire.errors import BY_NAME, from_jsonrpc
 from conformance.wire.methods import RESPONSE_TYPES
@@ -120,7 +107,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
             fail(f"SendMessage over the socket: {quote(sent.json or sent.body)}")
-        strict(sent.result, RESPONSE_TYPES["SendMessage"], "$.result", "SendMessage over the socket")
+        strict(sent.result, RESPONSE_TYPES["SendMessage"], "SendMessage over the socket", path="$.result")
         tid = sent.result["task"]["id"]
         got = client.call("GetTask", {"id": tid}, headers=ext(ANNOTATIONS, COMMAND))
         if echo_of(got.headers) != [ANNOTATIONS]:
@@ -139,7 +126,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
             problems.append(f"SendStreamingMessage: HTTP {stream.status} {stream.content_type!r}, "
                             f"{quote(stream.payloads or stream.json)}")
         else:
-            strict(stream.results[0], StreamResponse, "$.frames[0].result", "the first streamed frame")
+            strict(stream.results[0], StreamResponse, "the first streamed frame", path="$.frames[0].result")
         if EVENTS in declared_uris(card):
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
             hello = feed.results[0] if feed.results else None

@@ -13,22 +13,15 @@ from urllib.parse import urlsplit
 
 from a2a.types.a2a_pb2 import SendMessageResponse
 
+from conformance.agentd.answers import answer_message, answer_task, data_document, settled
+from conformance.agentd.bundles import Bundles
+from conformance.agentd.clients import rpc_client
+from conformance.agentd.commands import send_command
+from conformance.judge import quote, strict, unique
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.support import (
-    Bundles,
-    answer_message,
-    answer_task,
-    data_document,
-    quote,
-    rpc_client,
-    send_command,
-    settled,
-    unique,
-)
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpEndpoint
 from conformance.wire.jsonrpc import RpcReply
-from conformance.wire.strict import read_strict
 
 #: A safe order: reads first, things an op names before the op, destructive controls last.
 ORDER = (
@@ -48,9 +41,7 @@ def reply_kind(reply: RpcReply, op: str) -> str:
         fail(f"{op}: HTTP {reply.status}; body {quote(reply.json or reply.body)}")
     if reply.error is not None:
         return f"refused {reply.error.code} {quote(reply.json.get('error'), 200)}"
-    got = read_strict(reply.result, SendMessageResponse, path="$.result")
-    if not got.ok:
-        fail(f"{op}: the answer is not a strict A2A SendMessageResponse: {got.summary()}")
+    strict(reply.result, SendMessageResponse, f"{op}: the answer", path="$.result")
     result = reply.result if isinstance(reply.result, dict) else {}
     if "message" in result:
         return "message"
