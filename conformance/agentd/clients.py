@@ -3,7 +3,7 @@ origin (card reads, CORS requests), and the ``A2A-Extensions`` header a request 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a.types.a2a_pb2 import AgentCard
 
@@ -20,8 +20,11 @@ from conformance.wire.card import fetch_card
 from conformance.wire.httpbase import HttpEndpoint, HttpReply
 from conformance.wire.jsonrpc import JsonRpcClient
 
+if TYPE_CHECKING:
+    from conformance.suites.agent.conftest import Instance
 
-def jsonrpc_endpoint(instance: Any) -> Endpoint:
+
+def jsonrpc_endpoint(instance: Instance) -> Endpoint:
     """The interface every agentd check calls: the card's JSON-RPC interface (on a unix socket the
     page's unix binding first, else ``JSONRPC``), as the one resolver finds it. Blocked by
     :data:`CARD_ROW` when the card cannot be read, by :data:`LISTENER_ROW` when it declares no such
@@ -39,7 +42,7 @@ def jsonrpc_endpoint(instance: Any) -> Endpoint:
 
 
 def rpc_client(
-    instance: Any,
+    instance: Instance,
     role: str = "operator",
     *,
     recorder: Recorder,
@@ -66,7 +69,7 @@ def rpc_client(
     return JsonRpcClient(ep.url, headers=headers, recorder=recorder, timeout=timeout)
 
 
-def http_endpoint(instance: Any, recorder: Recorder, timeout: float = 10.0) -> HttpEndpoint:
+def http_endpoint(instance: Instance, recorder: Recorder, timeout: float = 10.0) -> HttpEndpoint:
     """A plain HTTP endpoint on the origin the card was read from (card reads, CORS requests); send
     it absolute URLs (``instance.location.card_url``, ``jsonrpc_endpoint(instance).url``)."""
     if instance.uds_path:
@@ -74,7 +77,7 @@ def http_endpoint(instance: Any, recorder: Recorder, timeout: float = 10.0) -> H
     return HttpEndpoint(instance.location.origin, binding="JSONRPC", recorder=recorder, timeout=timeout)
 
 
-def card_url(instance: Any) -> str:
+def card_url(instance: Instance) -> str:
     """Where the instance's card was found (blocked by :data:`CARD_ROW` when it was not)."""
     loc = instance.location
     card_of(instance)
@@ -82,12 +85,12 @@ def card_url(instance: Any) -> str:
     return url
 
 
-def card_reply(instance: Any, recorder: Recorder, token: str | None = None) -> HttpReply:
+def card_reply(instance: Instance, recorder: Recorder, token: str | None = None) -> HttpReply:
     """GET the public card where it was found, with a bearer ``token`` when given."""
     return fetch_card(card_url(instance), recorder, uds=instance.uds_path, token=token)
 
 
-def served_card(instance: Any, recorder: Recorder, token: str | None = None) -> dict[str, Any]:
+def served_card(instance: Instance, recorder: Recorder, token: str | None = None) -> dict[str, Any]:
     """The public agent card as served (fails when it is not a JSON object); not read strictly."""
     reply = card_reply(instance, recorder, token)
     if reply.status != 200 or not isinstance(reply.json, dict):
@@ -96,7 +99,7 @@ def served_card(instance: Any, recorder: Recorder, token: str | None = None) -> 
     return card
 
 
-def public_card(instance: Any, recorder: Recorder, token: str | None = None) -> dict[str, Any]:
+def public_card(instance: Instance, recorder: Recorder, token: str | None = None) -> dict[str, Any]:
     """The public card as served, held strictly to the A2A AgentCard type (fails otherwise)."""
     card = served_card(instance, recorder, token)
     strict(card, AgentCard, "the public card", path="$")

@@ -4,9 +4,12 @@ and the bounds of the bad-input checks."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from hypothesis import HealthCheck, Phase, settings
+
+if TYPE_CHECKING:
+    from conformance.suites.agent.conftest import AgentTargets
 
 #: Hypothesis settings of the bad-input checks: bounded, deterministic, no database on disk, no
 #: shrinking (the first failing example is the evidence).
@@ -51,7 +54,7 @@ _PRINCIPALS: dict[tuple[tuple[str, str, tuple[str, ...]], ...], tuple[tuple[Any,
 
 
 def principals(
-    agent_targets: Any, specs: Sequence[tuple[str, str, Sequence[str]]]
+    agent_targets: AgentTargets, specs: Sequence[tuple[str, str, Sequence[str]]]
 ) -> tuple[tuple[Any, ...], dict[str, str]]:
     """Principals ``(name, role, grants)`` with fresh bearer tokens (registered as secrets), made
     once per spec list so a cached instance and its tokens stay together; returns them and

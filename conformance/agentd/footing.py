@@ -9,7 +9,7 @@ that lacks one is ``not_measured``, blocked by the row that governs it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 from urllib.parse import urlsplit
 
 from conformance.agentd.cards import declared_uris, extensions_of
@@ -20,6 +20,9 @@ from conformance.agentd_page import (
 )
 from conformance.judge import blocked_by
 from conformance.outcome import not_measured
+
+if TYPE_CHECKING:
+    from conformance.suites.agent.conftest import AgentTargets, Instance
 
 #: The row that fails when an extension is not declared; a check about how a *declared* extension
 #: behaves is ``not_measured``, blocked by it (DESIGN.md §2.8). The events extension is declared
@@ -41,7 +44,7 @@ def deps(*uris: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*BASE_ROWS, *(DECLARED_BY[u] for u in uris))))
 
 
-def card_of(instance: Any) -> dict[str, Any]:
+def card_of(instance: Instance) -> dict[str, Any]:
     """The card the resolver found for ``instance``; blocked by :data:`CARD_ROW` when there is none."""
     loc = instance.location
     if loc.card is None:
@@ -88,7 +91,7 @@ def require_agentd(card: Mapping[str, Any]) -> list[str]:
     return found
 
 
-def declaring(agent_targets: Any, *uris: str, fresh: bool = False, **needs: Any) -> Any:
+def declaring(agent_targets: AgentTargets, *uris: str, fresh: bool = False, **needs: Any) -> Instance:
     """An instance in the configuration ``needs`` whose card declares every extension of ``uris``.
 
     The card and the declarations are judged before the configuration: a running target whose card
@@ -111,7 +114,7 @@ def declaring(agent_targets: Any, *uris: str, fresh: bool = False, **needs: Any)
 _ROLE_NEEDS: Final = ("auth", "principals", "grants")
 
 
-def _needs_it_can_have(agent_targets: Any, card: Mapping[str, Any], needs: Mapping[str, Any]) -> None:
+def _needs_it_can_have(agent_targets: AgentTargets, card: Mapping[str, Any], needs: Mapping[str, Any]) -> None:
     """Say what is missing, for a need a running target could only meet with a credential."""
     if not any(needs.get(k) for k in _ROLE_NEEDS) or (agent_targets.target.get("tokens") or {}):
         return
@@ -122,7 +125,7 @@ def _needs_it_can_have(agent_targets: Any, card: Mapping[str, Any], needs: Mappi
                  "admit; give them with --token operator=TOKEN (and user=, agent=)")
 
 
-def instance_for(agent_targets: Any, *uris: str, **needs: Any) -> Any:
+def instance_for(agent_targets: AgentTargets, *uris: str, **needs: Any) -> Instance:
     """For a statement that holds whatever the configuration: the launched reference configured with
     ``needs``, or a running target as it is (its own configuration, whatever its declared facts);
     either way one whose card declares ``uris`` (blocked by the declaring row otherwise)."""

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 
@@ -32,6 +32,9 @@ from conformance.judge import unique
 from conformance.wire import Exchange, Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 from conformance.wire.methods import CORE_METHODS, STREAMING_METHODS
+
+if TYPE_CHECKING:
+    from conformance.suites.agent.conftest import Instance
 
 #: Every method the listener routes: the SDK's core table and the events extension's method.
 METHODS: Final = (*CORE_METHODS, EVENTS_METHOD)
@@ -216,7 +219,7 @@ def _refused(case: Case, error: Any) -> None:
                 break
 
 
-def run_negotiation(instance: Any, events: bool, recorder: Recorder) -> Negotiation:
+def run_negotiation(instance: Instance, events: bool, recorder: Recorder) -> Negotiation:
     """Send every (method, subset) case to ``instance`` and keep what came back. ``events`` is the feed
     state the instance was launched with (a running target's comes from its card)."""
     card = public_card(instance, recorder)
@@ -240,7 +243,7 @@ class NegotiationCache:
     def __init__(self) -> None:
         self._done: dict[str, Negotiation | BaseException] = {}
 
-    def get(self, instance: Any, make: Callable[[], Negotiation]) -> Negotiation:
+    def get(self, instance: Instance, make: Callable[[], Negotiation]) -> Negotiation:
         key = instance.url
         if key not in self._done:
             try:

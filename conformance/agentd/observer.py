@@ -4,7 +4,7 @@ feed's newest seq, or with the feed off its configuration."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2a.types.a2a_pb2 import Task
 
@@ -18,6 +18,9 @@ from conformance.judge import quote, strict
 from conformance.outcome import fail
 from conformance.wire import Recorder
 
+if TYPE_CHECKING:
+    from conformance.suites.agent.conftest import Instance
+
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -29,7 +32,7 @@ class Snapshot:
 class Observer:
     """The operator's view of an instance: what exists, and what the feed has said."""
 
-    def __init__(self, instance: Any, recorder: Recorder) -> None:
+    def __init__(self, instance: Instance, recorder: Recorder) -> None:
         self.client = rpc_client(instance, "operator", recorder=recorder)
         self.feed = EVENTS in declared_uris(served_card(instance, recorder))
         self._read: set[str] = set()  # tasks already read strictly

@@ -8,7 +8,7 @@ replies, not that a name was unknown.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from a2a.types.a2a_pb2 import SendMessageResponse
@@ -22,6 +22,9 @@ from conformance.outcome import fail
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpEndpoint
 from conformance.wire.jsonrpc import RpcReply
+
+if TYPE_CHECKING:
+    from conformance.suites.agent.conftest import Instance
 
 #: A safe order: reads first, things an op names before the op, destructive controls last.
 ORDER = (
@@ -53,7 +56,7 @@ def reply_kind(reply: RpcReply, op: str) -> str:
 class OpRunner:
     """The operator of one instance, able to send every built-in op with meaningful arguments."""
 
-    def __init__(self, instance: Any, recorder: Recorder, card: dict[str, Any], bundles: Bundles) -> None:
+    def __init__(self, instance: Instance, recorder: Recorder, card: dict[str, Any], bundles: Bundles) -> None:
         self.instance = instance
         self.recorder = recorder
         self.card = card

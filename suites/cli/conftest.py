@@ -31,6 +31,13 @@ from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 #: Per-invocation bound: a CLI that hangs fails its check with evidence, and the run goes on.
 CLI_TIMEOUT = 20.0
 
+#: The types of the fixtures a CLI check takes, named once (``cli: Cli``, ``agent: AgentMaker``, ...).
+AgentMaker = Callable[..., ScriptedAgent]
+SecretMaker = Callable[[str], str]
+#: The plugin's recorders: ``record_error_code(code, note="")``, ``record_breakdown(row, shipped=, overridable=)``.
+RecordCode = Callable[..., None]
+RecordBreakdown = Callable[..., None]
+
 
 class CliTarget:
     """The CLI under test as the command described it (or the bundled reference CLI)."""
@@ -136,7 +143,7 @@ def request_evidence(agent: ScriptedAgent) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterator[Callable[..., ScriptedAgent]]:
+def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterator[AgentMaker]:
     """``agent(script=Script(...), tls=..., grpc=...)`` starts a scripted agent for this check."""
     started: list[ScriptedAgent] = []
 
@@ -157,7 +164,7 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterat
 
 
 @pytest.fixture
-def new_secret(run_secrets: SecretSet) -> Callable[[str], str]:
+def new_secret(run_secrets: SecretSet) -> SecretMaker:
     """``new_secret("tok")`` makes a random credential and registers it with the run's secrets."""
     return run_secrets.make
 

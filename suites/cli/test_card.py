@@ -7,7 +7,6 @@ in the output by value, and read which path the agent was asked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +22,12 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
 )
 from conformance.judge import shown, unique
+from conformance.suites.cli.conftest import AgentMaker, Cli
 
 EXTRA_CARD_PATH = "/agents/conformance/card.json"
 
 
-def _named_agent(agent: Callable[..., ScriptedAgent], **card: Any) -> tuple[ScriptedAgent, str]:
+def _named_agent(agent: AgentMaker, **card: Any) -> tuple[ScriptedAgent, str]:
     name = unique("card-probe")
     return agent(Script(card=CardSpec(name=name, **card))), name
 
@@ -46,7 +46,7 @@ def _card_fetches(a: ScriptedAgent) -> list[str]:
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="host")
-def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_card_get_from_an_origin_appends_the_well_known_path(cli: Cli, agent: AgentMaker) -> None:
     """`card get -a http://127.0.0.1:<port>` fetches /.well-known/agent-card.json and presents it.
 
     Catches a CLI that requests the origin itself as the card.
@@ -61,7 +61,7 @@ def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any, agent: Ca
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="url")
-def test_card_get_uses_an_explicit_card_url_as_is(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_card_get_uses_an_explicit_card_url_as_is(cli: Cli, agent: AgentMaker) -> None:
     """A full card URL (the card served at a non-standard path) is fetched exactly, nothing appended."""
     a, name = _named_agent(agent, extra_path=EXTRA_CARD_PATH)
     r = cli.run("card", "get", "-a", a.base_url + EXTRA_CARD_PATH)
@@ -75,7 +75,7 @@ def test_card_get_uses_an_explicit_card_url_as_is(cli: Any, agent: Callable[...,
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="file_path")
 @pytest.mark.parametrize("form", ["file-uri", "plain-path"])
 def test_card_get_reads_a_local_card_file(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, form: str
+    cli: Cli, agent: AgentMaker, tmp_path: Path, form: str
 ) -> None:
     """A local card (`file://…` or a plain path) is read from disk, not fetched, and presented."""
     a, name = _named_agent(agent)
@@ -91,7 +91,7 @@ def test_card_get_reads_a_local_card_file(
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("first", ["JSONRPC", "HTTP+JSON"])
 def test_transport_follows_the_order_of_the_card_it_read(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, first: str
+    cli: Cli, agent: AgentMaker, tmp_path: Path, first: str
 ) -> None:
     """A `send` through a local card file goes to the card's first interface, on its binding.
 

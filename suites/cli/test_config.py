@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,10 @@ from conformance.cli.output import secret_forms
 from conformance.evidence import Evidence
 from conformance.fixtures.scripted_agent import Bearer, CardSpec, Script, ScriptedAgent, TaskFlow
 from conformance.judge import blocked_by, shown, unique
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.suites.cli.conftest import AgentMaker, Cli, SecretMaker, card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
-AgentMaker = Callable[..., ScriptedAgent]
-SecretMaker = Callable[[str], str]
 CONFIG = "A2ACLI_CONFIG_001"
 
 

@@ -8,7 +8,6 @@ task placed in it, so every id is found by value in the request bodies and in th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from conformance.cli import output
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import CardSpec, Script, ScriptedAgent, TaskFlow
 from conformance.judge import blocked_by, shown, unique
+from conformance.suites.cli.conftest import AgentMaker, Cli
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
@@ -32,7 +32,7 @@ def _waiting_task(a: ScriptedAgent) -> Any:
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_001")
-def test_context_id_is_sent_exactly_as_given(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_context_id_is_sent_exactly_as_given(cli: Cli, agent: AgentMaker) -> None:
     """`send --context-id <id>` puts that contextId, unchanged, on the message (and no taskId):
     a new task in the existing context. Catches a flag that is accepted but not sent.
     """
@@ -51,7 +51,7 @@ def test_context_id_is_sent_exactly_as_given(cli: Any, agent: Callable[..., Scri
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="task_id_alone")
-def test_task_id_alone_continues_that_task(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_task_id_alone_continues_that_task(cli: Cli, agent: AgentMaker) -> None:
     """`send --task-id <id>` (no --context-id) sends the message against that task; the agent
     resumes it to COMPLETED and no other task is created.
     """
@@ -69,7 +69,7 @@ def test_task_id_alone_continues_that_task(cli: Any, agent: Callable[..., Script
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="task_id_with_context_id")
-def test_task_id_with_its_context_id_continues_that_task(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_task_id_with_its_context_id_continues_that_task(cli: Cli, agent: AgentMaker) -> None:
     """`--task-id` with the task's own `--context-id`: both are sent as given and the task resumes."""
     a = agent(Script())
     rec = _waiting_task(a)
@@ -82,7 +82,7 @@ def test_task_id_with_its_context_id_continues_that_task(cli: Any, agent: Callab
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="task_id_with_context_id")
-def test_mismatched_context_id_is_sent_not_reconciled(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_mismatched_context_id_is_sent_not_reconciled(cli: Cli, agent: AgentMaker) -> None:
     """`--task-id` with a `--context-id` of another context: the pair goes out unchanged, the agent
     rejects it, the CLI exits non-zero. Catches a CLI that drops or rewrites one id to make them agree.
     """
@@ -101,7 +101,7 @@ def test_mismatched_context_id_is_sent_not_reconciled(cli: Any, agent: Callable[
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="refused_identifier")
 @pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
 def test_unknown_task_id_fails_without_starting_a_task(
-    cli: Any, agent: Callable[..., ScriptedAgent], streaming: bool
+    cli: Cli, agent: AgentMaker, streaming: bool
 ) -> None:
     """An unknown `--task-id` (agent: TaskNotFoundError) exits non-zero, names TaskNotFoundError,
     points at --debug, and the agent never received a message without that taskId (no new task).
@@ -127,7 +127,7 @@ def test_unknown_task_id_fails_without_starting_a_task(
 
 @pytest.mark.requirement("A2ACLI_INTERACT_003")
 @pytest.mark.depends_on("A2ACLI_INTERACT_001")
-def test_new_send_carries_no_invented_identifiers(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_new_send_carries_no_invented_identifiers(cli: Cli, agent: AgentMaker) -> None:
     """A plain `send` carries neither taskId nor contextId: the server assigns both."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--text", "fresh", "-a", a.base_url)
@@ -141,7 +141,7 @@ def test_new_send_carries_no_invented_identifiers(cli: Any, agent: Callable[...,
 @pytest.mark.requirement("A2ACLI_INTERACT_003")
 @pytest.mark.depends_on("A2ACLI_INTERACT_001")
 def test_context_id_is_not_treated_as_a_session_with_a_current_task(
-    cli: Any, agent: Callable[..., ScriptedAgent]
+    cli: Cli, agent: AgentMaker
 ) -> None:
     """`send --context-id C` while a task in C waits for input starts a new task: no taskId is
     attached (a context is a grouping, not a chat session with a current task).
@@ -166,7 +166,7 @@ def _assert_ids_reported(r: CliResult, task_id: str, context_id: str, state: str
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_004")
-def test_completion_reports_task_id_context_id_and_state(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_completion_reports_task_id_context_id_and_state(cli: Cli, agent: AgentMaker) -> None:
     """A completed send reports the server's taskId and contextId (each selectable alone) and COMPLETED."""
     tid, ctx = unique("task"), unique("ctx")
     a = agent(Script(send=TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.3)), task_id=tid, context_id=ctx)))
@@ -177,7 +177,7 @@ def test_completion_reports_task_id_context_id_and_state(cli: Any, agent: Callab
 
 @pytest.mark.requirement("A2ACLI_INTERACT_004")
 @pytest.mark.depends_on("A2ACLI_OUT_002")
-def test_json_output_carries_the_ids_in_the_protocol_task(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_json_output_carries_the_ids_in_the_protocol_task(cli: Cli, agent: AgentMaker) -> None:
     """`-o json`: the ids and state sit in the protocol's own Task (task.id, task.contextId,
     task.status.state), not renamed into fields of the tool's own.
     """
@@ -194,7 +194,7 @@ def test_json_output_carries_the_ids_in_the_protocol_task(cli: Any, agent: Calla
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_004")
-def test_interruption_reports_ids_state_and_the_resume_command(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_interruption_reports_ids_state_and_the_resume_command(cli: Cli, agent: AgentMaker) -> None:
     """On INPUT_REQUIRED, send stops and shows taskId, contextId, the state, and a command that
     resumes: a `send` line naming that taskId. Catches a report without the resume command.
     """
@@ -228,7 +228,7 @@ def _files_mentioning(root: Path, values: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.requirement("A2ACLI_INTERACT_005")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
-def test_nothing_of_the_interaction_is_kept_between_runs(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_nothing_of_the_interaction_is_kept_between_runs(cli: Cli, agent: AgentMaker) -> None:
     """Runs sharing one isolated home (HOME, XDG dirs, TMPDIR, working dir) leave no file holding
     the taskId/contextId, and a later plain `send` carries neither id. Catches a CLI that saves the
     last ids and replays them.
@@ -257,7 +257,7 @@ def test_nothing_of_the_interaction_is_kept_between_runs(cli: Any, agent: Callab
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_005")
-def test_continue_flag_is_refused_as_a_usage_error(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_continue_flag_is_refused_as_a_usage_error(cli: Cli, agent: AgentMaker) -> None:
     """`send --continue` (a resume-where-I-left-off mode) exits 2 and sends nothing."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--continue", "--text", "more", "-a", a.base_url, usage_error_expected=True)

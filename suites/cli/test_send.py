@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from conformance.fixtures.scripted_agent import (
     Text,
 )
 from conformance.judge import shown, unique
+from conformance.suites.cli.conftest import AgentMaker, Cli
 from conformance.wire.strict import read_strict
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
@@ -54,7 +54,7 @@ def _part_kind(part: dict[str, Any]) -> str:
 
 @pytest.mark.requirement("A2ACLI_SEND_001")
 @pytest.mark.depends_on("A2ACLI_SEND_006")
-def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_send_delivers_one_new_message_with_the_text_given(cli: Cli, agent: AgentMaker) -> None:
     """`send --text` delivers one well-formed user message (with a messageId) opening a new task.
 
     Catches a CLI that sends nothing, sends a message without a messageId, mangles the text, or
@@ -85,7 +85,7 @@ def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Call
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
 def test_send_waits_for_the_terminal_state_by_default(
-    cli: Any, agent: Callable[..., ScriptedAgent], streaming: bool
+    cli: Cli, agent: AgentMaker, streaming: bool
 ) -> None:
     """Without flags, `send` returns only once the task is COMPLETED (scripted 0.5 s after WORKING).
 
@@ -108,7 +108,7 @@ def test_send_waits_for_the_terminal_state_by_default(
 @pytest.mark.requirement("A2ACLI_SEND_002", part="async")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_async_returns_identifiers_while_the_task_is_still_working(
-    cli: Any, agent: Callable[..., ScriptedAgent]
+    cli: Cli, agent: AgentMaker
 ) -> None:
     """`send --async` exits 0 at once with taskId, contextId and the WORKING state.
 
@@ -135,7 +135,7 @@ def test_async_returns_identifiers_while_the_task_is_still_working(
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="stream_sse")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Cli, agent: AgentMaker) -> None:
     """`send --stream` on a streaming card opens SendStreamingMessage and follows it to COMPLETED.
 
     The artifact arrives only as a stream event before the terminal status; it must be rendered.
@@ -162,7 +162,7 @@ def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Any, agent: Ca
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="stream_unsupported")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_stream_without_streaming_capability_does_not_hang(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_stream_without_streaming_capability_does_not_hang(cli: Cli, agent: AgentMaker) -> None:
     """`send --stream` against a card without streaming ends: falls back (exit 0 and the result) or
     errors clearly (non-zero with a message). A CLI still running at the bound is a hang: fail. The
     tool must have dealt with the agent (read its card, or sent to it): a run that never contacted the
@@ -187,7 +187,7 @@ def test_stream_without_streaming_capability_does_not_hang(cli: Any, agent: Call
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="message_only_reply")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Cli, agent: AgentMaker) -> None:
     """A stream that carries one Message (no task) and closes: exit 0 with the reply shown."""
     reply = unique("message-only-reply")
     a = agent(Script(send=MessageReply(parts=(Text(reply),))))
@@ -203,7 +203,7 @@ def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any, agent: 
 
 @pytest.mark.requirement("A2ACLI_SEND_004")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_send_renders_every_artifact_part_kind(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_send_renders_every_artifact_part_kind(cli: Cli, agent: AgentMaker) -> None:
     """Text output of a completed send shows the text part, the data part's JSON, and each file
     part's name and media type (plus the inline file's size). Catches a renderer that skips a kind.
     """
@@ -216,7 +216,7 @@ def test_send_renders_every_artifact_part_kind(cli: Any, agent: Callable[..., Sc
 
 @pytest.mark.requirement("A2ACLI_SEND_004")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006", "A2ACLI_OUT_002")
-def test_send_json_output_keeps_every_artifact_part(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_send_json_output_keeps_every_artifact_part(cli: Cli, agent: AgentMaker) -> None:
     """`-o json` carries the artifact's four parts as the agent sent them (nothing stripped)."""
     art, v = all_kinds_artifact()
     a = agent(Script(send=TaskFlow.single("COMPLETED", art)))
@@ -256,7 +256,7 @@ def _files(tmp_path: Path) -> dict[str, Any]:
 @pytest.mark.requirement("A2ACLI_SEND_005")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_media_type_binds_to_the_part_flag_before_it(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
+    cli: Cli, agent: AgentMaker, tmp_path: Path
 ) -> None:
     """`--media-type` sets the media type of exactly the part flag it follows, over any guess.
 
@@ -293,7 +293,7 @@ def test_media_type_binds_to_the_part_flag_before_it(
 
 @pytest.mark.requirement("A2ACLI_SEND_005")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_media_type_without_a_part_flag_is_a_usage_error(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_media_type_without_a_part_flag_is_a_usage_error(cli: Cli, agent: AgentMaker) -> None:
     """`--media-type` before any part flag exits 2 and sends nothing."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--media-type", "text/plain", "--text", "x", "-a", a.base_url, usage_error_expected=True)
@@ -305,7 +305,7 @@ def test_media_type_without_a_part_flag_is_a_usage_error(cli: Any, agent: Callab
 @pytest.mark.requirement("A2ACLI_SEND_006")
 @pytest.mark.depends_on("A2ACLI_SEND_001")
 def test_part_flags_repeat_and_keep_command_line_order(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
+    cli: Cli, agent: AgentMaker, tmp_path: Path
 ) -> None:
     """`--text`, `--data`, `--file` (path and URL), `--text` arrive as five parts in that order:
     inline bytes for the path, a URL reference for the URL. Catches parts regrouped by kind or
@@ -344,7 +344,7 @@ def test_part_flags_repeat_and_keep_command_line_order(
 
 @pytest.mark.requirement("A2ACLI_SEND_006")
 @pytest.mark.depends_on("A2ACLI_SEND_001")
-def test_data_dash_reads_the_value_from_stdin(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_data_dash_reads_the_value_from_stdin(cli: Cli, agent: AgentMaker) -> None:
     """`--data -` takes the JSON value from stdin, in its place among the parts."""
     value = {"from": "stdin", "probe": unique("stdin")}
     a = agent(Script(send=TaskFlow.single("COMPLETED")))

@@ -6,7 +6,6 @@ state, artifacts and history it must find in the CLI's output and in the request
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,8 +13,9 @@ from a2a.types import a2a_pb2 as pb
 
 from conformance.cli import output
 from conformance.cli.artifact_probe import all_kinds_artifact, assert_every_part_rendered
-from conformance.fixtures.scripted_agent import Script, ScriptedAgent, TaskFlow
+from conformance.fixtures.scripted_agent import Script, TaskFlow
 from conformance.judge import shown, unique
+from conformance.suites.cli.conftest import AgentMaker, Cli
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -34,7 +34,7 @@ def _history_length_asked(req: Any) -> Any:
 
 
 @pytest.mark.requirement("A2ACLI_TASK_GET_001")
-def test_task_get_reports_ids_state_and_every_artifact_part(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_task_get_reports_ids_state_and_every_artifact_part(cli: Cli, agent: AgentMaker) -> None:
     """`task get <id>` asks GetTask for that id and shows taskId, contextId, COMPLETED and each
     artifact part (text, data, inline file, URL file). Catches artifacts stripped from the output.
     """
@@ -54,7 +54,7 @@ def test_task_get_reports_ids_state_and_every_artifact_part(cli: Any, agent: Cal
 
 @pytest.mark.requirement("A2ACLI_TASK_GET_001")
 @pytest.mark.depends_on("A2ACLI_OUT_002")
-def test_task_get_history_asks_for_history_length(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_task_get_history_asks_for_history_length(cli: Cli, agent: AgentMaker) -> None:
     """`task get <id> --history 1` sends historyLength 1, and `-o json` shows the Task the agent
     returned: exactly its last history message. Catches --history dropped from the request.
     """
@@ -74,7 +74,7 @@ def test_task_get_history_asks_for_history_length(cli: Any, agent: Callable[...,
 
 
 @pytest.mark.requirement("A2ACLI_TASK_CANCEL_001")
-def test_task_cancel_reports_canceled_and_is_safe_to_repeat(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_task_cancel_reports_canceled_and_is_safe_to_repeat(cli: Cli, agent: AgentMaker) -> None:
     """`task cancel <id>` on a WORKING task cancels it and reports CANCELED with the ids; a second
     cancel also exits 0 and reports CANCELED. Catches a cancel that hides the resulting state.
     """

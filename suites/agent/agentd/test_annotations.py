@@ -26,9 +26,11 @@ from conformance.agentd_page import (
     COMMAND,
     EVENTS,
 )
+from conformance.context import RunContext
 from conformance.judge import quote, strict, unique
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
+from conformance.suites.agent.conftest import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
@@ -94,7 +96,7 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[tuple[str, dic
 # ---- present exactly when activated ------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_ANN_001")
-def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any, recorder: Recorder) -> None:
+def test_every_task_answer_carries_annotations_when_activated(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With task-annotations named, every answer carrying a Task (both sends, GetTask, ListTasks,
     SubscribeToTask, CancelTask) holds the annotations object under metadata[<URI>].
     Catches ``annotations-missing``."""
@@ -108,7 +110,7 @@ def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any
 
 
 @pytest.mark.requirement("AGENTD_ANN_002")
-def test_no_answer_carries_annotations_without_activation(agent_targets: Any, recorder: Recorder) -> None:
+def test_no_answer_carries_annotations_without_activation(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Naming other extensions (events) but not task-annotations, no Task answer carries them.
     Catches ``annotations-without-activation``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -120,8 +122,8 @@ def test_no_answer_carries_annotations_without_activation(agent_targets: Any, re
 
 
 @pytest.mark.requirement("AGENTD_ANN_010")
-def test_annotations_are_valid_against_the_bundle(agent_targets: Any, recorder: Recorder,
-                                                  run_context: Any) -> None:
+def test_annotations_are_valid_against_the_bundle(agent_targets: AgentTargets, recorder: Recorder,
+                                                  run_context: RunContext) -> None:
     """Every annotations object (on every Task answer, and at an input-required gate) validates
     against the task-annotations bundle. Catches ``annotations-extra-member``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -153,7 +155,7 @@ def _ask_task(c: JsonRpcClient) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("AGENTD_ANN_003")
-def test_link_names_what_the_task_tracks(agent_targets: Any, recorder: Recorder) -> None:
+def test_link_names_what_the_task_tracks(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """link is ``{kind, id}``: ``turn`` for a conversation turn, ``run`` (id the run's id) for a
     workflow run, ``subagent`` for a subagent turn. Catches ``link-kind-wrong``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -189,7 +191,7 @@ def _when(value: Any, what: str) -> datetime:
 
 
 @pytest.mark.requirement("AGENTD_ANN_004")
-def test_created_is_always_present(agent_targets: Any, recorder: Recorder) -> None:
+def test_created_is_always_present(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """created is present on every annotated task, a timestamp no later than its first recorded
     state. Catches ``no-created``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -208,7 +210,7 @@ def test_created_is_always_present(agent_targets: Any, recorder: Recorder) -> No
 
 
 @pytest.mark.requirement("AGENTD_ANN_005")
-def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(agent_targets: Any,
+def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(agent_targets: AgentTargets,
                                                                               recorder: Recorder) -> None:
     """statusHistory lists each state ``{state, ts}`` oldest first and ends in the task's current
     state: a held run canceled went through working to canceled; a completed run ends completed.
@@ -236,7 +238,7 @@ def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(ag
 
 
 @pytest.mark.requirement("AGENTD_ANN_006")
-def test_principal_names_who_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
+def test_principal_names_who_started_the_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Tasks started by the user, the agent and the operator name their starters: present, the same
     for the same caller, different between callers. Catches ``no-principal``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -256,7 +258,7 @@ def test_principal_names_who_started_the_task(agent_targets: Any, recorder: Reco
 
 
 @pytest.mark.requirement("AGENTD_ANN_007")
-def test_input_required_task_carries_the_ask_schema(agent_targets: Any, recorder: Recorder) -> None:
+def test_input_required_task_carries_the_ask_schema(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
     gate asks for (the one configured). Catches ``no-ask-schema``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -267,7 +269,7 @@ def test_input_required_task_carries_the_ask_schema(agent_targets: Any, recorder
 
 
 @pytest.mark.requirement("AGENTD_ANN_008")
-def test_input_gate_names_where_it_is_announced(agent_targets: Any, recorder: Recorder) -> None:
+def test_input_gate_names_where_it_is_announced(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A gate announced on a channel carries askChannel naming it. Catches ``no-ask-channel``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
@@ -277,7 +279,7 @@ def test_input_gate_names_where_it_is_announced(agent_targets: Any, recorder: Re
 
 
 @pytest.mark.requirement("AGENTD_ANN_009")
-def test_command_names_the_op_that_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
+def test_command_names_the_op_that_started_the_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Tasks started by workflow.run, subagent.send and the workflow-declared review.change name
     that op in command; a plain message's task names none. Catches ``no-command``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -296,7 +298,7 @@ def test_command_names_the_op_that_started_the_task(agent_targets: Any, recorder
 
 # ---- the feed and webhooks ---------------------------------------------------------------------
 
-def _sentinel_events(inst: Any, recorder: Recorder, uris: tuple[str, ...]) -> list[dict[str, Any]]:
+def _sentinel_events(inst: Instance, recorder: Recorder, uris: tuple[str, ...]) -> list[dict[str, Any]]:
     sentinel = Sentinel()
     with (rpc_client(inst, recorder=recorder) as c,
           FeedReader(rpc_client(inst, recorder=recorder), {}, uris=uris, stop_when=sentinel.seen) as feed):
@@ -307,8 +309,8 @@ def _sentinel_events(inst: Any, recorder: Recorder, uris: tuple[str, ...]) -> li
 
 
 @pytest.mark.requirement("AGENTD_ANN_011")
-def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: Any, recorder: Recorder,
-                                                                   run_context: Any) -> None:
+def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: AgentTargets, recorder: Recorder,
+                                                                   run_context: RunContext) -> None:
     """On a subscription naming events and task-annotations, a task event's task carries the
     annotations (valid against the bundle); naming events alone, it does not.
     Catches ``feed-task-unannotated``."""
@@ -325,7 +327,7 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
 
 
 @pytest.mark.requirement("AGENTD_ANN_012")
-def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Recorder) -> None:
+def test_webhook_body_never_carries_annotations(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A webhook registered (and the task canceled) by requests naming task-annotations delivers
     bodies without them, to a loopback receiver in the test process.
     Catches ``webhook-carries-annotations``."""

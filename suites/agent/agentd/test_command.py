@@ -28,8 +28,11 @@ from conformance.agentd_page import (
     SESSION_OPS,
     SIGN_IN_OPS,
 )
+from conformance.context import RunContext
 from conformance.judge import expect_refusal, quote, refusal, refusal_problems, strict, unique
 from conformance.outcome import fail, not_measured
+from conformance.suites.agent.conftest import AgentTargets
+from conformance.wire import Recorder
 
 INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
 DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}
@@ -42,8 +45,8 @@ pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 # ---- the envelope and its two activations --------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_CMD_001")
-def test_status_command_activated_by_header_and_marker_is_run(agent_targets: Any, recorder: Any,
-                                                              run_context: Any) -> None:
+def test_status_command_activated_by_header_and_marker_is_run(agent_targets: AgentTargets, recorder: Recorder,
+                                                              run_context: RunContext) -> None:
     """A SendMessage whose one DataPart is ``{"agentd": {"op": "status"}}``, with the command URI in
     A2A-Extensions and in message.extensions, runs the op: the answer is its result document.
     Catches ``command-runs-as-chat``."""
@@ -55,8 +58,8 @@ def test_status_command_activated_by_header_and_marker_is_run(agent_targets: Any
 
 
 @pytest.mark.requirement("AGENTD_CMD_002")
-def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: Any, recorder: Any,
-                                                                     run_context: Any) -> None:
+def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: AgentTargets, recorder: Recorder,
+                                                                     run_context: RunContext) -> None:
     """SendStreamingMessage carrying the status command streams the op's reply Message.
     Catches ``stream-refuses-commands``."""
     inst = declaring(agent_targets, COMMAND)
@@ -77,7 +80,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
 
 
 @pytest.mark.requirement("AGENTD_CMD_010")
-def test_command_reply_message_lists_the_command_uri(agent_targets: Any, recorder: Any) -> None:
+def test_command_reply_message_lists_the_command_uri(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """The Message answering a command names the command URI in its extensions.
     Catches ``reply-unmarked``."""
     inst = declaring(agent_targets, COMMAND)
@@ -102,8 +105,8 @@ BAD_ARGS: tuple[tuple[str, dict[str, Any], str], ...] = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_003")
-def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, recorder: Any,
-                                                          run_context: Any) -> None:
+def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: AgentTargets, recorder: Recorder,
+                                                          run_context: RunContext) -> None:
     """Each op's arguments are held to its published schema: a wrong type, a value outside an enum
     or range, a missing required argument are refused with INVALID_COMMAND_ARGS, and arguments that
     match are accepted. Catches ``no-arg-validation``."""
@@ -119,7 +122,8 @@ def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, re
 
 
 @pytest.mark.requirement("AGENTD_CMD_004")
-def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: Any, recorder: Any) -> None:
+def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: AgentTargets,
+                                                                 recorder: Recorder) -> None:
     """An unknown argument is refused with INVALID_COMMAND_ARGS naming it, never dropped and run.
     Catches ``ignore-unknown-arg``."""
     inst = declaring(agent_targets, COMMAND)
@@ -140,8 +144,8 @@ READS = ("status", "config", "workflow.status", "subagent.status")
 
 
 @pytest.mark.requirement("AGENTD_CMD_005")
-def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: Any, recorder: Any,
-                                                                run_context: Any) -> None:
+def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: AgentTargets, recorder: Recorder,
+                                                                run_context: RunContext) -> None:
     """Reads answer with a Message holding one DataPart: the op's result document (valid against
     the bundle). Catches ``read-reply-as-text``."""
     inst = declaring(agent_targets, COMMAND)
@@ -153,7 +157,7 @@ def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: A
 
 
 @pytest.mark.requirement("AGENTD_CMD_006")
-def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
+def test_a_read_creates_no_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Polling reads leaves nothing behind: the operator's task list is the same before and after.
     Catches ``read-creates-task``."""
     from conformance.agentd.observer import Observer
@@ -173,7 +177,7 @@ def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
 
 
 @pytest.mark.requirement("AGENTD_CMD_007")
-def test_work_answers_with_a_task(agent_targets: Any, recorder: Any) -> None:
+def test_work_answers_with_a_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """workflow.run and subagent.send (work) answer with a Task. Catches ``work-reply-as-message``."""
     inst = declaring(agent_targets, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
@@ -182,8 +186,8 @@ def test_work_answers_with_a_task(agent_targets: Any, recorder: Any) -> None:
 
 
 @pytest.mark.requirement("AGENTD_CMD_008")
-def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Any, recorder: Any,
-                                                            run_context: Any) -> None:
+def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: AgentTargets, recorder: Recorder,
+                                                            run_context: RunContext) -> None:
     """The result of work is the task's ``<taskId>.result`` artifact, a document valid against the
     op's result schema. Catches ``result-artifact-misnamed``."""
     inst = declaring(agent_targets, COMMAND, **standard())
@@ -197,8 +201,8 @@ def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Any, 
 
 
 @pytest.mark.requirement("AGENTD_CMD_009")
-def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Any, recorder: Any,
-                                                               run_context: Any) -> None:
+def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: AgentTargets, recorder: Recorder,
+                                                               run_context: RunContext) -> None:
     """Each op of the card's ops list, run by the operator on an instance serving every family,
     answers a Message where the card says ``message`` and a Task where it says ``task``.
     Catches ``work-reply-as-message``."""
@@ -245,8 +249,8 @@ def _all_answered(runner: OpRunner, ops: tuple[str, ...]) -> None:
 
 
 @pytest.mark.requirement("AGENTD_CMD_011")
-def test_always_served_families_are_served_to_an_operator(agent_targets: Any, recorder: Any,
-                                                          run_context: Any) -> None:
+def test_always_served_families_are_served_to_an_operator(agent_targets: AgentTargets, recorder: Recorder,
+                                                          run_context: RunContext) -> None:
     """Status and configuration, workflows, subagents and plans, operator controls: every op is
     answered for the operator on an instance with nothing switched on. Catches ``admin-op-missing``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, workflows=workflows())
@@ -258,8 +262,8 @@ def test_always_served_families_are_served_to_an_operator(agent_targets: Any, re
 
 
 @pytest.mark.requirement("AGENTD_CMD_012")
-def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: Any, recorder: Any,
-                                                                run_context: Any) -> None:
+def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: AgentTargets, recorder: Recorder,
+                                                                run_context: RunContext) -> None:
     """conversation.get, run.get, subagent.get and debug.events are answered with introspection on.
     Catches ``introspection-ops-refused``."""
     inst = declaring(agent_targets, COMMAND, introspection=True, workflows=workflows())
@@ -271,8 +275,8 @@ def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: A
 
 
 @pytest.mark.requirement("AGENTD_CMD_013")
-def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targets: Any, recorder: Any,
-                                                                     run_context: Any) -> None:
+def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targets: AgentTargets, recorder: Recorder,
+                                                                     run_context: RunContext) -> None:
     """With the device grant on, auth.device.pending/approve/deny are answered; with it off they are
     unknown ops (UNKNOWN_OP). Catches ``device-ops-always``."""
     off = declaring(agent_targets, COMMAND, auth=True)
@@ -290,7 +294,8 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
 
 
 @pytest.mark.requirement("AGENTD_CMD_014")
-def test_session_ops_are_served_on_a_tcp_listener(agent_targets: Any, recorder: Any, run_context: Any) -> None:
+def test_session_ops_are_served_on_a_tcp_listener(agent_targets: AgentTargets, recorder: Recorder,
+                                                  run_context: RunContext) -> None:
     """auth.sessions and auth.sessions.revoke are answered on a TCP listener.
     Catches ``session-ops-missing``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, auth=True)
@@ -331,8 +336,8 @@ ROLE_SPECS = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_015")
-def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: Any,
-                                                                              recorder: Any) -> None:
+def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: AgentTargets,
+                                                                              recorder: Recorder) -> None:
     """admin.*, auth.*, config and debug.events are refused with PERMISSION_DENIED (-31403, HTTP 403)
     to user and agent principals, with and without grants naming them; the operator runs config.
     Catches ``grant-reaches-operator-op``."""
@@ -359,8 +364,8 @@ def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(age
 # ---- workflow-declared commands ----------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_CMD_016")
-def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(agent_targets: Any,
-                                                                              recorder: Any) -> None:
+def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(agent_targets: AgentTargets,
+                                                                              recorder: Recorder) -> None:
     """``review.change`` (declared by workflow review, schema: change is a required string) starts
     the workflow and answers a Task; arguments off its schema are refused with
     INVALID_COMMAND_ARGS. Catches ``workflow-command-unvalidated``."""
@@ -392,7 +397,7 @@ WF_SPECS = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_017")
-def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Any, recorder: Any) -> None:
+def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """review.change (start admits operator and agent) is run for the operator and for an agent
     whose grants name it; an agent without the grant and a granted user (role not admitted) get
     PERMISSION_DENIED with HTTP 403. Catches ``workflow-command-ignores-grants``."""
@@ -408,8 +413,8 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: An
 
 
 @pytest.mark.requirement("AGENTD_CMD_018")
-def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_targets: Any,
-                                                                          recorder: Any) -> None:
+def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_targets: AgentTargets,
+                                                                          recorder: Recorder) -> None:
     """An instance configured with a workflow whose command is ``status`` does not start; a target
     that starts anyway shadows a built-in op. Catches ``workflow-shadows-builtin``."""
     if not agent_targets.launchable:

@@ -51,6 +51,7 @@ from conformance.evidence import Evidence, SecretSet
 from conformance.judge import blocked_by, judged_here, quote, strict
 from conformance.outcome import fail, not_measured
 from conformance.paths import PACKAGE_DIR
+from conformance.suites.agent.conftest import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 from conformance.wire.methods import CORE_METHODS, RESPONSE_TYPES, STREAMING_METHODS
@@ -71,7 +72,7 @@ UNROUTED: Final = (
 _VERSIONED = re.compile(r"(^|[-_.@~])v?\d+([._]\d+)*$", re.IGNORECASE)
 
 
-def _instance(agent_targets: Any, config: str) -> Any:
+def _instance(agent_targets: AgentTargets, config: str) -> Instance:
     """The launched reference in ``config``; a running target as it is (these statements hold whatever
     it has switched on), except that a unix configuration needs a target on a socket."""
     if config == "unix":
@@ -82,7 +83,8 @@ def _instance(agent_targets: Any, config: str) -> Any:
 # ---- declarations on the card ---------------------------------------------------------------------
 @pytest.mark.requirement("AGENTD_DECL_001")
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_card_always_declares_the_command_extension(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_card_always_declares_the_command_extension(agent_targets: AgentTargets, config: str,
+                                                    recorder: Recorder) -> None:
     """The public card declares the command extension, with the feed on and off. Catches
     no-command-declaration."""
     with judged_here(CARD_ROW):
@@ -93,7 +95,7 @@ def test_card_always_declares_the_command_extension(agent_targets: Any, config: 
 
 @pytest.mark.requirement("AGENTD_DECL_002")
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_card_always_declares_task_annotations(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_card_always_declares_task_annotations(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """The public card declares the task-annotations extension, with the feed on and off. Catches
     no-annotations-declaration."""
     with judged_here(CARD_ROW):
@@ -105,7 +107,8 @@ def test_card_always_declares_task_annotations(agent_targets: Any, config: str, 
 @pytest.mark.requirement("AGENTD_DECL_003")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_events_declared_exactly_while_the_feed_is_on(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_events_declared_exactly_while_the_feed_is_on(agent_targets: AgentTargets, config: str,
+                                                      recorder: Recorder) -> None:
     """The events extension is on the card while the feed is enabled and absent while it is off.
     Catches events-declared-when-off."""
     on = CONFIGS[config]["events"]
@@ -123,7 +126,7 @@ def test_events_declared_exactly_while_the_feed_is_on(agent_targets: Any, config
 @pytest.mark.requirement("AGENTD_DECL_004")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_no_agentd_extension_is_required(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_no_agentd_extension_is_required(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """No declaration of an agentd extension says ``required: true``; a card declaring none of them is
     no evidence (blocked by AGENTD_DECL_001). Catches extension-required."""
     card = public_card(_instance(agent_targets, config), recorder)
@@ -141,7 +144,7 @@ def _declared_identifiers(card: dict[str, Any]) -> list[str]:
     return declared_uris(card) + [b for b in bindings if isinstance(b, str) and "://" in b]
 
 
-def _agentd_cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str, Any]]:
+def _agentd_cards(agent_targets: AgentTargets, config: str, recorder: Recorder) -> list[dict[str, Any]]:
     """:func:`_cards`, blocked by AGENTD_DECL_001 when none of them declares an agentd identifier (a
     statement about the identifiers agentd declares has nothing to judge)."""
     cards = _cards(agent_targets, config, recorder)
@@ -154,7 +157,7 @@ def _fold(uri: str) -> str:
     return uri.lower().rstrip("/")
 
 
-def _cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str, Any]]:
+def _cards(agent_targets: AgentTargets, config: str, recorder: Recorder) -> list[dict[str, Any]]:
     """The card of the instance in ``config``; with the launched reference and the feed on, also the
     card of a unix listener (where the binding URI is declared). A running target: its own card."""
     cards = [public_card(_instance(agent_targets, config), recorder)]
@@ -166,7 +169,7 @@ def _cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str
 @pytest.mark.requirement("AGENTD_DECL_008")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_declared_uris_are_byte_exact(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_declared_uris_are_byte_exact(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """Every agentd identifier a card declares (extensions, and the unix binding on a socket's card)
     is byte for byte one the page lists: no case change, no trailing slash, no suffix. Catches
     uri-trailing-slash-declared (and versioned-uri)."""
@@ -186,7 +189,7 @@ def test_declared_uris_are_byte_exact(agent_targets: Any, config: str, recorder:
 @pytest.mark.requirement("AGENTD_DECL_009")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_no_declared_uri_is_versioned(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_no_declared_uri_is_versioned(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """No declared extension URI or binding carries a version (a /v1 segment, a -v2 or @1 suffix, a
     version query). Catches versioned-uri."""
     versioned = []
@@ -214,7 +217,7 @@ def _result(reply: RpcReply, what: str) -> Any:
 
 @pytest.mark.requirement("AGENTD_DECL_005")
 @pytest.mark.depends_on(*BASE_ROWS)
-def test_core_protocol_works_without_extensions(agent_targets: Any, recorder: Recorder) -> None:
+def test_core_protocol_works_without_extensions(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A client that names no extension converses, reads, lists, subscribes to and cancels its task
     and, where the card offers push, registers, lists and deletes a webhook. Catches
     core-needs-extension."""
@@ -278,7 +281,7 @@ def _metadata_keys(obj: Any, path: str = "$") -> Iterator[tuple[str, str]]:
 
 @pytest.mark.requirement("AGENTD_DECL_007")
 @pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS))
-def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, recorder: Recorder) -> None:
+def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With every extension activated, answers stay strict A2A objects: a command's result is the data
     of a DataPart, and agentd's facts sit in metadata maps under URI keys only (about extension data:
     blocked by the declaration rows where there is none). Catches reply-extra-field."""
@@ -319,7 +322,7 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, rec
 # ---- the route table ------------------------------------------------------------------------------
 @pytest.mark.requirement("AGENTD_DECL_013")
 @pytest.mark.depends_on(CARD_ROW)
-def test_only_core_and_declared_methods_are_routed(agent_targets: Any, recorder: Recorder) -> None:
+def test_only_core_and_declared_methods_are_routed(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """The eleven core method names of the official SDK are routed (never -32601, whatever the
     params), the declared feed method is answered when activated, and every other name — older
     spellings, near misses, made-up methods, the feed method where it is not declared — gets -32601.
@@ -379,7 +382,7 @@ def _offline() -> tuple[str, ...]:
     return tuple(_offline_prefix())
 
 
-def _run_binary(agent_targets: Any, args: list[str], evidence: Evidence) -> CliResult:
+def _run_binary(agent_targets: AgentTargets, args: list[str], evidence: Evidence) -> CliResult:
     """Run the target's binary with ``args`` (the launched reference's, or the one given with
     ``--agentd-binary``): no configuration (a fresh empty HOME, nothing in its environment but PATH and
     the import path) and, where the kernel allows, no network."""
@@ -397,7 +400,7 @@ def _run_binary(agent_targets: Any, args: list[str], evidence: Evidence) -> CliR
 
 
 @pytest.mark.requirement("AGENTD_DECL_011")
-def test_extensions_output_lists_the_registry(agent_targets: Any, evidence: Evidence) -> None:
+def test_extensions_output_lists_the_registry(agent_targets: AgentTargets, evidence: Evidence) -> None:
     """``--extensions``, with no configuration and no network, prints the registry: the three extension
     URIs and the binding, byte for byte, and no other agentd identifier; where it is JSON, each entry
     names its kind (profile, method, profile, protocol binding). Catches extensions-output-missing-events."""
@@ -432,7 +435,7 @@ def _dicts(obj: Any) -> Iterator[dict[str, Any]]:
 
 @pytest.mark.requirement("AGENTD_DECL_012")
 @pytest.mark.parametrize("name", ["command", "events", "task-annotations"])
-def test_extension_schema_prints_a_valid_bundle(agent_targets: Any, name: str, evidence: Evidence) -> None:
+def test_extension_schema_prints_a_valid_bundle(agent_targets: AgentTargets, name: str, evidence: Evidence) -> None:
     """``--extension-schema <last URI segment>``, with no configuration and no network, prints that
     extension's bundle: a valid JSON Schema whose ``$id`` is ``<uri>/schema.json``. Catches
     schema-output-wrong."""
@@ -479,7 +482,8 @@ def _read_document(client: JsonRpcClient, op: str) -> Any:
 
 @pytest.mark.requirement("AGENTD_DECL_014")
 @pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS))
-def test_daemon_output_validates_against_the_bundles(agent_targets: Any, recorder: Recorder, evidence: Evidence,
+def test_daemon_output_validates_against_the_bundles(agent_targets: AgentTargets, recorder: Recorder,
+                                                     evidence: Evidence,
                                                      run_secrets: SecretSet) -> None:
     """Command replies (status, config, workflow.status, subagent.status), task annotations and, where
     the feed is declared, its frames (replayed from the start, annotations activated) all validate

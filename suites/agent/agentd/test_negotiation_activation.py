@@ -24,6 +24,7 @@ from conformance.agentd_page import (
 )
 from conformance.judge import blocked_by, quote, unique
 from conformance.outcome import fail, not_measured
+from conformance.suites.agent.conftest import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
@@ -53,12 +54,12 @@ def _command_ran(reply: Any) -> bool:
 
 
 @pytest.fixture
-def events_on(agent_targets: Any) -> Any:
+def events_on(agent_targets: AgentTargets) -> Instance:
     """The launched reference with the feed on, or a running target as it is."""
     return instance_for(agent_targets, events=True)
 
 
-def _declared_of(inst: Any) -> list[str]:
+def _declared_of(inst: Instance) -> list[str]:
     """agentd's extensions the card declares; blocked by AGENTD_DECL_001 when it declares none (a
     near-miss spelling of an undeclared URI activating nothing proves nothing)."""
     card = card_of(inst)
@@ -83,7 +84,7 @@ def _activation_problems(client: JsonRpcClient, task_id: str, lines: list[str]) 
     return out
 
 
-def _declares(inst: Any, recorder: Recorder, *uris: str) -> None:
+def _declares(inst: Instance, recorder: Recorder, *uris: str) -> None:
     """Activation of ``uris`` cannot even begin unless the card declares them (blocked by their row)."""
     card = card_of(inst)
     for uri in uris:
@@ -92,7 +93,7 @@ def _declares(inst: Any, recorder: Recorder, *uris: str) -> None:
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_001")
-def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Recorder) -> None:
+def test_comma_separated_header_activates_every_uri(events_on: Instance, recorder: Recorder) -> None:
     """Every URI of a comma-separated header line is read, in any position, with or without spaces:
     a command second in the list still runs, task-annotations second still annotates. Activation is
     seen in the behaviour or the echo. Catches header-first-uri-only."""
@@ -109,7 +110,7 @@ def test_comma_separated_header_activates_every_uri(events_on: Any, recorder: Re
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_002")
-def test_repeated_header_lines_are_all_read(events_on: Any, recorder: Recorder) -> None:
+def test_repeated_header_lines_are_all_read(events_on: Instance, recorder: Recorder) -> None:
     """A repeated A2A-Extensions header is read on every line, URIs on the second and later lines
     activate as if listed on the first. Catches header-first-line-only."""
     _declares(events_on, recorder, COMMAND, ANNOTATIONS)
@@ -158,7 +159,7 @@ def _inactive_problems(client: JsonRpcClient, task_id: str, variant_of: dict[str
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_003")
-def test_uri_differing_in_case_activates_nothing(events_on: Any, recorder: Recorder) -> None:
+def test_uri_differing_in_case_activates_nothing(events_on: Instance, recorder: Recorder) -> None:
     """A URI that differs from a declared one only in letter case (of the last segment, of the host,
     of everything) activates nothing: the command is not run, no annotations, no feed. Catches
     case-insensitive-uri."""
@@ -174,7 +175,7 @@ def test_uri_differing_in_case_activates_nothing(events_on: Any, recorder: Recor
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_004")
-def test_uri_with_trailing_slash_activates_nothing(events_on: Any, recorder: Recorder) -> None:
+def test_uri_with_trailing_slash_activates_nothing(events_on: Instance, recorder: Recorder) -> None:
     """A URI that differs from a declared one only by a trailing slash activates nothing. Catches
     trailing-slash-forgiven."""
     declared = _declared_of(events_on)
@@ -187,7 +188,7 @@ def test_uri_with_trailing_slash_activates_nothing(events_on: Any, recorder: Rec
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_005")
-def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> None:
+def test_unknown_uri_alone_is_dropped(events_on: Instance, recorder: Recorder) -> None:
     """A request naming only URIs agentd does not implement is answered exactly as one naming nothing,
     with no echo; beside the command URI, only the command URI is echoed. Catches unknown-uri-refused."""
     _declares(events_on, recorder, COMMAND)
@@ -211,7 +212,7 @@ def test_unknown_uri_alone_is_dropped(events_on: Any, recorder: Recorder) -> Non
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_009")
-def test_deliberate_refusals_echo_nothing(events_on: Any, recorder: Recorder) -> None:
+def test_deliberate_refusals_echo_nothing(events_on: Instance, recorder: Recorder) -> None:
     """Refusals of several kinds, each naming every extension: a command with an unknown op, an
     unmarked command, a task that does not exist, the feed without its URI, an unknown argument.
     Whichever of them is refused carries no echo. Catches echo-on-refusal."""

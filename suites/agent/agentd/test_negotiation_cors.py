@@ -4,8 +4,6 @@ headers and send ``A2A-Extensions``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from conformance.agentd.clients import card_url, ext, http_endpoint, jsonrpc_endpoint, rpc_client
@@ -16,6 +14,7 @@ from conformance.agentd_page import (
     EVENTS,
 )
 from conformance.outcome import fail, not_measured
+from conformance.suites.agent.conftest import AgentTargets, Instance
 from conformance.wire import Recorder
 
 #: An origin the launched reference is configured to list for CORS.
@@ -26,7 +25,7 @@ NEG_DEPS = pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS, EVENTS))
 
 
 @pytest.fixture
-def cors_target(agent_targets: Any) -> tuple[Any, str]:
+def cors_target(agent_targets: AgentTargets) -> tuple[Instance, str]:
     """An instance and an origin it lists: the launched reference is configured with ORIGIN; a running
     target must declare one (``--fact cors_origin=…``)."""
     if agent_targets.launchable:
@@ -44,7 +43,7 @@ def _tokens(value: str | None) -> set[str]:
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_013")
-def test_cors_response_exposes_extension_headers(cors_target: tuple[Any, str], recorder: Recorder) -> None:
+def test_cors_response_exposes_extension_headers(cors_target: tuple[Instance, str], recorder: Recorder) -> None:
     """A response to a listed origin (a JSON-RPC call and the card) lets a browser read a2a-extensions,
     retry-after and www-authenticate. Catches cors-missing-expose."""
     inst, origin = cors_target
@@ -72,7 +71,7 @@ def test_cors_response_exposes_extension_headers(cors_target: tuple[Any, str], r
 
 @NEG_DEPS
 @pytest.mark.requirement("AGENTD_NEG_014")
-def test_cors_preflight_allows_the_extensions_header(cors_target: tuple[Any, str], recorder: Recorder) -> None:
+def test_cors_preflight_allows_the_extensions_header(cors_target: tuple[Instance, str], recorder: Recorder) -> None:
     """A preflight from a listed origin asking to send A2A-Extensions (alone, and beside the headers
     every call sends) is allowed. Catches cors-preflight-no-extensions."""
     inst, origin = cors_target

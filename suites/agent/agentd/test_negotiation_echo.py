@@ -39,6 +39,7 @@ from conformance.agentd_page import (
 from conformance.evidence import Evidence, SecretSet
 from conformance.judge import blocked_by, judged_here, violations
 from conformance.outcome import fail, not_measured
+from conformance.suites.agent.conftest import AgentTargets
 from conformance.wire import Recorder
 from conformance.wire.methods import CORE_METHODS, RESPONSE_TYPES
 
@@ -52,7 +53,7 @@ NEG_DEPS = pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS, EVENTS))
 
 
 @pytest.fixture
-def negotiation(request: pytest.FixtureRequest, agent_targets: Any, evidence: Evidence) -> Negotiation:
+def negotiation(request: pytest.FixtureRequest, agent_targets: AgentTargets, evidence: Evidence) -> Negotiation:
     """The matrix on the instance with the feed on (param True) or off (False), run once per process."""
     events: bool = request.param
     # The launched reference gets credentials too, so GetExtendedAgentCard is answered (as the operator)

@@ -27,6 +27,7 @@ from conformance.evidence import Evidence
 from conformance.judge import quote, strict
 from conformance.outcome import fail
 from conformance.receiver import Received, Receiver
+from conformance.suites.agent.conftest import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.methods import CORE_METHODS, REQUEST_TYPES
 
@@ -41,7 +42,7 @@ RELAY_COMMAND: Final = {"op": "status"}
 RELAY: Final = "relay"
 
 
-def _relay_instance(agent_targets: Any, peer_url: str) -> Any:
+def _relay_instance(agent_targets: AgentTargets, peer_url: str) -> Instance:
     """A launched target with workflow ``relay`` whose a2a.send step sends RELAY_COMMAND to ``peer_url``."""
     from conformance.fixtures.reference_agentd import Peer, Workflow
 
@@ -49,13 +50,13 @@ def _relay_instance(agent_targets: Any, peer_url: str) -> Any:
     return agent_targets.agentd(workflows=(relay,))
 
 
-def _need_launch(agent_targets: Any, what: str) -> None:
+def _need_launch(agent_targets: AgentTargets, what: str) -> None:
     """The target must be configured with an a2a.send step aimed at ``what`` the harness serves."""
     if not agent_targets.launchable:
         lacking("launch_config")
 
 
-def _send_reaching_peer(agent_targets: Any, peer: Receiver, recorder: Recorder,
+def _send_reaching_peer(agent_targets: AgentTargets, peer: Receiver, recorder: Recorder,
                         evidence: Evidence) -> Received:
     """Start ``relay`` over the wire and return the first send the peer received (fails when none came)."""
     inst = _relay_instance(agent_targets, peer.url)
@@ -95,7 +96,7 @@ def _named(lines: list[str]) -> list[str]:
 
 @pytest.mark.requirement("AGENTD_CMD_019")
 def test_outbound_client_activates_the_command_extension_by_header_and_message(
-        agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+        agent_targets: AgentTargets, recorder: Recorder, evidence: Evidence) -> None:
     """A workflow step sending a command to a peer sends it activated twice: ``A2A-Extensions`` names
     the command URI and ``message.extensions`` lists it, with the command as the one DataPart under
     ``agentd``. Catches ``outbound-command-header-only`` and ``outbound-command-unmarked-header``."""
@@ -120,7 +121,7 @@ def test_outbound_client_activates_the_command_extension_by_header_and_message(
 
 @pytest.mark.requirement("AGENTD_UDS_008")
 def test_outbound_client_dials_a_unix_peer_with_the_json_rpc_binding(
-        agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+        agent_targets: AgentTargets, recorder: Recorder, evidence: Evidence) -> None:
     """A peer named ``unix:///<path>`` receives the step's send over its socket (the peer listens
     nowhere else) as the JSON-RPC binding unchanged: HTTP/1.1 POST, JSON body, ``A2A-Version: 1.0``,
     a JSON-RPC 2.0 envelope naming a core method, params that read strictly. Catches

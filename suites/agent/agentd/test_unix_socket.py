@@ -36,6 +36,7 @@ from conformance.agentd_page import (
 from conformance.evidence import Evidence
 from conformance.judge import quote, strict, unique
 from conformance.outcome import fail, not_measured
+from conformance.suites.agent.conftest import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.errors import BY_NAME, from_jsonrpc
 from conformance.wire.methods import RESPONSE_TYPES
@@ -75,13 +76,13 @@ pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 
 
 @pytest.fixture
-def unix(agent_targets: Any) -> Any:
+def unix(agent_targets: AgentTargets) -> Instance:
     """An instance listening on a unix socket."""
     return agent_targets.agentd(listen="unix")
 
 
 @pytest.mark.requirement("AGENTD_UDS_001")
-def test_card_interface_names_the_unix_binding(unix: Any, recorder: Recorder) -> None:
+def test_card_interface_names_the_unix_binding(unix: Instance, recorder: Recorder) -> None:
     """The socket's card has an interface with protocolBinding
     https://agentd.dev/a2a/binding/jsonrpc-unix and url unix://<the socket's path>, and no
     interface offers a unix:// URL as plain JSONRPC. Catches unix-card-says-jsonrpc."""
@@ -97,7 +98,7 @@ def test_card_interface_names_the_unix_binding(unix: Any, recorder: Recorder) ->
 
 
 @pytest.mark.requirement("AGENTD_UDS_002")
-def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Recorder) -> None:
+def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder: Recorder) -> None:
     """Over the socket, as HTTP/1.1: a message makes a task, GetTask echoes the activated
     task-annotations and carries them, a missing task is -32001 with its ErrorInfo, a streamed send
     and the feed answer as SSE. Catches unix-drops-echo."""
@@ -139,7 +140,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
 
 
 @pytest.mark.requirement("AGENTD_UDS_003")
-def test_socket_file_is_mode_0600(unix: Any) -> None:
+def test_socket_file_is_mode_0600(unix: Instance) -> None:
     """The socket file is a socket with permission bits exactly 0600. Catches socket-mode-0666."""
     path = Path(unix.uds_path)
     try:
@@ -179,7 +180,7 @@ def _probe_as(uid: int, path: str, python: str) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("AGENTD_UDS_004")
-def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+def test_other_uids_are_not_served(agent_targets: AgentTargets, recorder: Recorder, evidence: Evidence) -> None:
     """A client running under a uid that is neither the daemon's nor root is not served: it gets no
     HTTP answer, while root on the same socket is. On a launched target the harness opens the
     socket file's mode so the connection reaches the daemon's peer-credential check instead of
@@ -216,7 +217,7 @@ def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evide
 
 
 @pytest.mark.requirement("AGENTD_UDS_005")
-def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) -> None:
+def test_every_socket_connection_is_the_operator(unix: Instance, recorder: Recorder) -> None:
     """With no credential at all, a socket connection runs the operator-only op config: it is the
     operator. Catches unix-caller-not-operator."""
     with rpc_client(unix, recorder=recorder) as client:
@@ -228,7 +229,7 @@ def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) 
 
 
 @pytest.mark.requirement("AGENTD_UDS_006")
-def test_socket_has_no_scheme_and_no_extended_card(unix: Any, recorder: Recorder) -> None:
+def test_socket_has_no_scheme_and_no_extended_card(unix: Instance, recorder: Recorder) -> None:
     """The socket's card declares no security scheme and sets extendedAgentCard false (or leaves it
     out, which proto3 JSON reads as false), and
     GetExtendedAgentCard answers -32004. Catches unix-declares-bearer, extended-card-without-scheme."""
@@ -249,7 +250,7 @@ def test_socket_has_no_scheme_and_no_extended_card(unix: Any, recorder: Recorder
 
 
 @pytest.mark.requirement("AGENTD_UDS_007")
-def test_socket_serves_no_session_ops(unix: Any, recorder: Recorder) -> None:
+def test_socket_serves_no_session_ops(unix: Instance, recorder: Recorder) -> None:
     """Over the socket, the session ops are refused as not served here: -32602 UNKNOWN_OP. Catches
     session-ops-on-unix."""
     problems = []
