@@ -16,7 +16,7 @@ import pytest
 
 from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
-from conformance.fixtures.scripted_agent import Refusal, Script, TaskFlow
+from conformance.fixtures.scripted_agent import ErrorReply, Script, TaskFlow
 from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
 from conformance.suites.cli.conftest import AgentMaker, Cli, RecordCode, card_ref
@@ -142,7 +142,7 @@ def test_protocol_error_exits_1_and_success_exits_0(cli: Cli, agent: AgentMaker)
     """A completed task exits 0; a GetTask the agent refuses (TaskNotFoundError, none of the reserved
     conditions) exits 1 — not a reserved status, which would claim unreachable, auth or timeout.
     """
-    a = agent(Script(refuse={"GetTask": Refusal("TaskNotFoundError")}))
+    a = agent(Script(refuse={"GetTask": ErrorReply("TaskNotFoundError")}))
     ok = cli.run("send", "--text", "hello", *card_ref(a))
     if not a.sent_messages():
         blocked_by("A2ACLI_SEND_001", f"`send` delivered no message (exit {ok.exit_code})")

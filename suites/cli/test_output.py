@@ -29,7 +29,7 @@ from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
     Data,
-    Refusal,
+    ErrorReply,
     Script,
     TaskFlow,
     Text,
@@ -255,7 +255,7 @@ def test_json_stream_ends_with_an_error_line_when_the_stream_fails(cli: Cli, age
 
     Catches defect `stream-error-swallowed`.
     """
-    refuse = {m: Refusal("TaskNotFoundError") for m in ("GetTask", "SubscribeToTask")}
+    refuse = {m: ErrorReply("TaskNotFoundError") for m in ("GetTask", "SubscribeToTask")}
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 1.0))),
                      drop_stream_after=1, refuse=refuse))
     r = cli.run("send", "--text", "doomed", *card_ref(a), "-o", "json", "--stream")
@@ -281,7 +281,7 @@ def test_protocol_error_is_named_alike_on_every_transport(
 
     Catches defects `renames-protocol-errors` (an invented A2ACLI_ERR_* name) and `no-error-envelope`.
     """
-    a = agent(Script(refuse={"GetTask": Refusal("TaskNotFoundError", "no such task")}))
+    a = agent(Script(refuse={"GetTask": ErrorReply("TaskNotFoundError", "no such task")}))
     codes: dict[str, Any] = {}
     elsewhere: dict[str, list[str]] = {}
     for binding in ("JSONRPC", "HTTP+JSON"):
