@@ -10,7 +10,8 @@ import httpx
 from a2a.types import a2a_pb2 as pb
 
 from conformance.a2a.messages import send_params
-from conformance.a2a.tasks import TERMINAL, state_of, task_of
+from conformance.a2a.states import TERMINAL
+from conformance.a2a.tasks import state_of, task_of
 from conformance.judge import strict, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.core.agent import CoreAgent

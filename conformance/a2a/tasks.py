@@ -1,21 +1,14 @@
-"""Reading tasks and stream events as the checks need them: states, event kinds, history, timestamps.
-
-:data:`TERMINAL` and :data:`INTERRUPTED` are the specification's task-state sets (§4.1.3 TaskState); the
-references import them from here, so a check and a reference cannot disagree on them silently.
-"""
+"""Reading tasks and stream events as the checks need them: states, event kinds, history, timestamps."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any
 
 from a2a.types import a2a_pb2 as pb
 
 from conformance.judge.reading import strict
-
-TERMINAL: Final = frozenset({"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"})
-INTERRUPTED: Final = frozenset({"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"})
 
 
 def task_of(send_result: Any, what: str) -> dict[str, Any] | None:

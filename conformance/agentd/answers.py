@@ -7,7 +7,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.a2a.tasks import TERMINAL, state_of
+from conformance.a2a.states import TERMINAL
+from conformance.a2a.tasks import state_of
 from conformance.agentd.clients import ext
 from conformance.judge import quote, strict
 from conformance.outcome import fail

@@ -23,6 +23,7 @@ from conformance.agentd_page import (
     INTROSPECTION_OPS,
     OPERATOR_ONLY_OPS,
     PAGE_OPS,
+    ROLES,
     SIGN_IN_OPS,
 )
 from conformance.fixtures.reference_agentd import Workflow
@@ -57,7 +58,6 @@ COMMANDS_FOR: Final = {"operator": {"review.change": "review", "deploy.run": "de
                        "agent": {"review.change": "review"}, "user": {}}
 SCHEMA_OF: Final = {"review.change": REVIEW_SCHEMA, "deploy.run": DEPLOY_SCHEMA}
 SKILLS_FOR: Final = {"operator": {"review", "deploy", "nightly"}, "agent": {"review"}, "user": {"nightly"}}
-ROLES: Final = ("operator", "user", "agent")
 #: Configurations whose public ops vocabulary must be identical.
 VOCABULARY_CONFIGS: Final[dict[str, dict[str, Any]]] = {
     "plain": {"events": True},

@@ -13,7 +13,8 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.a2a.tasks import TERMINAL, state_of
+from conformance.a2a.states import TERMINAL
+from conformance.a2a.tasks import state_of
 from conformance.agentd.answers import answer_task, get_task
 from conformance.agentd.clients import rpc_client
 from conformance.agentd.commands import send_command

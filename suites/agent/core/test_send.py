@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.states import INTERRUPTED, TERMINAL
 from conformance.a2a.steps import completed_task, new_task, send
-from conformance.a2a.tasks import INTERRUPTED, TERMINAL, state_of, task_of
+from conformance.a2a.tasks import state_of, task_of
 from conformance.judge import expect_error, quote, strict, succeeded
 from conformance.outcome import not_measured
 from conformance.wire.caller import Caller

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.a2a.states import INTERRUPTED, TERMINAL
 from conformance.a2a.steps import held_task
 from conformance.a2a.streams import IDLE, kinds, must_stream, states, stream_message, strict_frames, subscribe_and_move
-from conformance.a2a.tasks import INTERRUPTED, TERMINAL, event_kind
+from conformance.a2a.tasks import event_kind
 from conformance.judge import quote
 from conformance.outcome import fail, not_measured
 from conformance.suites.agent.core.agent import CoreAgent

@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
+from conformance.a2a.states import TERMINAL
 from conformance.a2a.steps import completed_task, held_task
 from conformance.a2a.streams import DEADLINE, must_stream, states, strict_frames, subscribe_and_move
-from conformance.a2a.tasks import TERMINAL, event_kind, state_of
+from conformance.a2a.tasks import event_kind, state_of
 from conformance.judge import expect_error, quote, unique
 from conformance.outcome import fail
 from conformance.suites.agent.core.agent import CoreAgent
