@@ -37,19 +37,21 @@ def send_answer(reply: RpcReply, what: str) -> dict[str, Any]:
 
 
 def answer_message(reply: RpcReply, what: str) -> dict[str, Any]:
-    result = send_answer(reply, what)
-    if "message" not in result:
-        fail(f"{what}: expected a Message reply, got {sorted(result)}: {quote(result)}")
-    msg: dict[str, Any] = result["message"]
-    return msg
+    """The Message a send answered (strictly read); fails when it answered anything else."""
+    return _answered(reply, what, "message", "a Message")
 
 
 def answer_task(reply: RpcReply, what: str) -> dict[str, Any]:
+    """The Task a send answered (strictly read); fails when it answered anything else."""
+    return _answered(reply, what, "task", "a Task")
+
+
+def _answered(reply: RpcReply, what: str, member: str, shown: str) -> dict[str, Any]:
     result = send_answer(reply, what)
-    if "task" not in result:
-        fail(f"{what}: expected a Task reply, got {sorted(result)}: {quote(result)}")
-    task: dict[str, Any] = result["task"]
-    return task
+    if member not in result:
+        fail(f"{what}: expected {shown} reply, got {sorted(result)}: {quote(result)}")
+    out: dict[str, Any] = result[member]
+    return out
 
 
 def data_document(message: Mapping[str, Any], what: str) -> dict[str, Any]:

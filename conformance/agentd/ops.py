@@ -9,7 +9,6 @@ replies, not that a name was unknown.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from a2a.types.a2a_pb2 import SendMessageResponse
 
@@ -22,6 +21,7 @@ from conformance.outcome import fail
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpEndpoint
 from conformance.wire.jsonrpc import RpcReply
+from conformance.wire.loopback import is_loopback_url
 
 if TYPE_CHECKING:
     from conformance.suites.agent.conftest import Instance
@@ -35,7 +35,6 @@ ORDER = (
     "auth.device.approve", "auth.device.deny", "auth.sessions", "auth.sessions.revoke", "admin.drain",
 )  # fmt: skip
 
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def reply_kind(reply: RpcReply, op: str) -> str:
@@ -66,6 +65,12 @@ class OpRunner:
 
     def close(self) -> None:
         self.client.close()
+
+    def __enter__(self) -> OpRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @staticmethod
     def order(ops: Any) -> list[str]:
@@ -136,7 +141,7 @@ class OpRunner:
     def _device_code(self) -> str:
         """A pending sign-in: POST the card's device authorization endpoint (loopback only)."""
         url = _device_endpoint(self.card)
-        if urlsplit(url).hostname not in _LOOPBACK:
+        if not is_loopback_url(url):
             fail(f"the card's device authorization endpoint {url!r} is not on loopback; the harness will not call it")
         http = HttpEndpoint("", binding="JSONRPC", recorder=self.recorder)
         try:

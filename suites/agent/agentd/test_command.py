@@ -31,7 +31,7 @@ from conformance.agentd_page import (
 from conformance.context import RunContext
 from conformance.judge import expect_refusal, quote, refusal, refusal_problems, strict, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.conftest import AgentTargets
+from conformance.suites.agent.conftest import AgentTargets, Instance
 from conformance.wire import Recorder
 
 INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
@@ -209,9 +209,8 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
     inst = declaring(agent_targets, COMMAND, fresh=True, **standard(introspection=True, device_grant=True))
     card = served_card(inst, recorder)
     published = _published_ops(card)
-    runner = OpRunner(inst, recorder, card, bundles(run_context))
     wrong = []
-    try:
+    with OpRunner(inst, recorder, card, bundles(run_context)) as runner:
         for op in runner.order(published):
             reply = runner.send(op)
             kind = reply_kind(reply, op)
@@ -219,8 +218,6 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
             elif kind == "message":
                 runner.check_document(op, reply)
-    finally:
-        runner.close()
     if wrong:
         fail("; ".join(wrong))
 
@@ -235,15 +232,17 @@ def _published_ops(card: dict[str, Any]) -> dict[str, str]:
 
 # ---- which ops are served where ----------------------------------------------------------------
 
-def _all_answered(runner: OpRunner, ops: tuple[str, ...]) -> None:
+def _all_answered(inst: Instance, recorder: Recorder, run_context: RunContext, ops: tuple[str, ...]) -> None:
+    """Every op of ``ops`` is answered for the operator of ``inst``, in its kind, its document valid."""
     problems = []
-    for op in runner.order(ops):
-        reply = runner.send(op)
-        if reply.error is not None:
-            problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
-        else:
-            reply_kind(reply, op)
-            runner.check_document(op, reply)
+    with OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context)) as runner:
+        for op in runner.order(ops):
+            reply = runner.send(op)
+            if reply.error is not None:
+                problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
+            else:
+                reply_kind(reply, op)
+                runner.check_document(op, reply)
     if problems:
         fail("ops the page says are served here were refused: " + "; ".join(problems))
 
@@ -254,11 +253,7 @@ def test_always_served_families_are_served_to_an_operator(agent_targets: AgentTa
     """Status and configuration, workflows, subagents and plans, operator controls: every op is
     answered for the operator on an instance with nothing switched on. Catches ``admin-op-missing``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, workflows=workflows())
-    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, ALWAYS_OPS)
-    finally:
-        runner.close()
+    _all_answered(inst, recorder, run_context, ALWAYS_OPS)
 
 
 @pytest.mark.requirement("AGENTD_CMD_012")
@@ -267,11 +262,7 @@ def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: A
     """conversation.get, run.get, subagent.get and debug.events are answered with introspection on.
     Catches ``introspection-ops-refused``."""
     inst = declaring(agent_targets, COMMAND, introspection=True, workflows=workflows())
-    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, INTROSPECTION_OPS)
-    finally:
-        runner.close()
+    _all_answered(inst, recorder, run_context, INTROSPECTION_OPS)
 
 
 @pytest.mark.requirement("AGENTD_CMD_013")
@@ -286,11 +277,7 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
             expect_refusal(send_command(c, op, args), f"{op} with the device grant off",
                            code=-32602, reason="UNKNOWN_OP")
     on = declaring(agent_targets, COMMAND, auth=True, device_grant=True)
-    runner = OpRunner(on, recorder, served_card(on, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, SIGN_IN_OPS)
-    finally:
-        runner.close()
+    _all_answered(on, recorder, run_context, SIGN_IN_OPS)
 
 
 @pytest.mark.requirement("AGENTD_CMD_014")
@@ -301,11 +288,7 @@ def test_session_ops_are_served_on_a_tcp_listener(agent_targets: AgentTargets, r
     inst = declaring(agent_targets, COMMAND, fresh=True, auth=True)
     if inst.uds_path:
         not_measured("the target is a unix socket listener; session ops are served on TCP only")
-    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, SESSION_OPS)
-    finally:
-        runner.close()
+    _all_answered(inst, recorder, run_context, SESSION_OPS)
 
 
 # ---- who may call what -------------------------------------------------------------------------
