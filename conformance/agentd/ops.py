@@ -66,12 +66,6 @@ class OpRunner:
     def close(self) -> None:
         self.client.close()
 
-    def __enter__(self) -> OpRunner:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     @staticmethod
     def order(ops: Any) -> list[str]:
         """``ops`` in a safe order (ops this runner does not know go last)."""

@@ -257,13 +257,18 @@ def test_principal_names_who_started_the_task(agent_targets: AgentTargets, recor
         fail(f"tasks of different callers name the same principal: {seen}")
 
 
+def _gate_annotations(agent_targets: AgentTargets, recorder: Recorder) -> dict[str, Any]:
+    """The annotations of a run stopped at the standard instance's input-required gate."""
+    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
+    with rpc_client(inst, recorder=recorder) as c:
+        return _ann(_ask_task(c), "the input-required task")
+
+
 @pytest.mark.requirement("AGENTD_ANN_007")
 def test_input_required_task_carries_the_ask_schema(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
     gate asks for (the one configured). Catches ``no-ask-schema``."""
-    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
-    with rpc_client(inst, recorder=recorder) as c:
-        ann = _ann(_ask_task(c), "the input-required task")
+    ann = _gate_annotations(agent_targets, recorder)
     if ann.get("askSchema") != ASK_SCHEMA:
         fail(f"askSchema is {quote(ann.get('askSchema'))}, the gate asks for {quote(ASK_SCHEMA)}")
 
@@ -271,9 +276,7 @@ def test_input_required_task_carries_the_ask_schema(agent_targets: AgentTargets,
 @pytest.mark.requirement("AGENTD_ANN_008")
 def test_input_gate_names_where_it_is_announced(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A gate announced on a channel carries askChannel naming it. Catches ``no-ask-channel``."""
-    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
-    with rpc_client(inst, recorder=recorder) as c:
-        ann = _ann(_ask_task(c), "the input-required task")
+    ann = _gate_annotations(agent_targets, recorder)
     if ann.get("askChannel") != ASK_CHANNEL:
         fail(f"askChannel is {ann.get('askChannel')!r}, the gate is announced on {ASK_CHANNEL!r}")
 

@@ -6,6 +6,7 @@ workflow-declared commands held to their schema, grants and roles.
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -210,7 +211,7 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
     card = served_card(inst, recorder)
     published = _published_ops(card)
     wrong = []
-    with OpRunner(inst, recorder, card, bundles(run_context)) as runner:
+    with closing(OpRunner(inst, recorder, card, bundles(run_context))) as runner:
         for op in runner.order(published):
             reply = runner.send(op)
             kind = reply_kind(reply, op)
@@ -235,7 +236,7 @@ def _published_ops(card: dict[str, Any]) -> dict[str, str]:
 def _all_answered(inst: Instance, recorder: Recorder, run_context: RunContext, ops: tuple[str, ...]) -> None:
     """Every op of ``ops`` is answered for the operator of ``inst``, in its kind, its document valid."""
     problems = []
-    with OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context)) as runner:
+    with closing(OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))) as runner:
         for op in runner.order(ops):
             reply = runner.send(op)
             if reply.error is not None:

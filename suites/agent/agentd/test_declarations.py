@@ -81,16 +81,21 @@ def _instance(agent_targets: AgentTargets, config: str) -> Instance:
 
 
 # ---- declarations on the card ---------------------------------------------------------------------
+def _card_declares(agent_targets: AgentTargets, config: str, recorder: Recorder, uri: str) -> None:
+    """The public card of the instance in ``config`` declares ``uri`` (an unreadable card is this row's fail)."""
+    with judged_here(CARD_ROW):
+        card = public_card(_instance(agent_targets, config), recorder)
+    if uri not in declared_uris(card):
+        fail(f"capabilities.extensions lacks {uri}; declared: {declared_uris(card)}")
+
+
 @pytest.mark.requirement("AGENTD_DECL_001")
 @pytest.mark.parametrize("config", FEED_CONFIGS)
 def test_card_always_declares_the_command_extension(agent_targets: AgentTargets, config: str,
                                                     recorder: Recorder) -> None:
     """The public card declares the command extension, with the feed on and off. Catches
     no-command-declaration."""
-    with judged_here(CARD_ROW):
-        card = public_card(_instance(agent_targets, config), recorder)
-    if COMMAND not in declared_uris(card):
-        fail(f"capabilities.extensions lacks {COMMAND}; declared: {declared_uris(card)}")
+    _card_declares(agent_targets, config, recorder, COMMAND)
 
 
 @pytest.mark.requirement("AGENTD_DECL_002")
@@ -98,10 +103,7 @@ def test_card_always_declares_the_command_extension(agent_targets: AgentTargets,
 def test_card_always_declares_task_annotations(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """The public card declares the task-annotations extension, with the feed on and off. Catches
     no-annotations-declaration."""
-    with judged_here(CARD_ROW):
-        card = public_card(_instance(agent_targets, config), recorder)
-    if ANNOTATIONS not in declared_uris(card):
-        fail(f"capabilities.extensions lacks {ANNOTATIONS}; declared: {declared_uris(card)}")
+    _card_declares(agent_targets, config, recorder, ANNOTATIONS)
 
 
 @pytest.mark.requirement("AGENTD_DECL_003")
