@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 from urllib.parse import urlsplit
 
-from conformance.agentd.cards import declared_uris, extensions_of
+from conformance.agentd.cards import declaration, declared_uris
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -58,7 +58,7 @@ def require_declared(card: Mapping[str, Any], uri: str, where: str = "the card")
 
     The one place that says "the extension must be declared": a check of how ``uri`` behaves ends
     ``not_measured``, blocked by the row that declares it (:data:`DECLARED_BY`), when it is not."""
-    decl = next((e for e in extensions_of(card) if e.get("uri") == uri), None)
+    decl = declaration(card, uri)
     if decl is None:
         blocked_by(DECLARED_BY[uri], f"{where} declares no {uri} (declared: {declared_uris(card) or 'none'})")
     return decl
