@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from conformance.agentd.negotiation_cases import run_negotiation
 from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
-from conformance.suites.agent.agentd.matrix import run_matrix
 from conformance.targets.instances import Instance
 from conformance.wire import Recorder
 
@@ -28,7 +28,7 @@ def matrix_rate(repeat: int) -> tuple[int, float]:
         with ReferenceAgentd(Config(events=events)) as agent:
             inst = Instance(url=agent.url, uds_path=None, tokens={}, facts={}, launched=agent)
             for _ in range(repeat):
-                m = run_matrix(inst, events, Recorder())
+                m = run_negotiation(inst, events, Recorder())
                 cases += len(m.cases)
                 seconds += m.seconds
     return cases, seconds

@@ -15,17 +15,11 @@ from typing import Any
 
 import pytest
 
+from conformance.agentd.footing import DECLARED_BY, card_of, declaring, require_declared
 from conformance.agentd_page import ANNOTATIONS, COMMAND, EVENTS
 from conformance.coverage import collect_checks
-from conformance.judge import Blocked
+from conformance.judge import Blocked, judged_here
 from conformance.outcome import CheckFailed, NotMeasured
-from conformance.suites.agent.agentd.support import (
-    DECLARED_BY,
-    card_of,
-    declaring,
-    judged_here,
-    require_declared,
-)
 from conformance.targets import AgentLocation
 from conformance.wire import Exchange
 from conformance.wire.sse import SseEvent

@@ -34,10 +34,10 @@ from conformance.fixtures.scripted_agent import (
     Bearer,
     CardSpec,
     Data,
+    ErrorReply,
     Interface,
     MessageReply,
     Raw,
-    Refusal,
     Script,
     ScriptedAgent,
     TaskFlow,
@@ -379,7 +379,7 @@ def test_ignoring_the_version_query_parameter_reads_it_as_0_3(agent: ScriptedAge
 def test_scripted_refusal_answers_with_the_chosen_error(
     agent: ScriptedAgent, http: httpx.Client, binding: str
 ) -> None:
-    agent.set_script(Script(refuse={"SendMessage": Refusal("UnsupportedOperationError", "not today")}))
+    agent.set_script(Script(refuse={"SendMessage": ErrorReply("UnsupportedOperationError", "not today")}))
     resp = call(http, agent, binding, "SendMessage", {"message": message()})
     assert error_reason(resp, binding) == reason(a2a_errors.UnsupportedOperationError)
     assert "not today" in resp.text

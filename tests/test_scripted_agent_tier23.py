@@ -54,7 +54,7 @@ from conformance.fixtures.scripted_agent.downloads import download_script
 from conformance.fixtures.scripted_agent.handler import AUTH_STILL_REQUIRED
 from conformance.fixtures.scripted_agent.push import DeliveryLog, follow
 from conformance.fixtures.scripted_agent.tasks import TaskStore
-from suites.agent.core.webhook import WebhookReceiver
+from conformance.receiver import Receiver
 from tests.test_scripted_agent import V1, call, error_reason, message, reason, result, stream
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
@@ -429,7 +429,7 @@ def test_push_configs_are_managed_on_every_binding_and_recorded(http: httpx.Clie
 def test_scheduled_webhook_posts_carry_the_token_and_one_wrong_token_on_request(http: httpx.Client) -> None:
     token = "notify-" + uuid.uuid4().hex
     with ScriptedAgent(_push_script(PushPolicy(task_first=True, wrong_token_once=True))) as agent, \
-            WebhookReceiver() as hook:
+            Receiver() as hook:
         params = {"message": message(), "configuration": {"returnImmediately": True}}
         task = result(rpc(http, agent, "SendMessage", params), "JSONRPC")["task"]
         rpc(http, agent, "CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": hook.url, "token": token})
@@ -449,7 +449,7 @@ def test_webhook_follower_stops_at_its_bound() -> None:
     store = TaskStore()
     rec = store.create(TaskFlow(states=[("WORKING", 0.0), ("WORKING", 0.01, "a"), ("COMPLETED", 0.02)]))
     log = DeliveryLog()
-    with WebhookReceiver() as hook:
+    with Receiver() as hook:
         cfg = pb.TaskPushNotificationConfig(task_id=rec.id, id="c", url=hook.url, token="t0k-bound")
         asyncio.run(follow(rec, cfg, PushPolicy(task_first=True, max_posts=2), with_credentials=lambda: True,
                            deliveries=log))

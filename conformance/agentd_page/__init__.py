@@ -5,7 +5,7 @@ reverse), so what the reference serves is held to what the page says, not to its
 
 - identifiers: the three extension URIs, the unix binding URI, the events method, the DataPart key
   and the ErrorInfo domains ("What agentd declares", "Identifiers", "Errors the extensions add");
-- tables: the op families and when each is served, the operator-only ops, the methods each
+- tables: the principals' roles, the op families and when each is served, the operator-only ops, the methods each
   extension applies to ("Activation and the echo"), the closed event-kind vocabulary;
 - schema bundles: ``schemas/<name>.schema.json`` for ``command``, ``events`` and
   ``task-annotations`` (the last segment of each URI, as ``--extension-schema`` takes it). Where the
@@ -37,6 +37,8 @@ EXTENSIONS: Final = (COMMAND, EVENTS, ANNOTATIONS)
 PAGE_URIS: Final = (*EXTENSIONS, UNIX_BINDING)
 
 # ---- tables ----------------------------------------------------------------------------------------
+#: The roles a principal has ("the caller's role and grants"); ``operator`` reaches every op.
+ROLES: Final = ("operator", "user", "agent")
 #: The op families of the page's table, and when each is served.
 ALWAYS_OPS: Final = (
     "status", "config",

@@ -3,7 +3,7 @@ applies the blame rule to what each run shows missing."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from conformance.cli.adapter import Unsupported
@@ -22,6 +22,14 @@ from conformance.targets.model import CliTarget
 
 #: Per-invocation bound: a CLI that hangs fails its check with evidence, and the run goes on.
 CLI_TIMEOUT = 20.0
+
+#: The types of the fixtures a CLI check takes besides ``cli: Cli``, named once: ``agent: AgentMaker``
+#: (starts a scripted agent: ``agent(script=..., tls=...)``), ``new_secret: SecretMaker``, and the
+#: plugin's recorders ``record_error_code: RecordCode`` and ``record_breakdown: RecordBreakdown``.
+AgentMaker = Callable[..., Any]
+SecretMaker = Callable[[str], str]
+RecordCode = Callable[..., None]
+RecordBreakdown = Callable[..., None]
 
 
 class Cli:

@@ -198,24 +198,6 @@ def json_find(obj: Any, key: str) -> list[Any]:
     return out
 
 
-#: How much of each stream a failure message quotes; the whole output is in the check's evidence.
-QUOTE = 160
-
-
-def clip(text: str, limit: int = QUOTE) -> str:
-    """``text`` repr'd, cut to about ``limit`` characters (a message quotes; the evidence keeps all)."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"…(+{len(text) - limit} chars)"
-
-
-def shown(result: Any) -> str:
-    """A CLI result as a failure message quotes it, after the expected-vs-seen lead: exit status, the
-    start of stdout and stderr (the full streams are in the evidence)."""
-    out = getattr(result, "stdout_text", "")
-    err = getattr(result, "stderr_text", "")
-    hung = " (killed at the harness bound)" if getattr(result, "timed_out", False) else ""
-    return f"exit {getattr(result, 'exit_code', None)}{hung}; stdout: {clip(out)}; stderr: {clip(err)}"
-
-
 def secret_forms(secret: str) -> dict[str, str]:
     """Recognisable forms of ``secret`` in text: raw, percent-encoded, and base64 at each byte
     alignment (so a ``Basic`` header or any base64 blob containing it is found)."""

@@ -6,9 +6,9 @@ import argparse
 from typing import NoReturn
 
 from conformance import __version__
+from conformance.agentd_page import ROLES
 from conformance.command.errors import UsageFailure
 from conformance.registry import FAMILIES
-from conformance.targets.model import ROLES
 
 
 class _Parser(argparse.ArgumentParser):

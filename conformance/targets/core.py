@@ -15,11 +15,11 @@ from typing import Any
 
 from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
-from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Answer, Caller
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.targets.resolve import AgentLocation
 from conformance.wire import Recorder
+from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
 
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
 UNAVAILABLE = "card-unavailable"

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from conformance.agentd_page import ROLES
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
 from conformance.outcome import not_measured
 from conformance.targets.control import Control, ReferenceControl, ScriptedControl
-from conformance.targets.model import CONTAINER, LAUNCH, ROLES, UNIX, URL, AgentTarget
+from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
 from conformance.targets.pool import ContainerHandle, ContainerPool
 from conformance.targets.resolve import AgentLocation, resolve
 from conformance.wire import Recorder

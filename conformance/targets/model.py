@@ -29,12 +29,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from conformance.agentd_page import ROLES
 from conformance.cli.adapter import Adapter, AdapterError
 from conformance.cli.runner import ExecutableNotFound, check_executable
 from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 from conformance.redact import MIN_SECRET_LEN
 
-ROLES = ("operator", "user", "agent")
 #: Kinds of agent target.
 URL, UNIX, LAUNCH, CONTAINER = "url", "unix", "launch", "container"
 #: The bundled agents ``--launch`` starts, and the report folder each is named after by default.

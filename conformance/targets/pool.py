@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from conformance.agentd_page import ROLES
 from conformance.evidence import SecretSet, slug
 from conformance.outcome import fail, not_measured
 from conformance.targets.container import (
@@ -30,7 +31,6 @@ from conformance.targets.container import (
 )
 from conformance.targets.model import AgentTarget
 
-ROLES = ("operator", "user", "agent")
 #: Needs that are reference objects: only an image with a ``config`` switch (the reference's) takes them,
 #: as one YAML document of the reference's Config fields.
 STRUCTURED = ("principals", "workflows", "grants", "tick", "instance")

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.invocations import Cli
+from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.fixtures.scripted_agent import Script, ScriptedAgent
 from conformance.judge import DEPENDS_MARKER
 from conformance.targets.model import CliTarget
 
-#: What the checks import from here: the CLI under test, its runner, and the card reference flag.
-__all__ = ["Cli", "CliTarget", "card_ref"]
+#: What the checks import from here: the card reference flag (the types live in the library).
+__all__ = ["card_ref"]
 
 
 @pytest.fixture(scope="session")
@@ -53,7 +53,7 @@ def request_evidence(agent: ScriptedAgent) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterator[Callable[..., ScriptedAgent]]:
+def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterator[AgentMaker]:
     """``agent(script=Script(...), tls=..., grpc=...)`` starts a scripted agent for this check."""
     started: list[ScriptedAgent] = []
 
@@ -74,7 +74,7 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterat
 
 
 @pytest.fixture
-def new_secret(run_secrets: SecretSet) -> Callable[[str], str]:
+def new_secret(run_secrets: SecretSet) -> SecretMaker:
     """``new_secret("tok")`` makes a random credential and registers it with the run's secrets."""
     return run_secrets.make
 

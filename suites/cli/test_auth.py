@@ -8,12 +8,12 @@ where each credential arrived (header, query parameter, cookie).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conformance.cli.output import clip, find_error_envelope, secret_forms, shown
+from conformance.cli.invocations import AgentMaker, Cli, RecordCode, SecretMaker
+from conformance.cli.output import find_error_envelope, secret_forms
 from conformance.fixtures.scripted_agent import (
     ApiKey,
     Bearer,
@@ -24,14 +24,11 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
     TLSConfig,
 )
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, clip, shown
 from conformance.outcome import not_measured
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
-
-SecretMaker = Callable[[str], str]
-AgentMaker = Callable[..., ScriptedAgent]
 
 
 def _secured(*creds: Bearer | ApiKey, require_auth: bool = True) -> Script:
@@ -185,7 +182,7 @@ def test_insecure_with_credential_warns_on_stderr(cli: Cli, agent: AgentMaker, n
 @pytest.mark.requirement("A2ACLI_AUTH_003")
 @pytest.mark.depends_on("A2ACLI_AUTH_001")
 def test_untrusted_certificate_fails_without_insecure(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
-                                                      tmp_path: Path, record_error_code: Callable[..., None]) -> None:
+                                                      tmp_path: Path, record_error_code: RecordCode) -> None:
     """Without --insecure, a TLS agent whose certificate the tool cannot verify is refused — exit 3
     (or 1 where 3 is not implemented), no credential and no A2A request delivered — while the same
     send with --insecure reaches it (so the refusal was the certificate check, not a broken send).

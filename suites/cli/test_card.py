@@ -7,14 +7,12 @@ in the output by value, and read which path the agent was asked for.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance.cli.output import shown
+from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     WELL_KNOWN_CARD_PATH,
@@ -24,26 +22,23 @@ from conformance.fixtures.scripted_agent import (
     ScriptedAgent,
     TaskFlow,
 )
+from conformance.judge import shown, unique
 
 EXTRA_CARD_PATH = "/agents/conformance/card.json"
 
 
-def _seen(r: CliResult) -> str:
-    return shown(r)
-
-
-def _named_agent(agent: Callable[..., ScriptedAgent], **card: Any) -> tuple[ScriptedAgent, str]:
-    name = f"card-probe-{uuid.uuid4().hex[:12]}"
+def _named_agent(agent: AgentMaker, **card: Any) -> tuple[ScriptedAgent, str]:
+    name = unique("card-probe")
     return agent(Script(card=CardSpec(name=name, **card))), name
 
 
 def _assert_card_presented(r: CliResult, a: ScriptedAgent, name: str) -> None:
     """The card was parsed and presented: exit 0, its name and every interface URL in stdout."""
-    assert r.exit_code == 0, f"expected exit 0 for card get; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0 for card get; {shown(r)}"
     out = r.stdout_text
-    assert name in out, f"the card's name {name!r} is not in the output (card not read or not shown); {_seen(r)}"
+    assert name in out, f"the card's name {name!r} is not in the output (card not read or not shown); {shown(r)}"
     for binding, url in (("JSONRPC", a.jsonrpc_url), ("HTTP+JSON", a.rest_url)):
-        assert url in out, f"the declared {binding} interface {url} is not presented; {_seen(r)}"
+        assert url in out, f"the declared {binding} interface {url} is not presented; {shown(r)}"
 
 
 def _card_fetches(a: ScriptedAgent) -> list[str]:
@@ -51,7 +46,7 @@ def _card_fetches(a: ScriptedAgent) -> list[str]:
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="host")
-def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_card_get_from_an_origin_appends_the_well_known_path(cli: Cli, agent: AgentMaker) -> None:
     """`card get -a http://127.0.0.1:<port>` fetches /.well-known/agent-card.json and presents it.
 
     Catches a CLI that requests the origin itself as the card.
@@ -60,19 +55,19 @@ def test_card_get_from_an_origin_appends_the_well_known_path(cli: Any, agent: Ca
     r = cli.run("card", "get", "-a", a.base_url)
     fetched = _card_fetches(a)
     assert WELL_KNOWN_CARD_PATH in fetched, (
-        f"the well-known card path was never requested; GETs seen: {fetched}; {_seen(r)}"
+        f"the well-known card path was never requested; GETs seen: {fetched}; {shown(r)}"
     )
     _assert_card_presented(r, a, name)
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="url")
-def test_card_get_uses_an_explicit_card_url_as_is(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_card_get_uses_an_explicit_card_url_as_is(cli: Cli, agent: AgentMaker) -> None:
     """A full card URL (the card served at a non-standard path) is fetched exactly, nothing appended."""
     a, name = _named_agent(agent, extra_path=EXTRA_CARD_PATH)
     r = cli.run("card", "get", "-a", a.base_url + EXTRA_CARD_PATH)
     fetched = _card_fetches(a)
     assert fetched and fetched[0] == EXTRA_CARD_PATH, (
-        f"expected the first request to be GET {EXTRA_CARD_PATH}; GETs seen: {fetched}; {_seen(r)}"
+        f"expected the first request to be GET {EXTRA_CARD_PATH}; GETs seen: {fetched}; {shown(r)}"
     )
     _assert_card_presented(r, a, name)
 
@@ -80,7 +75,7 @@ def test_card_get_uses_an_explicit_card_url_as_is(cli: Any, agent: Callable[...,
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="file_path")
 @pytest.mark.parametrize("form", ["file-uri", "plain-path"])
 def test_card_get_reads_a_local_card_file(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, form: str
+    cli: Cli, agent: AgentMaker, tmp_path: Path, form: str
 ) -> None:
     """A local card (`file://…` or a plain path) is read from disk, not fetched, and presented."""
     a, name = _named_agent(agent)
@@ -96,7 +91,7 @@ def test_card_get_reads_a_local_card_file(
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("first", ["JSONRPC", "HTTP+JSON"])
 def test_transport_follows_the_order_of_the_card_it_read(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path, first: str
+    cli: Cli, agent: AgentMaker, tmp_path: Path, first: str
 ) -> None:
     """A `send` through a local card file goes to the card's first interface, on its binding.
 
@@ -108,8 +103,8 @@ def test_transport_follows_the_order_of_the_card_it_read(
     a = agent(Script(card=card, send=TaskFlow.single("COMPLETED")))
     ref = a.card_file(tmp_path).resolve().as_uri()
     r = cli.run("send", "--text", "which transport?", "-a", ref)
-    assert r.exit_code == 0, f"expected exit 0 for a send through the card file; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0 for a send through the card file; {shown(r)}"
     protocol = [(q.binding, q.operation) for q in a.a2a_requests()]
-    assert protocol, f"the agent received no protocol request; {_seen(r)}"
+    assert protocol, f"the agent received no protocol request; {shown(r)}"
     wrong = [p for p in protocol if p[0] != first]
     assert not wrong, f"the card lists {first} first, but requests came on {protocol}"

@@ -23,24 +23,22 @@ from __future__ import annotations
 
 import os
 import re
-import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.cli.home import IsolatedHome
-from conformance.cli.output import secret_forms, shown
+from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
+from conformance.cli.output import secret_forms
 from conformance.evidence import Evidence
 from conformance.fixtures.scripted_agent import Bearer, CardSpec, Script, ScriptedAgent, TaskFlow
-from conformance.judge import blocked_by
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.judge import blocked_by, shown, unique
+from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
-AgentMaker = Callable[..., ScriptedAgent]
-SecretMaker = Callable[[str], str]
 CONFIG = "A2ACLI_CONFIG_001"
 
 
@@ -128,7 +126,7 @@ def test_config_show_prints_a_stored_setting_with_its_file_and_writes_nothing(cl
 
     Catches defects `config-show-missing` and `config-show-writes`.
     """
-    value = f"http://127.0.0.1:9/config-probe-{uuid.uuid4().hex[:12]}"
+    value = f"http://127.0.0.1:9/{unique('config-probe')}"
     home = cli.runner.new_home()
     try:
         path = global_file(home, f"A2ACLI_AGENT_CARD={value}\n")
@@ -199,7 +197,7 @@ def test_no_file_the_tool_wrote_holds_a_task_or_context_id(cli: Cli, agent: Agen
 
     Catches defects `stores-context-id` and `stores-last-task`.
     """
-    tid, ctx = f"cfg-task-{uuid.uuid4().hex}", f"cfg-ctx-{uuid.uuid4().hex}"
+    tid, ctx = unique("cfg-task"), unique("cfg-ctx")
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_INPUT_REQUIRED", 0.0),), task_id=tid, context_id=ctx)))
     home = cli.runner.new_home()
     try:

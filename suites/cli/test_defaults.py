@@ -12,13 +12,13 @@ and the check ends blocked by the requirement whose feature failed, never "no".
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
-from conformance.cli.output import parse_json_document, parse_text_floor, shown, state_matches
+from conformance.cli.invocations import AgentMaker, Cli, RecordBreakdown
+from conformance.cli.output import parse_json_document, parse_text_floor, state_matches
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
@@ -30,14 +30,12 @@ from conformance.fixtures.scripted_agent import (
     Text,
     TLSConfig,
 )
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
-AgentMaker = Callable[..., ScriptedAgent]
-Recorder = Callable[..., None]
 
 #: WORKING first, COMPLETED half a second later (with a status message and an artifact, so a
 #: verbose view has something to add).
@@ -51,7 +49,7 @@ def _yes(value: bool | None) -> str:
     return {True: "yes", False: "no", None: "not measured"}[value]
 
 
-def _verdict(record: Recorder, row: str, shipped: bool | None, overridable: bool | None, note: str,
+def _verdict(record: RecordBreakdown, row: str, shipped: bool | None, overridable: bool | None, note: str,
              detail: str = "") -> None:
     """Record the breakdown row (with a short ``note``), then end the check: fail unless the default is
     both shipped and overridable; not measured when a side could not be observed."""
@@ -63,32 +61,32 @@ def _verdict(record: Recorder, row: str, shipped: bool | None, overridable: bool
         not_measured(f"{row}: shipped={_yes(shipped)}, overridable={_yes(overridable)} — {note}")
 
 
-def _provisional(record: Recorder, row: str, shipped: bool | None, flag: str) -> None:
+def _provisional(record: RecordBreakdown, row: str, shipped: bool | None, flag: str) -> None:
     """Record the default's side before the override runs: a missing override flag ends the check in
     the run itself (a fail, DEFAULT_001 names every override), and the row must already say so."""
     record(row, shipped=shipped, overridable=False, note=f"{flag}: missing or rejected (see the evidence)")
 
 
-def _unmeasured(record: Recorder, row: str, by: str, why: str) -> NoReturn:
+def _unmeasured(record: RecordBreakdown, row: str, by: str, why: str) -> NoReturn:
     """The default run showed nothing about ``row``: record it not measured, saying why, and end the
     check blocked by ``by`` (whose feature failed)."""
     record(row, shipped=None, overridable=None, note=f"not measured: {why}")
     blocked_by(by, why)
 
 
-def _sent_or_blocked(record: Recorder, row: str, a: ScriptedAgent, r: CliResult) -> None:
+def _sent_or_blocked(record: RecordBreakdown, row: str, a: ScriptedAgent, r: CliResult) -> None:
     if not a.a2a_requests():
         _unmeasured(record, row, "A2ACLI_SEND_001", f"`send` made no A2A request (exit {r.exit_code})")
 
 
-def _task_or_blocked(record: Recorder, row: str, a: ScriptedAgent, r: CliResult) -> None:
+def _task_or_blocked(record: RecordBreakdown, row: str, a: ScriptedAgent, r: CliResult) -> None:
     if not a.tasks:
         _unmeasured(record, row, "A2ACLI_SEND_001", f"`send` created no task (exit {r.exit_code})")
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="transport_server_preference_order")
 def test_default_transport_is_card_order_and_flag_overrides(cli: Cli, agent: AgentMaker,
-                                                             record_breakdown: Recorder) -> None:
+                                                             record_breakdown: RecordBreakdown) -> None:
     """Against an HTTP+JSON-first card the tool uses HTTP+JSON unprompted, and ``--transport JSONRPC``
     moves it to JSON-RPC. Catches a fixed transport or an ignored --transport."""
     row = "transport_server_preference_order"
@@ -109,7 +107,8 @@ def test_default_transport_is_card_order_and_flag_overrides(cli: Cli, agent: Age
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="task_completion_wait_by_default")
-def test_default_send_waits_and_async_returns_early(cli: Cli, agent: AgentMaker, record_breakdown: Recorder) -> None:
+def test_default_send_waits_and_async_returns_early(cli: Cli, agent: AgentMaker,
+                                                    record_breakdown: RecordBreakdown) -> None:
     """A task that completes 1 s after creation: plain ``send`` returns once it is COMPLETED and says so
     (in whatever output shape); ``send --async`` on a task completing 6 s later returns, exit 0, while
     the agent still holds it WORKING. Catches a send that returns on the first response, or an
@@ -133,7 +132,8 @@ def test_default_send_waits_and_async_returns_early(cli: Cli, agent: AgentMaker,
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="output_human_readable_text")
-def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMaker, record_breakdown: Recorder) -> None:
+def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMaker,
+                                                      record_breakdown: RecordBreakdown) -> None:
     """With no -o, ``send`` prints the text floor (``Label: value`` lines carrying the task id, not
     JSON); ``-o json`` prints one JSON document. Catches a JSON default or an ignored --output."""
     row = "output_human_readable_text"
@@ -163,7 +163,7 @@ def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMake
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="detail_level_concise")
 def test_default_detail_is_concise_and_verbose_adds_detail(cli: Cli, agent: AgentMaker,
-                                                          record_breakdown: Recorder) -> None:
+                                                          record_breakdown: RecordBreakdown) -> None:
     """For the same completed task (status message, one artifact), the default output is strictly
     shorter than the ``--verbose`` output. Catches a verbose-by-default tool or a missing/ineffective
     --verbose."""
@@ -188,7 +188,7 @@ def test_default_detail_is_concise_and_verbose_adds_detail(cli: Cli, agent: Agen
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="protocol_version_highest_mutual")
 def test_default_version_is_highest_mutual_and_flag_overrides(cli: Cli, agent: AgentMaker,
-                                                             record_breakdown: Recorder) -> None:
+                                                             record_breakdown: RecordBreakdown) -> None:
     """Against a card declaring A2A 1.1 (agent accepting 1.0 and 1.1) the tool signals a 1.x version
     no higher than 1.1 unprompted (1.0 or 1.1, depending on what it speaks); ``--a2a-version`` with the
     other value is then what every request signals. Catches an empty or pre-1.0 default and a
@@ -214,7 +214,7 @@ def test_default_version_is_highest_mutual_and_flag_overrides(cli: Cli, agent: A
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="transport_security_tls_on")
 def test_default_verifies_tls_and_insecure_disables_with_warning(cli: Cli, agent: AgentMaker, tmp_path: Path,
-                                                                record_breakdown: Recorder) -> None:
+                                                                record_breakdown: RecordBreakdown) -> None:
     """Against a TLS agent whose CA the tool was not given: with no flag the call fails before any A2A
     request arrives; with ``--insecure`` it goes through and stderr warns. The refusal counts as
     verification only when --insecure then reaches the agent (a send that never works proves nothing).

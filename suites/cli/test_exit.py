@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import re
 import socket
-from collections.abc import Callable
 
 import pytest
 
-from conformance.cli.output import find_error_envelope, shown, state_matches
+from conformance.cli.invocations import AgentMaker, Cli, RecordCode
+from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
-from conformance.fixtures.scripted_agent import Refusal, Script, ScriptedAgent, TaskFlow
-from conformance.judge import blocked_by
+from conformance.fixtures.scripted_agent import ErrorReply, Script, TaskFlow
+from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
-StartAgent = Callable[..., ScriptedAgent]
-RecordCode = Callable[..., None]
 
 #: Appendix D: the exit status each CLI-local code maps to where the tool implements that status.
 APPENDIX_D_EXIT: dict[str, int] = {
@@ -77,7 +75,7 @@ def assert_exit_agrees(r: CliResult, code: str | None) -> None:
 @pytest.mark.requirement("A2ACLI_EXIT_001")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("case", ["unknown-option", "missing-task-id"])
-def test_usage_error_exits_2(cli: Cli, agent: StartAgent, record_error_code: RecordCode, case: str) -> None:
+def test_usage_error_exits_2(cli: Cli, agent: AgentMaker, record_error_code: RecordCode, case: str) -> None:
     """An unknown option, or `task get` without its taskId, is a usage error: exit 2 (and, if an
     error code is reported, it must not claim another condition).
 
@@ -112,7 +110,7 @@ def test_unreachable_agent_exits_3_or_1_agreeing_with_the_error(cli: Cli, record
 
 @pytest.mark.requirement("A2ACLI_EXIT_001")
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_002", "A2ACLI_SEND_002")
-def test_timeout_exit_agrees_with_the_timeout(cli: Cli, agent: StartAgent, record_error_code: RecordCode) -> None:
+def test_timeout_exit_agrees_with_the_timeout(cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
     """`send --timeout 1s` on a task that stays WORKING: when the wait gives up it exits 5 (or 1) —
     never 0 (a timeout is a failure), never a reserved status of another meaning — and any error code
     reported agrees. Probed on `send`'s default wait, so `task get --wait` is not needed.
@@ -141,11 +139,11 @@ def test_timeout_exit_agrees_with_the_timeout(cli: Cli, agent: StartAgent, recor
 
 @pytest.mark.requirement("A2ACLI_EXIT_001")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
-def test_protocol_error_exits_1_and_success_exits_0(cli: Cli, agent: StartAgent) -> None:
+def test_protocol_error_exits_1_and_success_exits_0(cli: Cli, agent: AgentMaker) -> None:
     """A completed task exits 0; a GetTask the agent refuses (TaskNotFoundError, none of the reserved
     conditions) exits 1 — not a reserved status, which would claim unreachable, auth or timeout.
     """
-    a = agent(Script(refuse={"GetTask": Refusal("TaskNotFoundError")}))
+    a = agent(Script(refuse={"GetTask": ErrorReply("TaskNotFoundError")}))
     ok = cli.run("send", "--text", "hello", *card_ref(a))
     if not a.sent_messages():
         blocked_by("A2ACLI_SEND_001", f"`send` delivered no message (exit {ok.exit_code})")
@@ -164,7 +162,7 @@ OUTCOMES = ["TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_INPUT_REQUIR
 
 @pytest.mark.requirement("A2ACLI_EXIT_002")
 @pytest.mark.parametrize("state", OUTCOMES)
-def test_task_outcome_exits_0_with_a_stderr_warning(cli: Cli, agent: StartAgent, state: str) -> None:
+def test_task_outcome_exits_0_with_a_stderr_warning(cli: Cli, agent: AgentMaker, state: str) -> None:
     """A turn that ends FAILED / REJECTED or pauses at INPUT_REQUIRED / AUTH_REQUIRED exits 0, reports the
     state on stdout, and names it in a stderr warning (a SHOULD the tier claim promotes).
 

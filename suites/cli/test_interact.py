@@ -8,83 +8,73 @@ task placed in it, so every id is found by value in the request bodies and in th
 from __future__ import annotations
 
 import re
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.cli import output
+from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import CardSpec, Script, ScriptedAgent, TaskFlow
-from conformance.judge import blocked_by
-
-
-def _id(label: str) -> str:
-    return f"{label}-{uuid.uuid4().hex}"
-
+from conformance.judge import blocked_by, shown, unique
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
-
-
-def _seen(r: CliResult) -> str:
-    return output.shown(r)
 
 
 def _waiting_task(a: ScriptedAgent) -> Any:
     """A task already waiting for input, whose continuation completes it."""
     a.update_script(resume=TaskFlow.single("COMPLETED"))
-    return a.add_task(TaskFlow.single("INPUT_REQUIRED"), context_id=_id("ctx"))
+    return a.add_task(TaskFlow.single("INPUT_REQUIRED"), context_id=unique("ctx"))
 
 
 # --------------------------------------------------------------------------- INTERACT_001
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_001")
-def test_context_id_is_sent_exactly_as_given(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_context_id_is_sent_exactly_as_given(cli: Cli, agent: AgentMaker) -> None:
     """`send --context-id <id>` puts that contextId, unchanged, on the message (and no taskId):
     a new task in the existing context. Catches a flag that is accepted but not sent.
     """
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
-    ctx = _id("ctx")
+    ctx = unique("ctx")
     r = cli.run("send", "--text", "next turn", "--context-id", ctx, "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     msgs = a.sent_messages()
-    assert len(msgs) == 1, f"expected one message sent, got {msgs!r}; {_seen(r)}"
+    assert len(msgs) == 1, f"expected one message sent, got {msgs!r}; {shown(r)}"
     assert msgs[0].get("contextId") == ctx, f"expected contextId {ctx!r} on the message, got {msgs[0]!r}"
     assert not msgs[0].get("taskId"), f"--context-id alone must start a new task, got taskId {msgs[0].get('taskId')!r}"
-    assert output.has_token(r.stdout_text, ctx), f"the contextId is not reported back; {_seen(r)}"
+    assert output.has_token(r.stdout_text, ctx), f"the contextId is not reported back; {shown(r)}"
 
 
 # --------------------------------------------------------------------------- INTERACT_002
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="task_id_alone")
-def test_task_id_alone_continues_that_task(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_task_id_alone_continues_that_task(cli: Cli, agent: AgentMaker) -> None:
     """`send --task-id <id>` (no --context-id) sends the message against that task; the agent
     resumes it to COMPLETED and no other task is created.
     """
     a = agent(Script())
     rec = _waiting_task(a)
     r = cli.run("send", "--text", "here is the input", "--task-id", rec.id, "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     msgs = a.sent_messages()
     assert [m.get("taskId") for m in msgs] == [rec.id], f"expected one message with taskId {rec.id}, got {msgs!r}"
     assert msgs[0].get("contextId") in (None, "", rec.context_id), (
         f"the CLI made up a contextId for --task-id alone: {msgs[0].get('contextId')!r}"
     )
     assert len(a.tasks) == 1, f"a new task was created: {[t.id for t in a.tasks]}"
-    assert output.state_matches(r.stdout_text, "TASK_STATE_COMPLETED"), f"the resumed state is not shown; {_seen(r)}"
+    assert output.state_matches(r.stdout_text, "TASK_STATE_COMPLETED"), f"the resumed state is not shown; {shown(r)}"
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="task_id_with_context_id")
-def test_task_id_with_its_context_id_continues_that_task(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_task_id_with_its_context_id_continues_that_task(cli: Cli, agent: AgentMaker) -> None:
     """`--task-id` with the task's own `--context-id`: both are sent as given and the task resumes."""
     a = agent(Script())
     rec = _waiting_task(a)
     r = cli.run("send", "--text", "input", "--task-id", rec.id, "--context-id", rec.context_id, "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     msgs = a.sent_messages()
     got = [(m.get("taskId"), m.get("contextId")) for m in msgs]
     assert got == [(rec.id, rec.context_id)], f"expected one message with ({rec.id}, {rec.context_id}), got {got}"
@@ -92,44 +82,44 @@ def test_task_id_with_its_context_id_continues_that_task(cli: Any, agent: Callab
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="task_id_with_context_id")
-def test_mismatched_context_id_is_sent_not_reconciled(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_mismatched_context_id_is_sent_not_reconciled(cli: Cli, agent: AgentMaker) -> None:
     """`--task-id` with a `--context-id` of another context: the pair goes out unchanged, the agent
     rejects it, the CLI exits non-zero. Catches a CLI that drops or rewrites one id to make them agree.
     """
     a = agent(Script())
     rec = _waiting_task(a)
-    other = _id("other-ctx")
+    other = unique("other-ctx")
     r = cli.run("send", "--text", "input", "--task-id", rec.id, "--context-id", other, "-a", a.base_url)
     got = [(m.get("taskId"), m.get("contextId")) for m in a.sent_messages()]
     assert got and all(g == (rec.id, other) for g in got), (
-        f"expected every message to carry ({rec.id}, {other}) as given, got {got}; {_seen(r)}"
+        f"expected every message to carry ({rec.id}, {other}) as given, got {got}; {shown(r)}"
     )
-    assert r.exit_code not in (0, None), f"the agent rejected the mismatched pair, yet {_seen(r)}"
+    assert r.exit_code not in (0, None), f"the agent rejected the mismatched pair, yet {shown(r)}"
     assert len(a.tasks) == 1, f"a new task was created: {[t.id for t in a.tasks]}"
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="refused_identifier")
 @pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
 def test_unknown_task_id_fails_without_starting_a_task(
-    cli: Any, agent: Callable[..., ScriptedAgent], streaming: bool
+    cli: Cli, agent: AgentMaker, streaming: bool
 ) -> None:
     """An unknown `--task-id` (agent: TaskNotFoundError) exits non-zero, names TaskNotFoundError,
     points at --debug, and the agent never received a message without that taskId (no new task).
     Tried with and without the streaming capability, since a CLI may send by either method.
     """
     a = agent(Script(send=TaskFlow.single("COMPLETED"), card=CardSpec(streaming=streaming)))
-    missing = _id("no-such-task")
+    missing = unique("no-such-task")
     r = cli.run("send", "--text", "reply", "--task-id", missing, "-a", a.base_url)
-    assert r.exit_code not in (0, None), f"a refused --task-id must exit non-zero; {_seen(r)}"
+    assert r.exit_code not in (0, None), f"a refused --task-id must exit non-zero; {shown(r)}"
     msgs = a.sent_messages()
-    assert msgs, f"the CLI never sent the message against --task-id {missing}; {_seen(r)}"
+    assert msgs, f"the CLI never sent the message against --task-id {missing}; {shown(r)}"
     strays = [m for m in msgs if m.get("taskId") != missing]
     assert not strays and not a.tasks, (
         f"the CLI sent messages without the refused taskId {strays!r}; tasks now: {[t.id for t in a.tasks]}"
     )
     said = r.stdout_text + r.stderr_text
-    assert "TaskNotFoundError" in said, f"the protocol error name TaskNotFoundError is not surfaced; {_seen(r)}"
-    assert "--debug" in said, f"the error does not point the caller at --debug; {_seen(r)}"
+    assert "TaskNotFoundError" in said, f"the protocol error name TaskNotFoundError is not surfaced; {shown(r)}"
+    assert "--debug" in said, f"the error does not point the caller at --debug; {shown(r)}"
 
 
 # --------------------------------------------------------------------------- INTERACT_003
@@ -137,11 +127,11 @@ def test_unknown_task_id_fails_without_starting_a_task(
 
 @pytest.mark.requirement("A2ACLI_INTERACT_003")
 @pytest.mark.depends_on("A2ACLI_INTERACT_001")
-def test_new_send_carries_no_invented_identifiers(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_new_send_carries_no_invented_identifiers(cli: Cli, agent: AgentMaker) -> None:
     """A plain `send` carries neither taskId nor contextId: the server assigns both."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--text", "fresh", "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     msgs = a.sent_messages()
     assert len(msgs) == 1, f"expected one message, got {msgs!r}"
     invented = {k: msgs[0][k] for k in ("taskId", "contextId") if msgs[0].get(k)}
@@ -151,7 +141,7 @@ def test_new_send_carries_no_invented_identifiers(cli: Any, agent: Callable[...,
 @pytest.mark.requirement("A2ACLI_INTERACT_003")
 @pytest.mark.depends_on("A2ACLI_INTERACT_001")
 def test_context_id_is_not_treated_as_a_session_with_a_current_task(
-    cli: Any, agent: Callable[..., ScriptedAgent]
+    cli: Cli, agent: AgentMaker
 ) -> None:
     """`send --context-id C` while a task in C waits for input starts a new task: no taskId is
     attached (a context is a grouping, not a chat session with a current task).
@@ -159,7 +149,7 @@ def test_context_id_is_not_treated_as_a_session_with_a_current_task(
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     rec = _waiting_task(a)
     r = cli.run("send", "--text", "another topic", "--context-id", rec.context_id, "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     msgs = a.sent_messages()
     assert [m.get("taskId") for m in msgs] in ([None], [""]), f"a taskId was attached to --context-id: {msgs!r}"
     assert [m.get("contextId") for m in msgs] == [rec.context_id], f"contextId not sent as given: {msgs!r}"
@@ -171,32 +161,32 @@ def test_context_id_is_not_treated_as_a_session_with_a_current_task(
 def _assert_ids_reported(r: CliResult, task_id: str, context_id: str, state: str) -> None:
     out = r.stdout_text
     for what, value in (("taskId", task_id), ("contextId", context_id)):
-        assert output.has_token(out, value), f"{what} {value} is not in stdout in copy-pasteable form; {_seen(r)}"
-    assert output.state_matches(out, state), f"the state {state} is not reported on stdout; {_seen(r)}"
+        assert output.has_token(out, value), f"{what} {value} is not in stdout in copy-pasteable form; {shown(r)}"
+    assert output.state_matches(out, state), f"the state {state} is not reported on stdout; {shown(r)}"
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_004")
-def test_completion_reports_task_id_context_id_and_state(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_completion_reports_task_id_context_id_and_state(cli: Cli, agent: AgentMaker) -> None:
     """A completed send reports the server's taskId and contextId (each selectable alone) and COMPLETED."""
-    tid, ctx = _id("task"), _id("ctx")
+    tid, ctx = unique("task"), unique("ctx")
     a = agent(Script(send=TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.3)), task_id=tid, context_id=ctx)))
     r = cli.run("send", "--text", "do it", "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     _assert_ids_reported(r, tid, ctx, "TASK_STATE_COMPLETED")
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_004")
 @pytest.mark.depends_on("A2ACLI_OUT_002")
-def test_json_output_carries_the_ids_in_the_protocol_task(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_json_output_carries_the_ids_in_the_protocol_task(cli: Cli, agent: AgentMaker) -> None:
     """`-o json`: the ids and state sit in the protocol's own Task (task.id, task.contextId,
     task.status.state), not renamed into fields of the tool's own.
     """
-    tid, ctx = _id("task"), _id("ctx")
+    tid, ctx = unique("task"), unique("ctx")
     a = agent(Script(send=TaskFlow(states=(("COMPLETED", 0.0),), task_id=tid, context_id=ctx)))
     r = cli.run("send", "--text", "do it", "-o", "json", "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     doc, problem = output.parse_json_document(r.stdout_text)
-    assert problem is None, f"{problem}; {_seen(r)}"
+    assert problem is None, f"{problem}; {shown(r)}"
     task = doc.get("task") if isinstance(doc, dict) else None
     assert isinstance(task, dict), f"expected a SendMessageResponse with a 'task' member, got {doc!r}"
     got = (task.get("id"), task.get("contextId"), (task.get("status") or {}).get("state"))
@@ -204,19 +194,19 @@ def test_json_output_carries_the_ids_in_the_protocol_task(cli: Any, agent: Calla
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_004")
-def test_interruption_reports_ids_state_and_the_resume_command(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_interruption_reports_ids_state_and_the_resume_command(cli: Cli, agent: AgentMaker) -> None:
     """On INPUT_REQUIRED, send stops and shows taskId, contextId, the state, and a command that
     resumes: a `send` line naming that taskId. Catches a report without the resume command.
     """
-    tid, ctx = _id("task"), _id("ctx")
+    tid, ctx = unique("task"), unique("ctx")
     flow = TaskFlow(states=(("WORKING", 0.0), ("INPUT_REQUIRED", 0.3, "which colour?")), task_id=tid, context_id=ctx)
     a = agent(Script(send=flow))
     r = cli.run("send", "--text", "paint it", "-a", a.base_url)
-    assert not r.timed_out, f"send did not stop on INPUT_REQUIRED; {_seen(r)}"
+    assert not r.timed_out, f"send did not stop on INPUT_REQUIRED; {shown(r)}"
     _assert_ids_reported(r, tid, ctx, "TASK_STATE_INPUT_REQUIRED")
     lines = (r.stdout_text + "\n" + r.stderr_text).splitlines()
     resume = [ln for ln in lines if re.search(r"(?<![\w-])send(?![\w-])", ln) and output.has_token(ln, tid)]
-    assert resume, f"no resume command (a `send` line naming taskId {tid}) in the output; {_seen(r)}"
+    assert resume, f"no resume command (a `send` line naming taskId {tid}) in the output; {shown(r)}"
 
 
 # --------------------------------------------------------------------------- INTERACT_005
@@ -238,12 +228,12 @@ def _files_mentioning(root: Path, values: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.requirement("A2ACLI_INTERACT_005")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
-def test_nothing_of_the_interaction_is_kept_between_runs(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_nothing_of_the_interaction_is_kept_between_runs(cli: Cli, agent: AgentMaker) -> None:
     """Runs sharing one isolated home (HOME, XDG dirs, TMPDIR, working dir) leave no file holding
     the taskId/contextId, and a later plain `send` carries neither id. Catches a CLI that saves the
     last ids and replays them.
     """
-    tid, ctx = _id("task"), _id("ctx")
+    tid, ctx = unique("task"), unique("ctx")
     a = agent(Script(send=TaskFlow(states=(("INPUT_REQUIRED", 0.0),), task_id=tid, context_id=ctx)))
     home = cli.runner.new_home()
     try:
@@ -256,7 +246,7 @@ def test_nothing_of_the_interaction_is_kept_between_runs(cli: Any, agent: Callab
         assert not kept, f"interaction state was written to disk: {kept}"
         a.update_script(send=TaskFlow.single("COMPLETED"))
         second = cli.run("send", "--text", "unrelated", "-a", a.base_url, home=home)
-        assert second.exit_code == 0, f"expected exit 0 for the second plain send; {_seen(second)}"
+        assert second.exit_code == 0, f"expected exit 0 for the second plain send; {shown(second)}"
         last = a.sent_messages()[-1]
         replayed = {k: last[k] for k in ("taskId", "contextId") if last.get(k)}
         assert not replayed, f"the second plain send carried identifiers from the first: {replayed}"
@@ -267,10 +257,10 @@ def test_nothing_of_the_interaction_is_kept_between_runs(cli: Any, agent: Callab
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_005")
-def test_continue_flag_is_refused_as_a_usage_error(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_continue_flag_is_refused_as_a_usage_error(cli: Cli, agent: AgentMaker) -> None:
     """`send --continue` (a resume-where-I-left-off mode) exits 2 and sends nothing."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--continue", "--text", "more", "-a", a.base_url, usage_error_expected=True)
     cli.require(r, "send", "--text")
-    assert r.exit_code == 2, f"--continue must be refused as a usage error (exit 2); {_seen(r)}"
+    assert r.exit_code == 2, f"--continue must be refused as a usage error (exit 2); {shown(r)}"
     assert not a.sent_messages(), f"a message was sent with --continue: {a.sent_messages()!r}"

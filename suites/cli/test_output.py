@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.cli.invocations import AgentMaker, Cli, RecordCode
 from conformance.cli.output import (
     TextDoc,
     control_sequences,
@@ -23,27 +24,23 @@ from conformance.cli.output import (
     parse_json_document,
     parse_jsonl,
     parse_text_floor,
-    shown,
     state_matches,
 )
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
     Data,
-    Refusal,
+    ErrorReply,
     Script,
-    ScriptedAgent,
     TaskFlow,
     Text,
 )
-from conformance.judge import blocked_by
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.judge import blocked_by, shown
+from conformance.suites.cli.conftest import card_ref
 from conformance.wire.strict import read_strict
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
-StartAgent = Callable[..., ScriptedAgent]
-RecordCode = Callable[..., None]
 
 ARTIFACT_TEXT = "first line of the report\nsecond line of the report"
 ARTIFACT_DATA = {"kind": "summary", "count": 3, "tags": ["a", "b"]}
@@ -105,7 +102,7 @@ MODES: dict[str, tuple[str, ...]] = {"text": (), "json": ("-o", "json"), "jsonl"
 @pytest.mark.depends_on("A2ACLI_OUT_002", "A2ACLI_SEND_003")
 @pytest.mark.parametrize("mode", list(MODES))
 def test_send_names_task_context_and_state_with_diagnostics_on_stderr(
-        cli: Cli, agent: StartAgent, mode: str) -> None:
+        cli: Cli, agent: AgentMaker, mode: str) -> None:
     """A `send` whose task ends FAILED (so the tool has a warning to give) names taskId, contextId and
     the state in every output mode; in json modes stdout parses completely, nothing else on it.
 
@@ -123,7 +120,7 @@ def test_send_names_task_context_and_state_with_diagnostics_on_stderr(
 @pytest.mark.depends_on("A2ACLI_OUT_002", "A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("mode", ["text", "json"])
 def test_task_get_names_task_context_and_state_with_diagnostics_on_stderr(
-        cli: Cli, agent: StartAgent, mode: str) -> None:
+        cli: Cli, agent: AgentMaker, mode: str) -> None:
     """`task get` of a completed task names taskId, contextId and state in text and json; json stdout
     is only the Task.
 
@@ -165,7 +162,7 @@ def check_names_and_streams(r: CliResult, mode: str, tid: str, ctx: str, state: 
 
 
 @pytest.mark.requirement("A2ACLI_OUT_002")
-def test_json_send_prints_one_terminal_send_message_response(cli: Cli, agent: StartAgent) -> None:
+def test_json_send_prints_one_terminal_send_message_response(cli: Cli, agent: AgentMaker) -> None:
     """`send -o json` on a task with several events prints exactly one document: the SendMessageResponse
     with the task in its terminal state (strictly readable by the SDK), not an event log.
 
@@ -189,7 +186,7 @@ def test_json_send_prints_one_terminal_send_message_response(cli: Cli, agent: St
 
 @pytest.mark.requirement("A2ACLI_OUT_002")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001", "A2ACLI_TASK_POLL_001", "A2ACLI_TASK_POLL_002")
-def test_json_task_get_wait_prints_one_terminal_task(cli: Cli, agent: StartAgent) -> None:
+def test_json_task_get_wait_prints_one_terminal_task(cli: Cli, agent: AgentMaker) -> None:
     """`task get --wait -o json` over several polls prints exactly one document: the terminal Task.
 
     Catches defect `json-event-log` (each poll snapshot printed).
@@ -216,7 +213,7 @@ def test_json_task_get_wait_prints_one_terminal_task(cli: Cli, agent: StartAgent
 
 
 @pytest.mark.requirement("A2ACLI_OUT_003")
-def test_json_stream_prints_one_object_per_line_terminal_last(cli: Cli, agent: StartAgent) -> None:
+def test_json_stream_prints_one_object_per_line_terminal_last(cli: Cli, agent: AgentMaker) -> None:
     """`send -o json --stream` prints JSONL: one StreamResponse per physical line, the terminal event last.
 
     Catches defect `pretty-jsonl` (objects spread over several lines).
@@ -235,7 +232,7 @@ def test_json_stream_prints_one_object_per_line_terminal_last(cli: Cli, agent: S
 
 
 @pytest.mark.requirement("A2ACLI_OUT_003")
-def test_json_stream_lines_arrive_while_the_stream_is_open(cli: Cli, agent: StartAgent) -> None:
+def test_json_stream_lines_arrive_while_the_stream_is_open(cli: Cli, agent: AgentMaker) -> None:
     """A JSONL line is on stdout while the task is still WORKING (flushed as produced, not at the end).
 
     Catches a tool that buffers the stream until it ends (here it never ends; the run is interrupted).
@@ -253,13 +250,13 @@ def test_json_stream_lines_arrive_while_the_stream_is_open(cli: Cli, agent: Star
 
 
 @pytest.mark.requirement("A2ACLI_OUT_003")
-def test_json_stream_ends_with_an_error_line_when_the_stream_fails(cli: Cli, agent: StartAgent) -> None:
+def test_json_stream_ends_with_an_error_line_when_the_stream_fails(cli: Cli, agent: AgentMaker) -> None:
     """A stream cut after its first event, with every way back refused (GetTask and SubscribeToTask
     answer TaskNotFoundError), ends the JSONL with an error envelope on its own last line.
 
     Catches defect `stream-error-swallowed`.
     """
-    refuse = {m: Refusal("TaskNotFoundError") for m in ("GetTask", "SubscribeToTask")}
+    refuse = {m: ErrorReply("TaskNotFoundError") for m in ("GetTask", "SubscribeToTask")}
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 1.0))),
                      drop_stream_after=1, refuse=refuse))
     r = cli.run("send", "--text", "doomed", *card_ref(a), "-o", "json", "--stream")
@@ -278,14 +275,14 @@ def test_json_stream_ends_with_an_error_line_when_the_stream_fails(cli: Cli, age
 @pytest.mark.requirement("A2ACLI_OUT_004")
 @pytest.mark.depends_on("A2ACLI_OUT_002", "A2ACLI_TASK_GET_001", "A2ACLI_TX_002", "A2ACLI_TX_004")
 def test_protocol_error_is_named_alike_on_every_transport(
-        cli: Cli, agent: StartAgent, record_error_code: RecordCode) -> None:
+        cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
     """A GetTask refused with TaskNotFoundError comes out as the envelope with code `TaskNotFoundError`
     over JSON-RPC and over HTTP+JSON alike, with a hint (a SHOULD the tier claim promotes). Judged on
     every binding the tool could be moved to; the comparison needs two.
 
     Catches defects `renames-protocol-errors` (an invented A2ACLI_ERR_* name) and `no-error-envelope`.
     """
-    a = agent(Script(refuse={"GetTask": Refusal("TaskNotFoundError", "no such task")}))
+    a = agent(Script(refuse={"GetTask": ErrorReply("TaskNotFoundError", "no such task")}))
     codes: dict[str, Any] = {}
     elsewhere: dict[str, list[str]] = {}
     for binding in ("JSONRPC", "HTTP+JSON"):
@@ -320,7 +317,7 @@ def test_protocol_error_is_named_alike_on_every_transport(
 @pytest.mark.requirement("A2ACLI_OUT_004")
 @pytest.mark.depends_on("A2ACLI_OUT_002")
 def test_local_failure_carries_an_appendix_d_code_and_a_hint(
-        cli: Cli, agent: StartAgent, record_error_code: RecordCode) -> None:
+        cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
     """A malformed flag is a CLI-local failure: the envelope's code is one of Appendix D's
     A2ACLI_ERR_* codes (never a home-made one), and a hint is given.
 
@@ -350,7 +347,7 @@ def field_label(doc: TextDoc, pred: Callable[[str], bool]) -> str | None:
 
 
 @pytest.mark.requirement("A2ACLI_OUT_005", part="field_lines")
-def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: StartAgent) -> None:
+def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: AgentMaker) -> None:
     """Two text `send` runs on different tasks print `Label: value` lines only, without control
     sequences, and use the same labels — the same one for the taskId, the contextId and the state.
 
@@ -376,7 +373,7 @@ def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: S
 
 
 @pytest.mark.requirement("A2ACLI_OUT_005", part="block_content")
-def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: StartAgent) -> None:
+def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: AgentMaker) -> None:
     """A multi-line text artifact and a data artifact each come out as a block: a `Label:` line, the
     content exactly, then a blank line — never running into the next block or field.
 
@@ -402,7 +399,7 @@ def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: St
 
 
 @pytest.mark.requirement("A2ACLI_OUT_005", part="non_tty_fallback")
-def test_text_output_has_no_control_sequences_piped_or_on_a_terminal(cli: Cli, agent: StartAgent) -> None:
+def test_text_output_has_no_control_sequences_piped_or_on_a_terminal(cli: Cli, agent: AgentMaker) -> None:
     """Piped, text output carries no terminal control sequences and does not block on input; on a
     pseudo-terminal it keeps the same field labels and still no control sequences (§6.1, §11.2).
 
@@ -431,7 +428,7 @@ def test_text_output_has_no_control_sequences_piped_or_on_a_terminal(cli: Cli, a
 @pytest.mark.requirement("A2ACLI_OUT_006")
 @pytest.mark.depends_on("A2ACLI_OUT_002")
 @pytest.mark.parametrize("mode", ["text", "json"])
-def test_async_prints_task_and_context_ids_without_waiting(cli: Cli, agent: StartAgent, mode: str) -> None:
+def test_async_prints_task_and_context_ids_without_waiting(cli: Cli, agent: AgentMaker, mode: str) -> None:
     """`send --async` on a task that completes 4 s later returns before that with exit 0 and prints
     the taskId and contextId (text: by value; json: in the result object).
 

@@ -6,16 +6,15 @@ tolerances: the checks catch a busy loop or an ignored flag, never a few millise
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
-from conformance.cli.output import find_error_envelope, shown, state_matches
+from conformance.cli.invocations import AgentMaker, Cli, RecordCode
+from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import Script, ScriptedAgent, TaskFlow, TaskRecord
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006",
                                     "A2ACLI_TASK_GET_001")
@@ -27,8 +26,6 @@ FOREVER = 120.0
 #: Bound for a run that is expected to end on its own well before the fixture's 20 s bound.
 SHORT_RUN = 10.0
 TIMEOUT_ERROR = "A2ACLI_ERR_TIMEOUT"
-
-StartAgent = Callable[..., ScriptedAgent]
 
 
 def get_task_times(agent: ScriptedAgent, task_id: str) -> list[float]:
@@ -56,7 +53,7 @@ def wait_args(agent: ScriptedAgent, task_id: str, *extra: str) -> list[str]:
     return ["task", "get", task_id, "--wait", *card_ref(agent), "--poll-interval", POLL_FLAG, *extra]
 
 
-def reported_timeout(r: CliResult, record: Callable[..., None], note: str) -> str | None:
+def reported_timeout(r: CliResult, record: RecordCode, note: str) -> str | None:
     """The error code the run reported: the envelope's (either stream), else an A2ACLI_ERR_* code in
     its text — the check reads the report wherever the tool gives it (the envelope is OUT_004's)."""
     env, where = find_error_envelope(r.stdout_text, r.stderr_text)
@@ -69,7 +66,7 @@ def reported_timeout(r: CliResult, record: Callable[..., None], note: str) -> st
     return code
 
 
-def require_a_waiting_wait(cli: Cli, agent: StartAgent) -> None:
+def require_a_waiting_wait(cli: Cli, agent: AgentMaker) -> None:
     """On a check's failure path: show that `task get --wait` waits at all (TASK_POLL_001's subject),
     or end the check blocked by TASK_POLL_001. A control wait on a task that completes 1 s later must
     poll more than once and report COMPLETED."""
@@ -86,7 +83,7 @@ def require_a_waiting_wait(cli: Cli, agent: StartAgent) -> None:
 
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_001")
-def test_task_get_reads_the_task_once_and_returns(cli: Cli, agent: StartAgent) -> None:
+def test_task_get_reads_the_task_once_and_returns(cli: Cli, agent: AgentMaker) -> None:
     """`task get <id>` is a one-shot read: it reports a still-WORKING task and returns without waiting.
 
     Catches a tool without `task get`, or one whose plain `task get` blocks like `--wait`.
@@ -103,7 +100,7 @@ def test_task_get_reads_the_task_once_and_returns(cli: Cli, agent: StartAgent) -
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_001")
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_002")
-def test_task_get_wait_polls_until_the_task_is_terminal(cli: Cli, agent: StartAgent) -> None:
+def test_task_get_wait_polls_until_the_task_is_terminal(cli: Cli, agent: AgentMaker) -> None:
     """`task get --wait` keeps polling a WORKING task until it reaches COMPLETED, then reports it.
 
     Catches `--wait` missing, or a `--wait` that reads the task once and returns (defect
@@ -125,7 +122,7 @@ def test_task_get_wait_polls_until_the_task_is_terminal(cli: Cli, agent: StartAg
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_002")
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_001")
-def test_wait_polls_at_the_requested_interval_with_bounded_backoff(cli: Cli, agent: StartAgent) -> None:
+def test_wait_polls_at_the_requested_interval_with_bounded_backoff(cli: Cli, agent: AgentMaker) -> None:
     """With `--poll-interval 200ms`, polls are spaced about that far apart: never a busy loop, never
     much faster than asked, the first gap close to the interval, and backoff that stays bounded.
 
@@ -157,7 +154,7 @@ def test_wait_polls_at_the_requested_interval_with_bounded_backoff(cli: Cli, age
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_002")
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_001")
-def test_wait_gives_up_when_timeout_expires(cli: Cli, agent: StartAgent, record_error_code: Callable[..., None]
+def test_wait_gives_up_when_timeout_expires(cli: Cli, agent: AgentMaker, record_error_code: RecordCode
                                             ) -> None:
     """`--timeout 1s` on a task that never finishes ends the wait reporting A2ACLI_ERR_TIMEOUT (in the
     envelope or in its text), exit 5 (or 1).
@@ -177,7 +174,7 @@ def test_wait_gives_up_when_timeout_expires(cli: Cli, agent: StartAgent, record_
 
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_002")
-def test_interrupting_a_wait_ends_it_with_the_task_id_already_printed(cli: Cli, agent: StartAgent) -> None:
+def test_interrupting_a_wait_ends_it_with_the_task_id_already_printed(cli: Cli, agent: AgentMaker) -> None:
     """A SIGINT during the default blocking `send`, delivered once the taskId is on screen, ends the run
     promptly; the taskId stays in what was printed.
 
@@ -200,7 +197,7 @@ def test_interrupting_a_wait_ends_it_with_the_task_id_already_printed(cli: Cli, 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_003", part="interrupted_stops")
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_001", "A2ACLI_TASK_POLL_002")
 @pytest.mark.parametrize("state", ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"])
-def test_wait_stops_at_once_on_an_interrupted_state(cli: Cli, agent: StartAgent, state: str) -> None:
+def test_wait_stops_at_once_on_an_interrupted_state(cli: Cli, agent: AgentMaker, state: str) -> None:
     """A wait that meets INPUT_REQUIRED / AUTH_REQUIRED returns at once with exit 0 and that state,
     instead of polling on until the task moves again (here: COMPLETED 4 s later).
 
@@ -224,7 +221,7 @@ def test_wait_stops_at_once_on_an_interrupted_state(cli: Cli, agent: StartAgent,
 @pytest.mark.requirement("A2ACLI_TASK_POLL_003", part="unspecified_keeps_polling")
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_001", "A2ACLI_TASK_POLL_002")
 def test_unspecified_state_keeps_the_wait_polling_until_timeout(
-        cli: Cli, agent: StartAgent, record_error_code: Callable[..., None]) -> None:
+        cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
     """A task in TASK_STATE_UNSPECIFIED is neither terminal nor interrupted: the wait polls on and
     ends only at `--timeout`, reporting A2ACLI_ERR_TIMEOUT, exit 5 (or 1).
 
@@ -248,7 +245,7 @@ def test_unspecified_state_keeps_the_wait_polling_until_timeout(
 
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_003", part="unspecified_keeps_polling")
-def test_unspecified_state_is_reported_as_received(cli: Cli, agent: StartAgent) -> None:
+def test_unspecified_state_is_reported_as_received(cli: Cli, agent: AgentMaker) -> None:
     """`task get` on a TASK_STATE_UNSPECIFIED task reports UNSPECIFIED, not a neighbouring state.
 
     Catches defect `unspecified-mapped` (reported as WORKING).
@@ -269,7 +266,7 @@ def test_unspecified_state_is_reported_as_received(cli: Cli, agent: StartAgent) 
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_004")
 @pytest.mark.depends_on("A2ACLI_SEND_003")
-def test_wait_falls_back_to_polling_when_the_stream_drops(cli: Cli, agent: StartAgent) -> None:
+def test_wait_falls_back_to_polling_when_the_stream_drops(cli: Cli, agent: AgentMaker) -> None:
     """A blocking `send` that follows the stream, cut after its first event, polls GetTask and still
     reports COMPLETED with exit 0. If the default wait does not stream, `send --stream` is the
     streaming wait tried instead. No polling control is given: the tool polls at its own pace.

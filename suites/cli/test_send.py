@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,8 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 
 from conformance.cli import output
+from conformance.cli.artifact_probe import RAW_SIZE, all_kinds_artifact, assert_every_part_rendered
+from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
@@ -27,7 +27,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
     Text,
 )
-from conformance.suites.cli.artifact_probe import RAW_SIZE, all_kinds_artifact, assert_every_part_rendered
+from conformance.judge import shown, unique
 from conformance.wire.strict import read_strict
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
@@ -36,18 +36,10 @@ pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 HANG_BOUND = 10.0
 
 
-def _tag(label: str) -> str:
-    return f"{label}-{uuid.uuid4().hex[:12]}"
-
-
-def _seen(r: CliResult) -> str:
-    return output.shown(r)
-
-
 def _one_message(agent: ScriptedAgent, r: CliResult) -> dict[str, Any]:
     msgs = agent.sent_messages()
     assert len(msgs) == 1, (
-        f"expected exactly one SendMessage/SendStreamingMessage, the agent got {len(msgs)}: {msgs!r}; {_seen(r)}"
+        f"expected exactly one SendMessage/SendStreamingMessage, the agent got {len(msgs)}: {msgs!r}; {shown(r)}"
     )
     return msgs[0]
 
@@ -62,16 +54,16 @@ def _part_kind(part: dict[str, Any]) -> str:
 
 @pytest.mark.requirement("A2ACLI_SEND_001")
 @pytest.mark.depends_on("A2ACLI_SEND_006")
-def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_send_delivers_one_new_message_with_the_text_given(cli: Cli, agent: AgentMaker) -> None:
     """`send --text` delivers one well-formed user message (with a messageId) opening a new task.
 
     Catches a CLI that sends nothing, sends a message without a messageId, mangles the text, or
     does not report the task the agent created.
     """
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
-    text = _tag("hello")
+    text = unique("hello")
     r = cli.run("send", "--text", text, "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0 for a completed send; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0 for a completed send; {shown(r)}"
     msg = _one_message(a, r)
     strict = read_strict(msg, pb.Message, path="$.message")
     assert strict.ok, f"the message the CLI sent is not a valid A2A Message: {strict.summary()}; message: {msg!r}"
@@ -83,7 +75,7 @@ def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Call
     assert not msg.get("taskId"), f"a new interaction must not name a task, got taskId {msg.get('taskId')!r}"
     tasks = a.tasks
     assert len(tasks) == 1, f"expected the agent to have created one task, it has {len(tasks)}"
-    assert output.has_token(r.stdout_text, tasks[0].id), f"taskId {tasks[0].id} not in stdout; {_seen(r)}"
+    assert output.has_token(r.stdout_text, tasks[0].id), f"taskId {tasks[0].id} not in stdout; {shown(r)}"
 
 
 # --------------------------------------------------------------------------- SEND_002
@@ -93,7 +85,7 @@ def test_send_delivers_one_new_message_with_the_text_given(cli: Any, agent: Call
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
 def test_send_waits_for_the_terminal_state_by_default(
-    cli: Any, agent: Callable[..., ScriptedAgent], streaming: bool
+    cli: Cli, agent: AgentMaker, streaming: bool
 ) -> None:
     """Without flags, `send` returns only once the task is COMPLETED (scripted 0.5 s after WORKING).
 
@@ -102,21 +94,21 @@ def test_send_waits_for_the_terminal_state_by_default(
     """
     flow = TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.5)))
     a = agent(Script(send=flow, card=CardSpec(streaming=streaming)))
-    r = cli.run("send", "--text", _tag("wait"), "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    r = cli.run("send", "--text", unique("wait"), "-a", a.base_url)
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     tasks = a.tasks
-    assert len(tasks) == 1, f"expected one task, the agent has {len(tasks)}; {_seen(r)}"
+    assert len(tasks) == 1, f"expected one task, the agent has {len(tasks)}; {shown(r)}"
     out = r.stdout_text
-    assert output.has_token(out, tasks[0].id), f"taskId {tasks[0].id} not in stdout; {_seen(r)}"
+    assert output.has_token(out, tasks[0].id), f"taskId {tasks[0].id} not in stdout; {shown(r)}"
     assert output.state_matches(out, "TASK_STATE_COMPLETED"), (
-        f"send returned without the terminal state COMPLETED (it did not wait); {_seen(r)}"
+        f"send returned without the terminal state COMPLETED (it did not wait); {shown(r)}"
     )
 
 
 @pytest.mark.requirement("A2ACLI_SEND_002", part="async")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_async_returns_identifiers_while_the_task_is_still_working(
-    cli: Any, agent: Callable[..., ScriptedAgent]
+    cli: Cli, agent: AgentMaker
 ) -> None:
     """`send --async` exits 0 at once with taskId, contextId and the WORKING state.
 
@@ -125,17 +117,17 @@ def test_async_returns_identifiers_while_the_task_is_still_working(
     """
     flow = TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 6.0)))
     a = agent(Script(send=flow))
-    r = cli.run("send", "--async", "--text", _tag("async"), "-a", a.base_url)
+    r = cli.run("send", "--async", "--text", unique("async"), "-a", a.base_url)
     tasks = a.tasks
-    assert len(tasks) == 1, f"expected one task, the agent has {len(tasks)}; {_seen(r)}"
+    assert len(tasks) == 1, f"expected one task, the agent has {len(tasks)}; {shown(r)}"
     still = tasks[0].state()
-    assert r.exit_code == 0, f"expected exit 0 for --async; {_seen(r)}"
-    assert still == "TASK_STATE_WORKING", f"the CLI returned only after the task left WORKING (now {still}); {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0 for --async; {shown(r)}"
+    assert still == "TASK_STATE_WORKING", f"the CLI returned only after the task left WORKING (now {still}); {shown(r)}"
     out = r.stdout_text
     for what, value in (("taskId", tasks[0].id), ("contextId", tasks[0].context_id)):
-        assert output.has_token(out, value), f"--async output lacks the {what} {value}; {_seen(r)}"
-    assert output.state_matches(out, "TASK_STATE_WORKING"), f"--async output does not report WORKING; {_seen(r)}"
-    assert not output.state_matches(out, "TASK_STATE_COMPLETED"), f"--async reported COMPLETED: it waited; {_seen(r)}"
+        assert output.has_token(out, value), f"--async output lacks the {what} {value}; {shown(r)}"
+    assert output.state_matches(out, "TASK_STATE_WORKING"), f"--async output does not report WORKING; {shown(r)}"
+    assert not output.state_matches(out, "TASK_STATE_COMPLETED"), f"--async reported COMPLETED: it waited; {shown(r)}"
 
 
 # --------------------------------------------------------------------------- SEND_003
@@ -143,34 +135,34 @@ def test_async_returns_identifiers_while_the_task_is_still_working(
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="stream_sse")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_stream_follows_the_sse_stream_to_the_terminal_event(cli: Cli, agent: AgentMaker) -> None:
     """`send --stream` on a streaming card opens SendStreamingMessage and follows it to COMPLETED.
 
     The artifact arrives only as a stream event before the terminal status; it must be rendered.
     Catches a CLI that never streams, or stops reading after the first event.
     """
-    art = _tag("streamed-artifact")
+    art = unique("streamed-artifact")
     flow = TaskFlow(
         states=(("WORKING", 0.0), ("COMPLETED", 0.4)), artifacts=(ArtifactSpec(parts=(Text(art),), at=0.2),)
     )
     a = agent(Script(send=flow, card=CardSpec(streaming=True)))
-    r = cli.run("send", "--stream", "--text", _tag("stream"), "-a", a.base_url, timeout=HANG_BOUND)
-    assert not r.timed_out, f"--stream did not finish within {HANG_BOUND}s; {_seen(r)}"
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    r = cli.run("send", "--stream", "--text", unique("stream"), "-a", a.base_url, timeout=HANG_BOUND)
+    assert not r.timed_out, f"--stream did not finish within {HANG_BOUND}s; {shown(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     ops = [q.operation for q in a.a2a_requests()]
     assert "SendStreamingMessage" in ops, (
         f"--stream on a streaming card never opened SendStreamingMessage; requests: {ops}"
     )
     out = r.stdout_text
-    assert art in out, f"the artifact streamed at 0.2 s is missing from the output; {_seen(r)}"
+    assert art in out, f"the artifact streamed at 0.2 s is missing from the output; {shown(r)}"
     assert output.state_matches(out, "TASK_STATE_COMPLETED"), (
-        f"the terminal state COMPLETED is not reported; {_seen(r)}"
+        f"the terminal state COMPLETED is not reported; {shown(r)}"
     )
 
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="stream_unsupported")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_stream_without_streaming_capability_does_not_hang(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_stream_without_streaming_capability_does_not_hang(cli: Cli, agent: AgentMaker) -> None:
     """`send --stream` against a card without streaming ends: falls back (exit 0 and the result) or
     errors clearly (non-zero with a message). A CLI still running at the bound is a hang: fail. The
     tool must have dealt with the agent (read its card, or sent to it): a run that never contacted the
@@ -178,31 +170,31 @@ def test_stream_without_streaming_capability_does_not_hang(cli: Any, agent: Call
     """
     flow = TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.3)))
     a = agent(Script(send=flow, card=CardSpec(streaming=False)))
-    r = cli.run("send", "--stream", "--text", _tag("nostream"), "-a", a.base_url, timeout=HANG_BOUND)
+    r = cli.run("send", "--stream", "--text", unique("nostream"), "-a", a.base_url, timeout=HANG_BOUND)
     assert not r.timed_out, \
-        f"expected --stream against a non-streaming card to end; it hung ({HANG_BOUND}s); {_seen(r)}"
-    assert r.exit_code is not None, f"expected an exit status, the CLI was ended by signal {r.term_signal}; {_seen(r)}"
+        f"expected --stream against a non-streaming card to end; it hung ({HANG_BOUND}s); {shown(r)}"
+    assert r.exit_code is not None, f"expected an exit status, the CLI was ended by signal {r.term_signal}; {shown(r)}"
     assert a.requests, (f"expected `send --stream` to contact the agent (fetch its card or send), it made no request "
-                        f"(exit {r.exit_code}); {_seen(r)}")
+                        f"(exit {r.exit_code}); {shown(r)}")
     if r.exit_code == 0:
         assert output.state_matches(r.stdout_text, "TASK_STATE_COMPLETED"), (
-            f"exit 0 (fallback) but the task's terminal state COMPLETED is not reported; {_seen(r)}"
+            f"exit 0 (fallback) but the task's terminal state COMPLETED is not reported; {shown(r)}"
         )
     else:
         said = (r.stderr_text + r.stdout_text).strip()
-        assert said, f"exit {r.exit_code} with no error message at all (not a clear error); {_seen(r)}"
+        assert said, f"exit {r.exit_code} with no error message at all (not a clear error); {shown(r)}"
 
 
 @pytest.mark.requirement("A2ACLI_SEND_003", part="message_only_reply")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Cli, agent: AgentMaker) -> None:
     """A stream that carries one Message (no task) and closes: exit 0 with the reply shown."""
-    reply = _tag("message-only-reply")
+    reply = unique("message-only-reply")
     a = agent(Script(send=MessageReply(parts=(Text(reply),))))
-    r = cli.run("send", "--stream", "--text", _tag("hi"), "-a", a.base_url, timeout=HANG_BOUND)
-    assert not r.timed_out, f"the CLI did not end after a Message-only stream; {_seen(r)}"
-    assert r.exit_code == 0, f"a Message-only reply must exit 0, not as an error; {_seen(r)}"
-    assert reply in r.stdout_text, f"the agent's reply text {reply!r} is not in stdout; {_seen(r)}"
+    r = cli.run("send", "--stream", "--text", unique("hi"), "-a", a.base_url, timeout=HANG_BOUND)
+    assert not r.timed_out, f"the CLI did not end after a Message-only stream; {shown(r)}"
+    assert r.exit_code == 0, f"a Message-only reply must exit 0, not as an error; {shown(r)}"
+    assert reply in r.stdout_text, f"the agent's reply text {reply!r} is not in stdout; {shown(r)}"
     assert not a.tasks, "harness: the agent was scripted to create no task"
 
 
@@ -211,27 +203,27 @@ def test_stream_ending_with_a_message_only_reply_exits_cleanly(cli: Any, agent: 
 
 @pytest.mark.requirement("A2ACLI_SEND_004")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_send_renders_every_artifact_part_kind(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_send_renders_every_artifact_part_kind(cli: Cli, agent: AgentMaker) -> None:
     """Text output of a completed send shows the text part, the data part's JSON, and each file
     part's name and media type (plus the inline file's size). Catches a renderer that skips a kind.
     """
     art, v = all_kinds_artifact()
     a = agent(Script(send=TaskFlow(states=(("WORKING", 0.0), ("COMPLETED", 0.2)), artifacts=(art,))))
-    r = cli.run("send", "--text", _tag("render"), "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    r = cli.run("send", "--text", unique("render"), "-a", a.base_url)
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     assert_every_part_rendered(r, v)
 
 
 @pytest.mark.requirement("A2ACLI_SEND_004")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006", "A2ACLI_OUT_002")
-def test_send_json_output_keeps_every_artifact_part(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_send_json_output_keeps_every_artifact_part(cli: Cli, agent: AgentMaker) -> None:
     """`-o json` carries the artifact's four parts as the agent sent them (nothing stripped)."""
     art, v = all_kinds_artifact()
     a = agent(Script(send=TaskFlow.single("COMPLETED", art)))
-    r = cli.run("send", "--text", _tag("render"), "-o", "json", "-a", a.base_url)
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    r = cli.run("send", "--text", unique("render"), "-o", "json", "-a", a.base_url)
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     doc, problem = output.parse_json_document(r.stdout_text)
-    assert problem is None, f"{problem}; {_seen(r)}"
+    assert problem is None, f"{problem}; {shown(r)}"
     parts = [
         p
         for arts in output.json_find(doc, "artifacts")
@@ -241,7 +233,7 @@ def test_send_json_output_keeps_every_artifact_part(cli: Any, agent: Callable[..
         for p in art_obj.get("parts", [])
     ]
     kinds = [_part_kind(p) for p in parts]
-    assert kinds == ["text", "data", "raw", "url"], f"artifact parts in -o json: {kinds}; {_seen(r)}"
+    assert kinds == ["text", "data", "raw", "url"], f"artifact parts in -o json: {kinds}; {shown(r)}"
     assert parts[0]["text"] == v["text"] and parts[1]["data"] == {v["data_key"]: v["data_value"]}, (
         f"artifact content changed: {parts[:2]!r}"
     )
@@ -255,7 +247,7 @@ def _files(tmp_path: Path) -> dict[str, Any]:
     """Local inputs for part flags: a file whose extension lies about its type, and a JSON file."""
     blob = tmp_path / "report.txt"
     blob.write_bytes(b"%PDF-1.4 conformance probe\n")
-    data_value = {"probe": _tag("data")}
+    data_value = {"probe": unique("data")}
     data = tmp_path / "input.json"
     data.write_text(json.dumps(data_value))
     return {"blob": blob, "data": data, "data_value": data_value}
@@ -264,7 +256,7 @@ def _files(tmp_path: Path) -> dict[str, Any]:
 @pytest.mark.requirement("A2ACLI_SEND_005")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 def test_media_type_binds_to_the_part_flag_before_it(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
+    cli: Cli, agent: AgentMaker, tmp_path: Path
 ) -> None:
     """`--media-type` sets the media type of exactly the part flag it follows, over any guess.
 
@@ -288,7 +280,7 @@ def test_media_type_binds_to_the_part_flag_before_it(
         "-a",
         a.base_url,
     )
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     parts = _one_message(a, r).get("parts", [])
     types = [(_part_kind(p), p.get("mediaType")) for p in parts]
     assert [k for k, _ in types] == ["text", "raw", "data"], f"unexpected parts as received: {types}"
@@ -301,28 +293,28 @@ def test_media_type_binds_to_the_part_flag_before_it(
 
 @pytest.mark.requirement("A2ACLI_SEND_005")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
-def test_media_type_without_a_part_flag_is_a_usage_error(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_media_type_without_a_part_flag_is_a_usage_error(cli: Cli, agent: AgentMaker) -> None:
     """`--media-type` before any part flag exits 2 and sends nothing."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--media-type", "text/plain", "--text", "x", "-a", a.base_url, usage_error_expected=True)
     cli.require(r, "send", "--text")
-    assert r.exit_code == 2, f"expected exit 2 (usage error) for an orphan --media-type; {_seen(r)}"
+    assert r.exit_code == 2, f"expected exit 2 (usage error) for an orphan --media-type; {shown(r)}"
     assert not a.sent_messages(), f"a message was sent despite the usage error: {a.sent_messages()!r}"
 
 
 @pytest.mark.requirement("A2ACLI_SEND_006")
 @pytest.mark.depends_on("A2ACLI_SEND_001")
 def test_part_flags_repeat_and_keep_command_line_order(
-    cli: Any, agent: Callable[..., ScriptedAgent], tmp_path: Path
+    cli: Cli, agent: AgentMaker, tmp_path: Path
 ) -> None:
     """`--text`, `--data`, `--file` (path and URL), `--text` arrive as five parts in that order:
     inline bytes for the path, a URL reference for the URL. Catches parts regrouped by kind or
     only one part kept.
     """
     f = _files(tmp_path)
-    first, last = _tag("first"), _tag("last")
+    first, last = unique("first"), unique("last")
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
-    ref = f"{a.base_url}/files/{_tag('ref')}.pdf"
+    ref = f"{a.base_url}/files/{unique('ref')}.pdf"
     r = cli.run(
         "send",
         "--text",
@@ -338,7 +330,7 @@ def test_part_flags_repeat_and_keep_command_line_order(
         "-a",
         a.base_url,
     )
-    assert r.exit_code == 0, f"expected exit 0; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     parts = _one_message(a, r).get("parts", [])
     kinds = [_part_kind(p) for p in parts]
     assert kinds == ["text", "data", "raw", "url", "text"], f"parts as received: {kinds}; {parts!r}"
@@ -352,12 +344,12 @@ def test_part_flags_repeat_and_keep_command_line_order(
 
 @pytest.mark.requirement("A2ACLI_SEND_006")
 @pytest.mark.depends_on("A2ACLI_SEND_001")
-def test_data_dash_reads_the_value_from_stdin(cli: Any, agent: Callable[..., ScriptedAgent]) -> None:
+def test_data_dash_reads_the_value_from_stdin(cli: Cli, agent: AgentMaker) -> None:
     """`--data -` takes the JSON value from stdin, in its place among the parts."""
-    value = {"from": "stdin", "probe": _tag("stdin")}
+    value = {"from": "stdin", "probe": unique("stdin")}
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--text", "lead", "--data", "-", "-a", a.base_url, stdin=json.dumps(value))
-    assert r.exit_code == 0, f"expected exit 0 with --data -; {_seen(r)}"
+    assert r.exit_code == 0, f"expected exit 0 with --data -; {shown(r)}"
     parts = _one_message(a, r).get("parts", [])
     assert [_part_kind(p) for p in parts] == ["text", "data"], f"parts as received: {parts!r}"
     assert parts[1]["data"] == value, f"--data - : expected {value!r} from stdin, got {parts[1]!r}"

@@ -14,7 +14,7 @@ import yaml
 
 from conformance.evidence import Evidence
 from conformance.outcome import na
-from conformance.suites.cli.conftest import CliTarget
+from conformance.targets.model import CliTarget
 
 #: The skill rows are conditional on the tool shipping a skill; the run knows only what it was given.
 NO_SKILL = "no --skill given (the run takes it that the tool ships no Agent Skill)"

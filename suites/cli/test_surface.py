@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from conformance.cli.output import clip
+from conformance.cli.invocations import Cli
 from conformance.cli.runner import CliResult
-from conformance.suites.cli.conftest import Cli
+from conformance.judge import clip
 
 #: The Tier 1 commands whose --help must work (§7.1).
 TIER1_COMMANDS = (("send",), ("card", "get"), ("task", "get"), ("task", "cancel"))

@@ -8,11 +8,11 @@ request used, so the checks read the choice off the wire, not off the tool's own
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import pytest
 
-from conformance.cli.output import shown
+from conformance.cli.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import (
     CardSpec,
     Interface,
@@ -21,12 +21,11 @@ from conformance.fixtures.scripted_agent import (
     ScriptedAgent,
     TaskFlow,
 )
-from conformance.judge import blocked_by
-from conformance.suites.cli.conftest import Cli, card_ref
+from conformance.judge import blocked_by, shown
+from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
-AgentMaker = Callable[..., ScriptedAgent]
 
 #: A task that is WORKING first and COMPLETED shortly after, so a waiting send makes several requests
 #: (a stream, or polls) — every one of them is checked, not only the first.

@@ -13,36 +13,24 @@ from typing import Any
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse, Task, TaskPushNotificationConfig
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import answer_task, get_task, ok_result, result_artifact, settled
+from conformance.agentd.bundles import bundles
+from conformance.agentd.clients import ext, rpc_client, served_card
+from conformance.agentd.commands import command_message, send_command
+from conformance.agentd.configs import ASK_CHANNEL, ASK_SCHEMA, standard
+from conformance.agentd.feed import FeedReader, Sentinel, hello_of
+from conformance.agentd.footing import declaring, deps
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
 )
+from conformance.context import RunContext
+from conformance.judge import quote, strict, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.feedtools import FeedReader, Sentinel, WebhookReceiver, hello_of
-from conformance.suites.agent.agentd.support import (
-    ASK_CHANNEL,
-    ASK_SCHEMA,
-    answer_task,
-    bundles,
-    command_message,
-    declaring,
-    deps,
-    ext,
-    get_task,
-    ok_result,
-    quote,
-    result_artifact,
-    rpc_client,
-    send_command,
-    send_params,
-    served_card,
-    settled,
-    standard,
-    strict,
-    text_message,
-    unique,
-)
+from conformance.receiver import Receiver
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
@@ -68,7 +56,7 @@ def _first_task_frame(reply: Any, what: str) -> dict[str, Any]:
         fail(f"{what}: no stream frame; errors {[(e.code, e.message) for e in reply.errors]}, "
              f"body {quote(reply.json or reply.body)}")
     first = reply.results[0]
-    strict(first, StreamResponse, "$.frames[0].result", f"{what}: the first frame")
+    strict(first, StreamResponse, f"{what}: the first frame", path="$.frames[0].result")
     if not isinstance(first, dict) or "task" not in first:
         fail(f"{what}: the first frame carries no Task: {quote(first)}")
     task: dict[str, Any] = first["task"]
@@ -95,12 +83,12 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[tuple[str, dic
     mine = [t for t in tasks or [] if isinstance(t, dict) and t.get("id") == held["id"]]
     if not mine:
         fail(f"ListTasks for context {held['contextId']} does not list task {held['id']}: {quote(listed)}")
-    strict(mine[0], Task, "$.result.tasks[]", "the task ListTasks listed")
+    strict(mine[0], Task, "the task ListTasks listed", path="$.result.tasks[]")
     out.append(("ListTasks", mine[0]))
     sub = c.stream("SubscribeToTask", {"id": held["id"]}, headers=h, deadline=5.0, until=lambda e: True)
     out.append(("SubscribeToTask", _first_task_frame(sub, "SubscribeToTask")))
     canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=h), "CancelTask")
-    strict(canceled, Task, "$.result", "the CancelTask answer")
+    strict(canceled, Task, "the CancelTask answer", path="$.result")
     out.append(("CancelTask", canceled))
     return out
 
@@ -108,7 +96,7 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[tuple[str, dic
 # ---- present exactly when activated ------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_ANN_001")
-def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any, recorder: Recorder) -> None:
+def test_every_task_answer_carries_annotations_when_activated(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With task-annotations named, every answer carrying a Task (both sends, GetTask, ListTasks,
     SubscribeToTask, CancelTask) holds the annotations object under metadata[<URI>].
     Catches ``annotations-missing``."""
@@ -122,7 +110,7 @@ def test_every_task_answer_carries_annotations_when_activated(agent_targets: Any
 
 
 @pytest.mark.requirement("AGENTD_ANN_002")
-def test_no_answer_carries_annotations_without_activation(agent_targets: Any, recorder: Recorder) -> None:
+def test_no_answer_carries_annotations_without_activation(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Naming other extensions (events) but not task-annotations, no Task answer carries them.
     Catches ``annotations-without-activation``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -134,8 +122,8 @@ def test_no_answer_carries_annotations_without_activation(agent_targets: Any, re
 
 
 @pytest.mark.requirement("AGENTD_ANN_010")
-def test_annotations_are_valid_against_the_bundle(agent_targets: Any, recorder: Recorder,
-                                                  run_context: Any) -> None:
+def test_annotations_are_valid_against_the_bundle(agent_targets: AgentTargets, recorder: Recorder,
+                                                  run_context: RunContext) -> None:
     """Every annotations object (on every Task answer, and at an input-required gate) validates
     against the task-annotations bundle. Catches ``annotations-extra-member``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -167,7 +155,7 @@ def _ask_task(c: JsonRpcClient) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("AGENTD_ANN_003")
-def test_link_names_what_the_task_tracks(agent_targets: Any, recorder: Recorder) -> None:
+def test_link_names_what_the_task_tracks(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """link is ``{kind, id}``: ``turn`` for a conversation turn, ``run`` (id the run's id) for a
     workflow run, ``subagent`` for a subagent turn. Catches ``link-kind-wrong``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -203,7 +191,7 @@ def _when(value: Any, what: str) -> datetime:
 
 
 @pytest.mark.requirement("AGENTD_ANN_004")
-def test_created_is_always_present(agent_targets: Any, recorder: Recorder) -> None:
+def test_created_is_always_present(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """created is present on every annotated task, a timestamp no later than its first recorded
     state. Catches ``no-created``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -222,7 +210,7 @@ def test_created_is_always_present(agent_targets: Any, recorder: Recorder) -> No
 
 
 @pytest.mark.requirement("AGENTD_ANN_005")
-def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(agent_targets: Any,
+def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(agent_targets: AgentTargets,
                                                                               recorder: Recorder) -> None:
     """statusHistory lists each state ``{state, ts}`` oldest first and ends in the task's current
     state: a held run canceled went through working to canceled; a completed run ends completed.
@@ -250,7 +238,7 @@ def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(ag
 
 
 @pytest.mark.requirement("AGENTD_ANN_006")
-def test_principal_names_who_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
+def test_principal_names_who_started_the_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Tasks started by the user, the agent and the operator name their starters: present, the same
     for the same caller, different between callers. Catches ``no-principal``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -269,29 +257,32 @@ def test_principal_names_who_started_the_task(agent_targets: Any, recorder: Reco
         fail(f"tasks of different callers name the same principal: {seen}")
 
 
-@pytest.mark.requirement("AGENTD_ANN_007")
-def test_input_required_task_carries_the_ask_schema(agent_targets: Any, recorder: Recorder) -> None:
-    """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
-    gate asks for (the one configured). Catches ``no-ask-schema``."""
+def _gate_annotations(agent_targets: AgentTargets, recorder: Recorder) -> dict[str, Any]:
+    """The annotations of a run stopped at the standard instance's input-required gate."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
-        ann = _ann(_ask_task(c), "the input-required task")
+        return _ann(_ask_task(c), "the input-required task")
+
+
+@pytest.mark.requirement("AGENTD_ANN_007")
+def test_input_required_task_carries_the_ask_schema(agent_targets: AgentTargets, recorder: Recorder) -> None:
+    """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
+    gate asks for (the one configured). Catches ``no-ask-schema``."""
+    ann = _gate_annotations(agent_targets, recorder)
     if ann.get("askSchema") != ASK_SCHEMA:
         fail(f"askSchema is {quote(ann.get('askSchema'))}, the gate asks for {quote(ASK_SCHEMA)}")
 
 
 @pytest.mark.requirement("AGENTD_ANN_008")
-def test_input_gate_names_where_it_is_announced(agent_targets: Any, recorder: Recorder) -> None:
+def test_input_gate_names_where_it_is_announced(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A gate announced on a channel carries askChannel naming it. Catches ``no-ask-channel``."""
-    inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
-    with rpc_client(inst, recorder=recorder) as c:
-        ann = _ann(_ask_task(c), "the input-required task")
+    ann = _gate_annotations(agent_targets, recorder)
     if ann.get("askChannel") != ASK_CHANNEL:
         fail(f"askChannel is {ann.get('askChannel')!r}, the gate is announced on {ASK_CHANNEL!r}")
 
 
 @pytest.mark.requirement("AGENTD_ANN_009")
-def test_command_names_the_op_that_started_the_task(agent_targets: Any, recorder: Recorder) -> None:
+def test_command_names_the_op_that_started_the_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Tasks started by workflow.run, subagent.send and the workflow-declared review.change name
     that op in command; a plain message's task names none. Catches ``no-command``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
@@ -310,7 +301,7 @@ def test_command_names_the_op_that_started_the_task(agent_targets: Any, recorder
 
 # ---- the feed and webhooks ---------------------------------------------------------------------
 
-def _sentinel_events(inst: Any, recorder: Recorder, uris: tuple[str, ...]) -> list[dict[str, Any]]:
+def _sentinel_events(inst: Instance, recorder: Recorder, uris: tuple[str, ...]) -> list[dict[str, Any]]:
     sentinel = Sentinel()
     with (rpc_client(inst, recorder=recorder) as c,
           FeedReader(rpc_client(inst, recorder=recorder), {}, uris=uris, stop_when=sentinel.seen) as feed):
@@ -321,8 +312,8 @@ def _sentinel_events(inst: Any, recorder: Recorder, uris: tuple[str, ...]) -> li
 
 
 @pytest.mark.requirement("AGENTD_ANN_011")
-def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: Any, recorder: Recorder,
-                                                                   run_context: Any) -> None:
+def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: AgentTargets, recorder: Recorder,
+                                                                   run_context: RunContext) -> None:
     """On a subscription naming events and task-annotations, a task event's task carries the
     annotations (valid against the bundle); naming events alone, it does not.
     Catches ``feed-task-unannotated``."""
@@ -330,7 +321,7 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
     b = bundles(run_context)
     for ev in _sentinel_events(inst, recorder, (EVENTS, ANNOTATIONS)):
         task = ev["data"]["task"]
-        strict(task, Task, "$.event.data.task", "a task event's task")
+        strict(task, Task, "a task event's task", path="$.event.data.task")
         b.check("task-annotations", "", _ann(task, f"the task event seq {ev.get('seq')}"),
                 f"the annotations of task event seq {ev.get('seq')}")
     for ev in _sentinel_events(inst, recorder, (EVENTS,)):
@@ -339,7 +330,7 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
 
 
 @pytest.mark.requirement("AGENTD_ANN_012")
-def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Recorder) -> None:
+def test_webhook_body_never_carries_annotations(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A webhook registered (and the task canceled) by requests naming task-annotations delivers
     bodies without them, to a loopback receiver in the test process.
     Catches ``webhook-carries-annotations``."""
@@ -348,18 +339,19 @@ def test_webhook_body_never_carries_annotations(agent_targets: Any, recorder: Re
         not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
     if getattr(inst.launched, "webhook_unreachable", None):
         not_measured(inst.launched.webhook_unreachable)
-    with WebhookReceiver() as hook, rpc_client(inst, recorder=recorder) as c:
+    with Receiver() as hook, rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         cfg = ok_result(c.call("CreateTaskPushNotificationConfig",
                                {"taskId": held["id"], "url": hook.url, "token": unique("hook")},
                                headers=ext(ANNOTATIONS)), "CreateTaskPushNotificationConfig")
-        strict(cfg, TaskPushNotificationConfig, "$.result", "the push notification config")
+        strict(cfg, TaskPushNotificationConfig, "the push notification config", path="$.result")
         ok_result(c.call("CancelTask", {"id": held["id"]}, headers=ext(ANNOTATIONS)), "CancelTask")
-        got = hook.wait_for(lambda ds: bool(ds), timeout=5.0)
+        got = hook.wait(1, 5.0)
     if not got:
         fail(f"push notifications are declared and a webhook was registered for task {held['id']}, "
              f"yet nothing arrived at {hook.url} within 5s of canceling it")
     for i, d in enumerate(got):
-        strict(d.body, StreamResponse, f"$.webhook[{i}]", "a webhook body")
-        if ANNOTATIONS in json.dumps(d.body):
-            fail(f"webhook body {i} carries the annotations: {quote(d.body)}")
+        body = d.json if d.json is not None else d.body.decode("utf-8", "replace")
+        strict(body, StreamResponse, "a webhook body", path=f"$.webhook[{i}]")
+        if ANNOTATIONS in json.dumps(body):
+            fail(f"webhook body {i} carries the annotations: {quote(body)}")

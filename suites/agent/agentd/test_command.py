@@ -6,11 +6,21 @@ workflow-declared commands held to their schema, grants and roles.
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Any
 
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
+from conformance.a2a.messages import send_params
+from conformance.agentd.answers import answer_message, answer_task, data_document, result_artifact, settled
+from conformance.agentd.bundles import bundles
+from conformance.agentd.clients import ext, rpc_client, served_card
+from conformance.agentd.commands import command_message, send_command
+from conformance.agentd.configs import principals as make_principals
+from conformance.agentd.configs import standard, workflows
+from conformance.agentd.footing import declaring, deps, lacking
+from conformance.agentd.ops import OpRunner, reply_kind
 from conformance.agentd_page import (
     ALWAYS_OPS,
     COMMAND,
@@ -19,36 +29,11 @@ from conformance.agentd_page import (
     SESSION_OPS,
     SIGN_IN_OPS,
 )
+from conformance.context import RunContext
+from conformance.judge import expect_refusal, quote, refusal, refusal_problems, strict, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.oprunner import OpRunner, reply_kind
-from conformance.suites.agent.agentd.support import (
-    answer_message,
-    answer_task,
-    assert_refused,
-    bundles,
-    command_message,
-    data_document,
-    declaring,
-    deps,
-    ext,
-    lacking,
-    quote,
-    refusal,
-    refusal_problems,
-    result_artifact,
-    rpc_client,
-    send_command,
-    send_params,
-    served_card,
-    settled,
-    standard,
-    strict,
-    unique,
-    workflows,
-)
-from conformance.suites.agent.agentd.support import (
-    principals as make_principals,
-)
+from conformance.targets.instances import AgentTargets, Instance
+from conformance.wire import Recorder
 
 INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
 DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}
@@ -61,8 +46,8 @@ pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 # ---- the envelope and its two activations --------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_CMD_001")
-def test_status_command_activated_by_header_and_marker_is_run(agent_targets: Any, recorder: Any,
-                                                              run_context: Any) -> None:
+def test_status_command_activated_by_header_and_marker_is_run(agent_targets: AgentTargets, recorder: Recorder,
+                                                              run_context: RunContext) -> None:
     """A SendMessage whose one DataPart is ``{"agentd": {"op": "status"}}``, with the command URI in
     A2A-Extensions and in message.extensions, runs the op: the answer is its result document.
     Catches ``command-runs-as-chat``."""
@@ -74,8 +59,8 @@ def test_status_command_activated_by_header_and_marker_is_run(agent_targets: Any
 
 
 @pytest.mark.requirement("AGENTD_CMD_002")
-def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: Any, recorder: Any,
-                                                                     run_context: Any) -> None:
+def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: AgentTargets, recorder: Recorder,
+                                                                     run_context: RunContext) -> None:
     """SendStreamingMessage carrying the status command streams the op's reply Message.
     Catches ``stream-refuses-commands``."""
     inst = declaring(agent_targets, COMMAND)
@@ -87,7 +72,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
              f"errors {[(e.code, e.message) for e in reply.errors]}, body {quote(reply.json or reply.body)}")
     results = reply.results
     for i, r in enumerate(results):
-        strict(r, StreamResponse, f"$.frames[{i}].result", "a streamed command frame")
+        strict(r, StreamResponse, "a streamed command frame", path=f"$.frames[{i}].result")
     messages = [r["message"] for r in results if isinstance(r, dict) and "message" in r]
     if len(messages) != 1:
         fail(f"expected the stream to carry one reply Message, got frames {quote(results)}")
@@ -96,7 +81,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
 
 
 @pytest.mark.requirement("AGENTD_CMD_010")
-def test_command_reply_message_lists_the_command_uri(agent_targets: Any, recorder: Any) -> None:
+def test_command_reply_message_lists_the_command_uri(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """The Message answering a command names the command URI in its extensions.
     Catches ``reply-unmarked``."""
     inst = declaring(agent_targets, COMMAND)
@@ -121,8 +106,8 @@ BAD_ARGS: tuple[tuple[str, dict[str, Any], str], ...] = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_003")
-def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, recorder: Any,
-                                                          run_context: Any) -> None:
+def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: AgentTargets, recorder: Recorder,
+                                                          run_context: RunContext) -> None:
     """Each op's arguments are held to its published schema: a wrong type, a value outside an enum
     or range, a missing required argument are refused with INVALID_COMMAND_ARGS, and arguments that
     match are accepted. Catches ``no-arg-validation``."""
@@ -132,13 +117,14 @@ def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: Any, re
         for op, args, _field in BAD_ARGS:
             if not b.errors("command", f"$defs/args/{op}", args):
                 fail(f"harness: {op} {args} is valid against the bundle; the case proves nothing")
-            assert_refused(send_command(c, op, args), f"{op} with {args}", **INVALID_ARGS)
+            expect_refusal(send_command(c, op, args), f"{op} with {args}", **INVALID_ARGS)
         good = {"path": "feed.note", "value": unique("note")}
         answer_message(send_command(c, "admin.set", good), f"admin.set with schema-valid arguments {good}")
 
 
 @pytest.mark.requirement("AGENTD_CMD_004")
-def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: Any, recorder: Any) -> None:
+def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: AgentTargets,
+                                                                 recorder: Recorder) -> None:
     """An unknown argument is refused with INVALID_COMMAND_ARGS naming it, never dropped and run.
     Catches ``ignore-unknown-arg``."""
     inst = declaring(agent_targets, COMMAND)
@@ -146,7 +132,7 @@ def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: 
         for op, args, extra in (("status", {"verbose": True}, "verbose"),
                                 ("workflow.status", {"runId": "r-1", "all": 1}, "all"),
                                 ("admin.set", {"path": "feed.note", "value": "x", "force": True}, "force")):
-            got = assert_refused(send_command(c, op, args), f"{op} with the unknown argument {extra!r}",
+            got = expect_refusal(send_command(c, op, args), f"{op} with the unknown argument {extra!r}",
                                  **INVALID_ARGS)
             named = [v.field for v in got.view.field_violations]
             if not any(extra in f for f in named):
@@ -159,8 +145,8 @@ READS = ("status", "config", "workflow.status", "subagent.status")
 
 
 @pytest.mark.requirement("AGENTD_CMD_005")
-def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: Any, recorder: Any,
-                                                                run_context: Any) -> None:
+def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: AgentTargets, recorder: Recorder,
+                                                                run_context: RunContext) -> None:
     """Reads answer with a Message holding one DataPart: the op's result document (valid against
     the bundle). Catches ``read-reply-as-text``."""
     inst = declaring(agent_targets, COMMAND)
@@ -172,10 +158,10 @@ def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: A
 
 
 @pytest.mark.requirement("AGENTD_CMD_006")
-def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
+def test_a_read_creates_no_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Polling reads leaves nothing behind: the operator's task list is the same before and after.
     Catches ``read-creates-task``."""
-    from conformance.suites.agent.agentd.feedtools import Observer
+    from conformance.agentd.observer import Observer
 
     inst = declaring(agent_targets, COMMAND)
     obs = Observer(inst, recorder)
@@ -192,7 +178,7 @@ def test_a_read_creates_no_task(agent_targets: Any, recorder: Any) -> None:
 
 
 @pytest.mark.requirement("AGENTD_CMD_007")
-def test_work_answers_with_a_task(agent_targets: Any, recorder: Any) -> None:
+def test_work_answers_with_a_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """workflow.run and subagent.send (work) answer with a Task. Catches ``work-reply-as-message``."""
     inst = declaring(agent_targets, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
@@ -201,8 +187,8 @@ def test_work_answers_with_a_task(agent_targets: Any, recorder: Any) -> None:
 
 
 @pytest.mark.requirement("AGENTD_CMD_008")
-def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Any, recorder: Any,
-                                                            run_context: Any) -> None:
+def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: AgentTargets, recorder: Recorder,
+                                                            run_context: RunContext) -> None:
     """The result of work is the task's ``<taskId>.result`` artifact, a document valid against the
     op's result schema. Catches ``result-artifact-misnamed``."""
     inst = declaring(agent_targets, COMMAND, **standard())
@@ -216,17 +202,16 @@ def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Any, 
 
 
 @pytest.mark.requirement("AGENTD_CMD_009")
-def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Any, recorder: Any,
-                                                               run_context: Any) -> None:
+def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: AgentTargets, recorder: Recorder,
+                                                               run_context: RunContext) -> None:
     """Each op of the card's ops list, run by the operator on an instance serving every family,
     answers a Message where the card says ``message`` and a Task where it says ``task``.
     Catches ``work-reply-as-message``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, **standard(introspection=True, device_grant=True))
     card = served_card(inst, recorder)
     published = _published_ops(card)
-    runner = OpRunner(inst, recorder, card, bundles(run_context))
     wrong = []
-    try:
+    with closing(OpRunner(inst, recorder, card, bundles(run_context))) as runner:
         for op in runner.order(published):
             reply = runner.send(op)
             kind = reply_kind(reply, op)
@@ -234,8 +219,6 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: An
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
             elif kind == "message":
                 runner.check_document(op, reply)
-    finally:
-        runner.close()
     if wrong:
         fail("; ".join(wrong))
 
@@ -250,76 +233,63 @@ def _published_ops(card: dict[str, Any]) -> dict[str, str]:
 
 # ---- which ops are served where ----------------------------------------------------------------
 
-def _all_answered(runner: OpRunner, ops: tuple[str, ...]) -> None:
+def _all_answered(inst: Instance, recorder: Recorder, run_context: RunContext, ops: tuple[str, ...]) -> None:
+    """Every op of ``ops`` is answered for the operator of ``inst``, in its kind, its document valid."""
     problems = []
-    for op in runner.order(ops):
-        reply = runner.send(op)
-        if reply.error is not None:
-            problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
-        else:
-            reply_kind(reply, op)
-            runner.check_document(op, reply)
+    with closing(OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))) as runner:
+        for op in runner.order(ops):
+            reply = runner.send(op)
+            if reply.error is not None:
+                problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
+            else:
+                reply_kind(reply, op)
+                runner.check_document(op, reply)
     if problems:
         fail("ops the page says are served here were refused: " + "; ".join(problems))
 
 
 @pytest.mark.requirement("AGENTD_CMD_011")
-def test_always_served_families_are_served_to_an_operator(agent_targets: Any, recorder: Any,
-                                                          run_context: Any) -> None:
+def test_always_served_families_are_served_to_an_operator(agent_targets: AgentTargets, recorder: Recorder,
+                                                          run_context: RunContext) -> None:
     """Status and configuration, workflows, subagents and plans, operator controls: every op is
     answered for the operator on an instance with nothing switched on. Catches ``admin-op-missing``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, workflows=workflows())
-    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, ALWAYS_OPS)
-    finally:
-        runner.close()
+    _all_answered(inst, recorder, run_context, ALWAYS_OPS)
 
 
 @pytest.mark.requirement("AGENTD_CMD_012")
-def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: Any, recorder: Any,
-                                                                run_context: Any) -> None:
+def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: AgentTargets, recorder: Recorder,
+                                                                run_context: RunContext) -> None:
     """conversation.get, run.get, subagent.get and debug.events are answered with introspection on.
     Catches ``introspection-ops-refused``."""
     inst = declaring(agent_targets, COMMAND, introspection=True, workflows=workflows())
-    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, INTROSPECTION_OPS)
-    finally:
-        runner.close()
+    _all_answered(inst, recorder, run_context, INTROSPECTION_OPS)
 
 
 @pytest.mark.requirement("AGENTD_CMD_013")
-def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targets: Any, recorder: Any,
-                                                                     run_context: Any) -> None:
+def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targets: AgentTargets, recorder: Recorder,
+                                                                     run_context: RunContext) -> None:
     """With the device grant on, auth.device.pending/approve/deny are answered; with it off they are
     unknown ops (UNKNOWN_OP). Catches ``device-ops-always``."""
     off = declaring(agent_targets, COMMAND, auth=True)
     with rpc_client(off, recorder=recorder) as c:
         for op, args in (("auth.device.pending", {}), ("auth.device.approve", {"userCode": "ABCD1234"}),
                          ("auth.device.deny", {"userCode": "ABCD1234"})):
-            assert_refused(send_command(c, op, args), f"{op} with the device grant off",
+            expect_refusal(send_command(c, op, args), f"{op} with the device grant off",
                            code=-32602, reason="UNKNOWN_OP")
     on = declaring(agent_targets, COMMAND, auth=True, device_grant=True)
-    runner = OpRunner(on, recorder, served_card(on, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, SIGN_IN_OPS)
-    finally:
-        runner.close()
+    _all_answered(on, recorder, run_context, SIGN_IN_OPS)
 
 
 @pytest.mark.requirement("AGENTD_CMD_014")
-def test_session_ops_are_served_on_a_tcp_listener(agent_targets: Any, recorder: Any, run_context: Any) -> None:
+def test_session_ops_are_served_on_a_tcp_listener(agent_targets: AgentTargets, recorder: Recorder,
+                                                  run_context: RunContext) -> None:
     """auth.sessions and auth.sessions.revoke are answered on a TCP listener.
     Catches ``session-ops-missing``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, auth=True)
     if inst.uds_path:
         not_measured("the target is a unix socket listener; session ops are served on TCP only")
-    runner = OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))
-    try:
-        _all_answered(runner, SESSION_OPS)
-    finally:
-        runner.close()
+    _all_answered(inst, recorder, run_context, SESSION_OPS)
 
 
 # ---- who may call what -------------------------------------------------------------------------
@@ -350,8 +320,8 @@ ROLE_SPECS = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_015")
-def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: Any,
-                                                                              recorder: Any) -> None:
+def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: AgentTargets,
+                                                                              recorder: Recorder) -> None:
     """admin.*, auth.*, config and debug.events are refused with PERMISSION_DENIED (-31403, HTTP 403)
     to user and agent principals, with and without grants naming them; the operator runs config.
     Catches ``grant-reaches-operator-op``."""
@@ -378,8 +348,8 @@ def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(age
 # ---- workflow-declared commands ----------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_CMD_016")
-def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(agent_targets: Any,
-                                                                              recorder: Any) -> None:
+def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(agent_targets: AgentTargets,
+                                                                              recorder: Recorder) -> None:
     """``review.change`` (declared by workflow review, schema: change is a required string) starts
     the workflow and answers a Task; arguments off its schema are refused with
     INVALID_COMMAND_ARGS. Catches ``workflow-command-unvalidated``."""
@@ -393,7 +363,7 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
             fail(f"review.change answered task {task.get('id')} but workflow.status shows no new review run: "
                  f"before {quote(before)}, after {quote(after)}")
         for args in ({"change": 5}, {}, {"change": "c-2", "priority": "high"}):
-            assert_refused(send_command(c, "review.change", args), f"review.change with {args}", **INVALID_ARGS)
+            expect_refusal(send_command(c, "review.change", args), f"review.change with {args}", **INVALID_ARGS)
 
 
 def _review_runs(c: Any) -> list[Any]:
@@ -411,7 +381,7 @@ WF_SPECS = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_017")
-def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Any, recorder: Any) -> None:
+def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """review.change (start admits operator and agent) is run for the operator and for an agent
     whose grants name it; an agent without the grant and a granted user (role not admitted) get
     PERMISSION_DENIED with HTTP 403. Catches ``workflow-command-ignores-grants``."""
@@ -422,13 +392,13 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: An
             answer_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
     for name in ("agent-without-grant", "user-with-grant"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
-            assert_refused(send_command(c, "review.change", {"change": unique("c")}),
+            expect_refusal(send_command(c, "review.change", {"change": unique("c")}),
                            f"review.change as {name}", **DENIED)
 
 
 @pytest.mark.requirement("AGENTD_CMD_018")
-def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_targets: Any,
-                                                                          recorder: Any) -> None:
+def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_targets: AgentTargets,
+                                                                          recorder: Recorder) -> None:
     """An instance configured with a workflow whose command is ``status`` does not start; a target
     that starts anyway shadows a built-in op. Catches ``workflow-shadows-builtin``."""
     if not agent_targets.launchable:

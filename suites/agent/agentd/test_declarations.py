@@ -21,6 +21,22 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.bundles import DEFAULT_BUNDLE_DIR
+from conformance.agentd.cards import declared_uris, extensions_of
+from conformance.agentd.clients import ext, public_card, rpc_client
+from conformance.agentd.commands import command_message
+from conformance.agentd.footing import (
+    BASE_ROWS,
+    CARD_ROW,
+    LISTENER_ROW,
+    agentd_identifiers,
+    card_of,
+    deps,
+    instance_for,
+    lacking,
+    require_agentd,
+)
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -32,34 +48,10 @@ from conformance.agentd_page import (
 )
 from conformance.cli.runner import CliResult, CliRunner
 from conformance.evidence import Evidence, SecretSet
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, judged_here, quote, strict
 from conformance.outcome import fail, not_measured
 from conformance.paths import PACKAGE_DIR
-from conformance.suites.agent.agentd.listener import (
-    instance_for,
-)
-from conformance.suites.agent.agentd.support import (
-    BASE_ROWS,
-    CARD_ROW,
-    DEFAULT_BUNDLE_DIR,
-    LISTENER_ROW,
-    agentd_identifiers,
-    card_of,
-    command_message,
-    declared_uris,
-    deps,
-    ext,
-    extensions_of,
-    judged_here,
-    lacking,
-    public_card,
-    quote,
-    require_agentd,
-    rpc_client,
-    send_params,
-    strict,
-    text_message,
-)
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 from conformance.wire.methods import CORE_METHODS, RESPONSE_TYPES, STREAMING_METHODS
@@ -80,7 +72,7 @@ UNROUTED: Final = (
 _VERSIONED = re.compile(r"(^|[-_.@~])v?\d+([._]\d+)*$", re.IGNORECASE)
 
 
-def _instance(agent_targets: Any, config: str) -> Any:
+def _instance(agent_targets: AgentTargets, config: str) -> Instance:
     """The launched reference in ``config``; a running target as it is (these statements hold whatever
     it has switched on), except that a unix configuration needs a target on a socket."""
     if config == "unix":
@@ -89,32 +81,36 @@ def _instance(agent_targets: Any, config: str) -> Any:
 
 
 # ---- declarations on the card ---------------------------------------------------------------------
-@pytest.mark.requirement("AGENTD_DECL_001")
-@pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_card_always_declares_the_command_extension(agent_targets: Any, config: str, recorder: Recorder) -> None:
-    """The public card declares the command extension, with the feed on and off. Catches
-    no-command-declaration."""
+def _card_declares(agent_targets: AgentTargets, config: str, recorder: Recorder, uri: str) -> None:
+    """The public card of the instance in ``config`` declares ``uri`` (an unreadable card is this row's fail)."""
     with judged_here(CARD_ROW):
         card = public_card(_instance(agent_targets, config), recorder)
-    if COMMAND not in declared_uris(card):
-        fail(f"capabilities.extensions lacks {COMMAND}; declared: {declared_uris(card)}")
+    if uri not in declared_uris(card):
+        fail(f"capabilities.extensions lacks {uri}; declared: {declared_uris(card)}")
+
+
+@pytest.mark.requirement("AGENTD_DECL_001")
+@pytest.mark.parametrize("config", FEED_CONFIGS)
+def test_card_always_declares_the_command_extension(agent_targets: AgentTargets, config: str,
+                                                    recorder: Recorder) -> None:
+    """The public card declares the command extension, with the feed on and off. Catches
+    no-command-declaration."""
+    _card_declares(agent_targets, config, recorder, COMMAND)
 
 
 @pytest.mark.requirement("AGENTD_DECL_002")
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_card_always_declares_task_annotations(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_card_always_declares_task_annotations(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """The public card declares the task-annotations extension, with the feed on and off. Catches
     no-annotations-declaration."""
-    with judged_here(CARD_ROW):
-        card = public_card(_instance(agent_targets, config), recorder)
-    if ANNOTATIONS not in declared_uris(card):
-        fail(f"capabilities.extensions lacks {ANNOTATIONS}; declared: {declared_uris(card)}")
+    _card_declares(agent_targets, config, recorder, ANNOTATIONS)
 
 
 @pytest.mark.requirement("AGENTD_DECL_003")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_events_declared_exactly_while_the_feed_is_on(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_events_declared_exactly_while_the_feed_is_on(agent_targets: AgentTargets, config: str,
+                                                      recorder: Recorder) -> None:
     """The events extension is on the card while the feed is enabled and absent while it is off.
     Catches events-declared-when-off."""
     on = CONFIGS[config]["events"]
@@ -132,7 +128,7 @@ def test_events_declared_exactly_while_the_feed_is_on(agent_targets: Any, config
 @pytest.mark.requirement("AGENTD_DECL_004")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_no_agentd_extension_is_required(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_no_agentd_extension_is_required(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """No declaration of an agentd extension says ``required: true``; a card declaring none of them is
     no evidence (blocked by AGENTD_DECL_001). Catches extension-required."""
     card = public_card(_instance(agent_targets, config), recorder)
@@ -150,7 +146,7 @@ def _declared_identifiers(card: dict[str, Any]) -> list[str]:
     return declared_uris(card) + [b for b in bindings if isinstance(b, str) and "://" in b]
 
 
-def _agentd_cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str, Any]]:
+def _agentd_cards(agent_targets: AgentTargets, config: str, recorder: Recorder) -> list[dict[str, Any]]:
     """:func:`_cards`, blocked by AGENTD_DECL_001 when none of them declares an agentd identifier (a
     statement about the identifiers agentd declares has nothing to judge)."""
     cards = _cards(agent_targets, config, recorder)
@@ -163,7 +159,7 @@ def _fold(uri: str) -> str:
     return uri.lower().rstrip("/")
 
 
-def _cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str, Any]]:
+def _cards(agent_targets: AgentTargets, config: str, recorder: Recorder) -> list[dict[str, Any]]:
     """The card of the instance in ``config``; with the launched reference and the feed on, also the
     card of a unix listener (where the binding URI is declared). A running target: its own card."""
     cards = [public_card(_instance(agent_targets, config), recorder)]
@@ -175,7 +171,7 @@ def _cards(agent_targets: Any, config: str, recorder: Recorder) -> list[dict[str
 @pytest.mark.requirement("AGENTD_DECL_008")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_declared_uris_are_byte_exact(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_declared_uris_are_byte_exact(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """Every agentd identifier a card declares (extensions, and the unix binding on a socket's card)
     is byte for byte one the page lists: no case change, no trailing slash, no suffix. Catches
     uri-trailing-slash-declared (and versioned-uri)."""
@@ -195,7 +191,7 @@ def test_declared_uris_are_byte_exact(agent_targets: Any, config: str, recorder:
 @pytest.mark.requirement("AGENTD_DECL_009")
 @pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
-def test_no_declared_uri_is_versioned(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_no_declared_uri_is_versioned(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """No declared extension URI or binding carries a version (a /v1 segment, a -v2 or @1 suffix, a
     version query). Catches versioned-uri."""
     versioned = []
@@ -223,7 +219,7 @@ def _result(reply: RpcReply, what: str) -> Any:
 
 @pytest.mark.requirement("AGENTD_DECL_005")
 @pytest.mark.depends_on(*BASE_ROWS)
-def test_core_protocol_works_without_extensions(agent_targets: Any, recorder: Recorder) -> None:
+def test_core_protocol_works_without_extensions(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A client that names no extension converses, reads, lists, subscribes to and cancels its task
     and, where the card offers push, registers, lists and deletes a webhook. Catches
     core-needs-extension."""
@@ -231,7 +227,7 @@ def test_core_protocol_works_without_extensions(agent_targets: Any, recorder: Re
     card = public_card(inst, recorder)
     with rpc_client(inst, recorder=recorder) as client:
         sent = _result(client.call("SendMessage", send_params(text_message("hold"))), "SendMessage")
-        strict(sent, RESPONSE_TYPES["SendMessage"], "$.result", "the SendMessage answer")
+        strict(sent, RESPONSE_TYPES["SendMessage"], "the SendMessage answer", path="$.result")
         task = sent.get("task") if isinstance(sent, dict) else None
         if not isinstance(task, dict):
             not_measured(f"a plain message was answered without a task, so there is nothing to read: {quote(sent)}")
@@ -287,7 +283,7 @@ def _metadata_keys(obj: Any, path: str = "$") -> Iterator[tuple[str, str]]:
 
 @pytest.mark.requirement("AGENTD_DECL_007")
 @pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS))
-def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, recorder: Recorder) -> None:
+def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With every extension activated, answers stay strict A2A objects: a command's result is the data
     of a DataPart, and agentd's facts sit in metadata maps under URI keys only (about extension data:
     blocked by the declaration rows where there is none). Catches reply-extra-field."""
@@ -297,24 +293,24 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, rec
     with rpc_client(inst, recorder=recorder) as client:
         status = _result(client.call("SendMessage", send_params(command_message("status")), headers=everything),
                          "the status command")
-        strict(status, RESPONSE_TYPES["SendMessage"], "$.result", "the status command's answer")
+        strict(status, RESPONSE_TYPES["SendMessage"], "the status command's answer", path="$.result")
         reply = (status or {}).get("message") if isinstance(status, dict) else None
         parts = (reply or {}).get("parts") or []
         if reply is not None and not any(isinstance(p, dict) and isinstance(p.get("data"), dict) for p in parts):
             problems.append(f"the status command's result is not in a DataPart: {quote(parts)}")
         sent = _result(client.call("SendMessage", send_params(text_message("decl")), headers=everything), "a message")
-        strict(sent, RESPONSE_TYPES["SendMessage"], "$.result", "the message's answer")
+        strict(sent, RESPONSE_TYPES["SendMessage"], "the message's answer", path="$.result")
         task = sent.get("task") if isinstance(sent, dict) else None
         answers: list[tuple[str, Any]] = [("SendMessage", sent)]
         if isinstance(task, dict):
             got = _result(client.call("GetTask", {"id": task["id"]}, headers=everything), "GetTask")
-            strict(got, Task, "$.result", "the GetTask answer")
+            strict(got, Task, "the GetTask answer", path="$.result")
             listed = _result(client.call("ListTasks", {"pageSize": 5}, headers=everything), "ListTasks")
-            strict(listed, ListTasksResponse, "$.result", "the ListTasks answer")
+            strict(listed, ListTasksResponse, "the ListTasks answer", path="$.result")
             sub = client.stream("SubscribeToTask", {"id": task["id"]}, headers=everything, deadline=5.0,
                                 until=lambda _e: True)
             for i, frame in enumerate(sub.results):
-                strict(frame, StreamResponse, f"$.frames[{i}].result", "a SubscribeToTask frame")
+                strict(frame, StreamResponse, "a SubscribeToTask frame", path=f"$.frames[{i}].result")
             answers += [("GetTask", got), ("ListTasks", listed), ("SubscribeToTask", sub.results)]
     for what, answer in answers:
         for where, key in _metadata_keys(answer):
@@ -328,7 +324,7 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: Any, rec
 # ---- the route table ------------------------------------------------------------------------------
 @pytest.mark.requirement("AGENTD_DECL_013")
 @pytest.mark.depends_on(CARD_ROW)
-def test_only_core_and_declared_methods_are_routed(agent_targets: Any, recorder: Recorder) -> None:
+def test_only_core_and_declared_methods_are_routed(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """The eleven core method names of the official SDK are routed (never -32601, whatever the
     params), the declared feed method is answered when activated, and every other name — older
     spellings, near misses, made-up methods, the feed method where it is not declared — gets -32601.
@@ -388,7 +384,7 @@ def _offline() -> tuple[str, ...]:
     return tuple(_offline_prefix())
 
 
-def _run_binary(agent_targets: Any, args: list[str], evidence: Evidence) -> CliResult:
+def _run_binary(agent_targets: AgentTargets, args: list[str], evidence: Evidence) -> CliResult:
     """Run the target's binary with ``args`` (the launched reference's, or the one given with
     ``--agentd-binary``): no configuration (a fresh empty HOME, nothing in its environment but PATH and
     the import path) and, where the kernel allows, no network."""
@@ -406,7 +402,7 @@ def _run_binary(agent_targets: Any, args: list[str], evidence: Evidence) -> CliR
 
 
 @pytest.mark.requirement("AGENTD_DECL_011")
-def test_extensions_output_lists_the_registry(agent_targets: Any, evidence: Evidence) -> None:
+def test_extensions_output_lists_the_registry(agent_targets: AgentTargets, evidence: Evidence) -> None:
     """``--extensions``, with no configuration and no network, prints the registry: the three extension
     URIs and the binding, byte for byte, and no other agentd identifier; where it is JSON, each entry
     names its kind (profile, method, profile, protocol binding). Catches extensions-output-missing-events."""
@@ -441,7 +437,7 @@ def _dicts(obj: Any) -> Iterator[dict[str, Any]]:
 
 @pytest.mark.requirement("AGENTD_DECL_012")
 @pytest.mark.parametrize("name", ["command", "events", "task-annotations"])
-def test_extension_schema_prints_a_valid_bundle(agent_targets: Any, name: str, evidence: Evidence) -> None:
+def test_extension_schema_prints_a_valid_bundle(agent_targets: AgentTargets, name: str, evidence: Evidence) -> None:
     """``--extension-schema <last URI segment>``, with no configuration and no network, prints that
     extension's bundle: a valid JSON Schema whose ``$id`` is ``<uri>/schema.json``. Catches
     schema-output-wrong."""
@@ -488,7 +484,8 @@ def _read_document(client: JsonRpcClient, op: str) -> Any:
 
 @pytest.mark.requirement("AGENTD_DECL_014")
 @pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS))
-def test_daemon_output_validates_against_the_bundles(agent_targets: Any, recorder: Recorder, evidence: Evidence,
+def test_daemon_output_validates_against_the_bundles(agent_targets: AgentTargets, recorder: Recorder,
+                                                     evidence: Evidence,
                                                      run_secrets: SecretSet) -> None:
     """Command replies (status, config, workflow.status, subagent.status), task annotations and, where
     the feed is declared, its frames (replayed from the start, annotations activated) all validate

@@ -16,13 +16,13 @@ from a2a.types.a2a_pb2 import Task
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.agentd_page import (
-    COMMAND,
-    EVENTS,
-    EVENTS_METHOD,
-)
-from conformance.outcome import fail
-from conformance.suites.agent.agentd.feedtools import (
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import answer_message, answer_task
+from conformance.agentd.bundles import bundles
+from conformance.agentd.clients import ext, rpc_client
+from conformance.agentd.commands import send_command
+from conformance.agentd.configs import BAD_INPUT, workflows
+from conformance.agentd.feed import (
     FeedReader,
     Results,
     Sentinel,
@@ -36,25 +36,16 @@ from conformance.suites.agent.agentd.feedtools import (
     results_of,
     task_event_ids,
 )
-from conformance.suites.agent.agentd.support import (
-    BAD_INPUT,
-    answer_message,
-    answer_task,
-    bundles,
-    declaring,
-    deps,
-    ext,
-    lacking,
-    quote,
-    refusal,
-    rpc_client,
-    send_command,
-    send_params,
-    strict,
-    text_message,
-    unique,
-    workflows,
+from conformance.agentd.footing import declaring, deps, lacking
+from conformance.agentd_page import (
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
 )
+from conformance.context import RunContext
+from conformance.judge import quote, refusal, strict, unique
+from conformance.outcome import fail
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcStreamReply
 
@@ -85,7 +76,7 @@ def _seqs(results: Results) -> list[Any]:
 # ---- the stream and its frames -----------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_EVT_001")
-def test_subscribe_answers_a_server_sent_event_stream(agent_targets: Any, recorder: Recorder) -> None:
+def test_subscribe_answers_a_server_sent_event_stream(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Declared and activated, the method answers text/event-stream whose frames are JSON-RPC
     responses to the request (same id, a result). Catches ``events-plain-json``."""
     inst = declaring(agent_targets, EVENTS)
@@ -104,7 +95,8 @@ def test_subscribe_answers_a_server_sent_event_stream(agent_targets: Any, record
 
 
 @pytest.mark.requirement("AGENTD_EVT_002")
-def test_first_frame_is_hello_with_its_members(agent_targets: Any, recorder: Recorder, run_context: Any) -> None:
+def test_first_frame_is_hello_with_its_members(agent_targets: AgentTargets, recorder: Recorder,
+                                               run_context: RunContext) -> None:
     """The first frame is hello: seq, resume, resync, introspection and version (valid against the
     bundle's hello). Catches ``hello-missing-version``."""
     inst = declaring(agent_targets, EVENTS)
@@ -118,7 +110,7 @@ def test_first_frame_is_hello_with_its_members(agent_targets: Any, recorder: Rec
 
 
 @pytest.mark.requirement("AGENTD_EVT_003")
-def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: Any, recorder: Recorder) -> None:
+def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Every event frame carries seq (a positive integer), ts (epoch milliseconds: within a day of
     now), kind (a string) and data (an object). Catches ``event-ts-seconds``."""
     inst = declaring(agent_targets, EVENTS)
@@ -141,8 +133,8 @@ def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: Any,
 
 
 @pytest.mark.requirement("AGENTD_EVT_004")
-def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: Any, recorder: Recorder,
-                                                            run_context: Any) -> None:
+def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: AgentTargets, recorder: Recorder,
+                                                            run_context: RunContext) -> None:
     """At the end of a stream that saw live events, the last frame is goodbye with reason deadline
     or revoked and seq a cursor past every event delivered; nothing follows it.
     Catches ``no-goodbye-on-deadline``."""
@@ -165,7 +157,7 @@ def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: Any, 
 
 
 @pytest.mark.requirement("AGENTD_EVT_013")
-def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent_targets: Any,
+def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent_targets: AgentTargets,
                                                                           recorder: Recorder) -> None:
     """With a stream deadline of 0.5 s the target closes the stream itself, well within 10 s, its
     last frame goodbye with reason deadline. Catches ``deadline-ignored``."""
@@ -183,7 +175,7 @@ def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent
 # ---- cursors ---------------------------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_EVT_005")
-def test_hello_resume_is_the_cursor_and_seq_the_newest(agent_targets: Any, recorder: Recorder) -> None:
+def test_hello_resume_is_the_cursor_and_seq_the_newest(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Subscribing from a cursor two events back: hello.resume is that cursor and hello.seq the
     newest seq in the feed (the last event replayed). Catches ``hello-resume-wrong``."""
     inst = declaring(agent_targets, EVENTS)
@@ -211,7 +203,8 @@ def _replayed(cursor: int) -> Any:
 
 
 @pytest.mark.requirement("AGENTD_EVT_006")
-def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: Any, recorder: Recorder) -> None:
+def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: AgentTargets,
+                                                                recorder: Recorder) -> None:
     """From a cursor two events back, the operator receives exactly the events after it in seq
     order, then live events (a message sent once the replay is in) with higher seq.
     Catches ``no-replay``."""
@@ -238,7 +231,7 @@ def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: A
 
 
 @pytest.mark.requirement("AGENTD_EVT_007")
-def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: Any, recorder: Recorder) -> None:
+def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With a ring of 4 and more events than that, a cursor at 1 is answered resync true, a cursor
     one event back resync false (and that event replayed). Catches ``resync-never``."""
     inst = declaring(agent_targets, EVENTS, COMMAND, ring=4)
@@ -260,7 +253,7 @@ def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: Any
 
 
 @pytest.mark.requirement("AGENTD_EVT_008")
-def test_a_cursor_from_before_a_restart_is_answered_resync(agent_targets: Any, recorder: Recorder) -> None:
+def test_a_cursor_from_before_a_restart_is_answered_resync(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """After the daemon restarts (the feed lives in memory), a cursor read before it is answered with
     resync true. Catches ``resync-never``."""
     inst = declaring(agent_targets, EVENTS, COMMAND, fresh=True)
@@ -278,7 +271,7 @@ def test_a_cursor_from_before_a_restart_is_answered_resync(agent_targets: Any, r
 
 # ---- who sees what -----------------------------------------------------------------------------
 
-def _activity(inst: Any, recorder: Recorder) -> tuple[int, dict[str, str]]:
+def _activity(inst: Instance, recorder: Recorder) -> tuple[int, dict[str, str]]:
     """From a cursor: a message each from the user and the agent, and an admin.set by the operator."""
     with rpc_client(inst, recorder=recorder) as op:
         cursor = newest_seq(op)
@@ -291,7 +284,7 @@ def _activity(inst: Any, recorder: Recorder) -> tuple[int, dict[str, str]]:
 
 
 @pytest.mark.requirement("AGENTD_EVT_009")
-def test_the_operator_feed_carries_every_event(agent_targets: Any, recorder: Recorder) -> None:
+def test_the_operator_feed_carries_every_event(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """After the user, the agent and the operator act, the operator's replay has every seq from the
     cursor to the newest, with the others' task events and the operator-only config event.
     Catches ``operator-feed-filtered``."""
@@ -311,8 +304,8 @@ def test_the_operator_feed_carries_every_event(agent_targets: Any, recorder: Rec
 
 
 @pytest.mark.requirement("AGENTD_EVT_010")
-def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: Any, recorder: Recorder,
-                                                               run_context: Any) -> None:
+def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: AgentTargets, recorder: Recorder,
+                                                               run_context: RunContext) -> None:
     """The user's replay over the same activity carries its own task's events and no event of the
     agent's task nor of an operator-only kind (so its seqs have gaps).
     Catches ``feed-leaks-other-principal``."""
@@ -339,8 +332,8 @@ def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: An
 
 
 @pytest.mark.requirement("AGENTD_EVT_011")
-def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: Any, recorder: Recorder,
-                                                     run_context: Any) -> None:
+def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: AgentTargets, recorder: Recorder,
+                                                     run_context: RunContext) -> None:
     """Over a feed carrying tasks, subagents, conversation, config and status events, every frame
     validates against the events bundle and every kind is in its closed vocabulary; task events
     carry a strict A2A Task. Catches ``undeclared-kind``."""
@@ -359,11 +352,11 @@ def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: Any, recorde
         if ev.get("kind") not in vocabulary:
             fail(f"event seq {ev.get('seq')} has kind {ev.get('kind')!r}, outside the vocabulary {sorted(vocabulary)}")
         if ev.get("kind") == "task":
-            strict(ev["data"].get("task"), Task, f"$.event[{ev.get('seq')}].data.task", "a task event's task")
+            strict(ev["data"].get("task"), Task, "a task event's task", path=f"$.event[{ev.get('seq')}].data.task")
 
 
 @pytest.mark.requirement("AGENTD_EVT_012")
-def test_audit_events_exist_only_while_introspection_is_on(agent_targets: Any, recorder: Recorder) -> None:
+def test_audit_events_exist_only_while_introspection_is_on(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With introspection off, hello.introspection is false and a command leaves no audit event;
     with it on, hello.introspection is true and the command is audited.
     Catches ``audit-when-introspection-off``."""
@@ -392,7 +385,7 @@ def test_audit_events_exist_only_while_introspection_is_on(agent_targets: Any, r
 
 
 @pytest.mark.requirement("AGENTD_EVT_014")
-def test_revocation_ends_the_stream_with_goodbye_revoked_and_nothing_after(agent_targets: Any,
+def test_revocation_ends_the_stream_with_goodbye_revoked_and_nothing_after(agent_targets: AgentTargets,
                                                                            recorder: Recorder) -> None:
     """Revoking the user's session while its stream is open ends the stream (well within 6 s) with a
     last goodbye of reason revoked, and no event pushed after the revocation reaches it.
@@ -443,8 +436,8 @@ def _refused_params(c: JsonRpcClient, params: Any) -> None:
 
 
 @pytest.mark.requirement("AGENTD_EVT_015")
-def test_malformed_params_are_refused_with_invalid_params(agent_targets: Any, recorder: Recorder,
-                                                          run_context: Any) -> None:
+def test_malformed_params_are_refused_with_invalid_params(agent_targets: AgentTargets, recorder: Recorder,
+                                                          run_context: RunContext) -> None:
     """fromSeq that is not a non-negative integer, unknown members, non-object params, and
     generated params the params schema refuses: -32602, never a stream, never a 5xx.
     Catches ``params-unvalidated``."""

@@ -12,6 +12,10 @@ from typing import Any, Final
 import pytest
 from a2a.types.a2a_pb2 import AgentCard
 
+from conformance.agentd.bundles import DEFAULT_BUNDLE_DIR
+from conformance.agentd.cards import has_scheme, op_names, params_of
+from conformance.agentd.clients import card_reply, public_card, rpc_client
+from conformance.agentd.footing import declaring, deps, instance_for, require_declared
 from conformance.agentd_page import (
     COMMAND,
     EVENT_KINDS,
@@ -19,27 +23,13 @@ from conformance.agentd_page import (
     INTROSPECTION_OPS,
     OPERATOR_ONLY_OPS,
     PAGE_OPS,
+    ROLES,
     SIGN_IN_OPS,
 )
 from conformance.fixtures.reference_agentd import Workflow
+from conformance.judge import quote, strict
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.listener import (
-    has_scheme,
-    instance_for,
-    op_names,
-    params_of,
-)
-from conformance.suites.agent.agentd.support import (
-    DEFAULT_BUNDLE_DIR,
-    card_reply,
-    declaring,
-    deps,
-    public_card,
-    quote,
-    require_declared,
-    rpc_client,
-    strict,
-)
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.protojson import boolean, given
 
@@ -68,7 +58,6 @@ COMMANDS_FOR: Final = {"operator": {"review.change": "review", "deploy.run": "de
                        "agent": {"review.change": "review"}, "user": {}}
 SCHEMA_OF: Final = {"review.change": REVIEW_SCHEMA, "deploy.run": DEPLOY_SCHEMA}
 SKILLS_FOR: Final = {"operator": {"review", "deploy", "nightly"}, "agent": {"review"}, "user": {"nightly"}}
-ROLES: Final = ("operator", "user", "agent")
 #: Configurations whose public ops vocabulary must be identical.
 VOCABULARY_CONFIGS: Final[dict[str, dict[str, Any]]] = {
     "plain": {"events": True},
@@ -80,18 +69,18 @@ VOCABULARY_CONFIGS: Final[dict[str, dict[str, Any]]] = {
 }
 
 
-def _narrowing(agent_targets: Any, **more: Any) -> Any:
+def _narrowing(agent_targets: AgentTargets, **more: Any) -> Instance:
     """The launched reference with principals, workflows, grants and a ring of 37 (``more`` on top)."""
     return declaring(agent_targets, COMMAND, **{**NARROWING, **more})
 
 
-def _with_principals(agent_targets: Any) -> Any:
+def _with_principals(agent_targets: AgentTargets) -> Instance:
     """For statements that hold on any listener with credentials: the narrowing configuration, or a
     running target as it is (the roles' tokens come from the command line)."""
     return instance_for(agent_targets, COMMAND, **NARROWING)
 
 
-def _narrowed(agent_targets: Any, recorder: Recorder, **facts: Any) -> Any:
+def _narrowed(agent_targets: AgentTargets, recorder: Recorder, **facts: Any) -> Instance:
     """For statements about how the extended card narrows by role and by what is switched on: the
     narrowing configuration (plus ``facts``), or a running target whose declared facts match."""
     if agent_targets.launchable:
@@ -100,7 +89,7 @@ def _narrowed(agent_targets: Any, recorder: Recorder, **facts: Any) -> Any:
     return _schemed(agent_targets, recorder)
 
 
-def _schemed(agent_targets: Any, recorder: Recorder) -> Any:
+def _schemed(agent_targets: AgentTargets, recorder: Recorder) -> Instance:
     """A listener whose card declares an authentication scheme (where the extended card exists)."""
     inst = _with_principals(agent_targets)
     card = public_card(inst, recorder)
@@ -111,13 +100,13 @@ def _schemed(agent_targets: Any, recorder: Recorder) -> Any:
     return inst
 
 
-def _extended(inst: Any, role: str, recorder: Recorder) -> dict[str, Any]:
+def _extended(inst: Instance, role: str, recorder: Recorder) -> dict[str, Any]:
     """GetExtendedAgentCard as ``role``, held strictly to AgentCard (fails when refused)."""
     with rpc_client(inst, role, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
     if reply.status != 200 or reply.error is not None or not isinstance(reply.result, dict):
         fail(f"GetExtendedAgentCard as {role}: HTTP {reply.status}, answer {quote(reply.json or reply.body)}")
-    strict(reply.result, AgentCard, "$.result", f"the extended card for {role}")
+    strict(reply.result, AgentCard, f"the extended card for {role}", path="$.result")
     card: dict[str, Any] = reply.result
     return card
 
@@ -129,7 +118,7 @@ def _problems_or_pass(problems: list[str]) -> None:
 
 # ---- the public card --------------------------------------------------------------------------------
 @pytest.mark.requirement("AGENTD_CARD_001")
-def test_public_card_is_the_same_for_every_caller(agent_targets: Any, recorder: Recorder) -> None:
+def test_public_card_is_the_same_for_every_caller(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """The public card read with no credential, with each role's bearer and with a bearer nobody
     issued is one and the same document. Catches card-varies-by-caller."""
     inst = _schemed(agent_targets, recorder)
@@ -158,7 +147,8 @@ def _diff(a: Any, b: Any, path: str = "$") -> str:
 
 @pytest.mark.requirement("AGENTD_CARD_002")
 @pytest.mark.parametrize("config", list(VOCABULARY_CONFIGS))
-def test_public_ops_vocabulary_is_identical_everywhere(agent_targets: Any, config: str, recorder: Recorder) -> None:
+def test_public_ops_vocabulary_is_identical_everywhere(agent_targets: AgentTargets, config: str,
+                                                       recorder: Recorder) -> None:
     """The public command declaration names dataPartKey ``agentd``, the bundle at
     ``<uri>/schema.json`` and an ops list holding every op the page names; that list is the same,
     op for op, on every configuration (feed off, introspection on, device grant on, principals and
@@ -182,7 +172,7 @@ def test_public_ops_vocabulary_is_identical_everywhere(agent_targets: Any, confi
 
 
 @pytest.mark.requirement("AGENTD_CARD_003")
-def test_every_published_op_has_its_reply_kind(agent_targets: Any, recorder: Recorder) -> None:
+def test_every_published_op_has_its_reply_kind(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Every op of the public and of the operator's extended declaration carries ``reply`` message or
     task, the same in both; status and workflow.status are reads, workflow.run is work (the page's
     example). Catches ops-without-reply."""
@@ -210,7 +200,7 @@ def test_every_published_op_has_its_reply_kind(agent_targets: Any, recorder: Rec
 
 
 @pytest.mark.requirement("AGENTD_CARD_004")
-def test_public_declarations_carry_nothing_caller_specific(agent_targets: Any, recorder: Recorder) -> None:
+def test_public_declarations_carry_nothing_caller_specific(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """On an instance with principals, workflow commands and the feed on, the public declarations
     carry no commands, settable, ring or kinds. Catches public-card-leaks-ring."""
     card = public_card(_with_principals(agent_targets), recorder)
@@ -228,7 +218,7 @@ def test_public_declarations_carry_nothing_caller_specific(agent_targets: Any, r
 @pytest.mark.requirement("AGENTD_CARD_005")
 @pytest.mark.parametrize("config", [pytest.param({"auth": True}, id="bearer"),
                                     pytest.param({"device_grant": True}, id="device-grant")])
-def test_declared_scheme_sets_extended_card_flag(agent_targets: Any, config: dict[str, Any],
+def test_declared_scheme_sets_extended_card_flag(agent_targets: AgentTargets, config: dict[str, Any],
                                                  recorder: Recorder) -> None:
     """A listener with credentials configured (bearer principals, or the device grant) declares a
     scheme and sets capabilities.extendedAgentCard true. Catches extended-flag-false-with-scheme."""
@@ -245,7 +235,8 @@ def test_declared_scheme_sets_extended_card_flag(agent_targets: Any, config: dic
 @pytest.mark.requirement("AGENTD_CARD_006")
 @pytest.mark.parametrize("config", [pytest.param({"events": True}, id="loopback"),
                                     pytest.param({"listen": "unix"}, id="unix")])
-def test_no_scheme_clears_extended_card_flag(agent_targets: Any, config: dict[str, Any], recorder: Recorder) -> None:
+def test_no_scheme_clears_extended_card_flag(agent_targets: AgentTargets, config: dict[str, Any],
+                                             recorder: Recorder) -> None:
     """A listener that declares no scheme (loopback with nothing configured, a unix socket) sets
     capabilities.extendedAgentCard false; leaving it out is the same (proto3 JSON omits false).
     Catches extended-flag-true-without-scheme."""
@@ -261,7 +252,7 @@ def test_no_scheme_clears_extended_card_flag(agent_targets: Any, config: dict[st
 
 @pytest.mark.requirement("AGENTD_CARD_007")
 @pytest.mark.parametrize("role", ROLES)
-def test_extended_card_answered_to_named_callers(agent_targets: Any, role: str, recorder: Recorder) -> None:
+def test_extended_card_answered_to_named_callers(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """GetExtendedAgentCard answers a caller named by a declared scheme (each role's bearer) with a
     strict AgentCard. Catches extended-card-refused."""
     _extended(_schemed(agent_targets, recorder), role, recorder)
@@ -270,7 +261,7 @@ def test_extended_card_answered_to_named_callers(agent_targets: Any, role: str, 
 @pytest.mark.requirement("AGENTD_CARD_008")
 @pytest.mark.parametrize("token", [pytest.param(None, id="no-credential"),
                                    pytest.param("not-a-token-agentd-conformance", id="unknown-bearer")])
-def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: Any, token: str | None,
+def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: AgentTargets, token: str | None,
                                                             recorder: Recorder) -> None:
     """GetExtendedAgentCard from a caller no declared scheme names (no credential, a bearer nobody
     issued) gets HTTP 401 and no card. Catches extended-card-anonymous."""
@@ -283,7 +274,7 @@ def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: Any, t
 
 
 @pytest.mark.requirement("AGENTD_CARD_009")
-def test_extended_card_unsupported_without_a_scheme(agent_targets: Any, recorder: Recorder) -> None:
+def test_extended_card_unsupported_without_a_scheme(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Where no scheme is declared (loopback with nothing configured), GetExtendedAgentCard answers
     -32004. Catches extended-card-without-scheme."""
     inst = instance_for(agent_targets, COMMAND, events=True)
@@ -300,7 +291,7 @@ def test_extended_card_unsupported_without_a_scheme(agent_targets: Any, recorder
 @pytest.mark.requirement("AGENTD_CARD_010")
 @pytest.mark.parametrize("introspection", [pytest.param(False, id="introspection-off"),
                                            pytest.param(True, id="introspection-on")])
-def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: Any, introspection: bool,
+def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: AgentTargets, introspection: bool,
                                                         recorder: Recorder) -> None:
     """The extended ops list holds only ops this instance serves (no introspection ops while it is
     off, no sign-in ops without the device grant; session ops on TCP) and this caller may run: the
@@ -339,7 +330,7 @@ def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: Any, intr
 
 @pytest.mark.requirement("AGENTD_CARD_011")
 @pytest.mark.parametrize("role", ROLES)
-def test_extended_commands_are_the_callers_workflow_commands(agent_targets: Any, role: str,
+def test_extended_commands_are_the_callers_workflow_commands(agent_targets: AgentTargets, role: str,
                                                               recorder: Recorder) -> None:
     """``commands`` lists exactly the workflow-declared commands this caller may send (operator: all;
     agent: the one its grants name and the start admits; user: none), each with its workflow and its
@@ -365,7 +356,7 @@ def test_extended_commands_are_the_callers_workflow_commands(agent_targets: Any,
 
 @pytest.mark.requirement("AGENTD_CARD_012")
 @pytest.mark.parametrize("role", ROLES)
-def test_settable_only_for_callers_of_admin_set(agent_targets: Any, role: str, recorder: Recorder) -> None:
+def test_settable_only_for_callers_of_admin_set(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """``settable`` (the paths admin.set accepts) is given to the operator, who may run admin.set, as
     a list of paths, and to nobody else. Catches settable-for-everyone."""
     params = params_of(_extended(_narrowed(agent_targets, recorder), role, recorder), COMMAND,
@@ -380,7 +371,7 @@ def test_settable_only_for_callers_of_admin_set(agent_targets: Any, role: str, r
 
 @pytest.mark.requirement("AGENTD_CARD_013")
 @pytest.mark.parametrize("role", ROLES)
-def test_extended_events_declaration_gives_the_ring(agent_targets: Any, role: str, recorder: Recorder) -> None:
+def test_extended_events_declaration_gives_the_ring(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """The extended events declaration gives ``ring``: the number of events the feed keeps (the
     instance is configured to keep 37). Catches ring-wrong."""
     params = params_of(_extended(_narrowing(agent_targets), role, recorder), EVENTS, f"the {role}'s extended card")
@@ -399,7 +390,7 @@ def _kind_audience() -> dict[str, str]:
 @pytest.mark.requirement("AGENTD_CARD_014")
 @pytest.mark.parametrize("introspection", [pytest.param(False, id="introspection-off"),
                                            pytest.param(True, id="introspection-on")])
-def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: Any, introspection: bool,
+def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: AgentTargets, introspection: bool,
                                                            recorder: Recorder) -> None:
     """``kinds`` is the vocabulary this caller's feed can carry: the operator every kind (audit only
     while introspection is on), others only kinds addressed to owners or to everyone. Catches
@@ -422,7 +413,8 @@ def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: Any, i
 
 @pytest.mark.requirement("AGENTD_CARD_015")
 @pytest.mark.parametrize("role", ROLES)
-def test_workflow_skills_only_for_runnable_workflows(agent_targets: Any, role: str, recorder: Recorder) -> None:
+def test_workflow_skills_only_for_runnable_workflows(agent_targets: AgentTargets, role: str,
+                                                     recorder: Recorder) -> None:
     """The extended card adds a ``workflow:<name>`` skill for each workflow this caller may run and
     none for the others (operator: all three; agent: review; user: nightly). Catches
     workflow-skills-unnarrowed."""

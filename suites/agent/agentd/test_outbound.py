@@ -13,25 +13,22 @@ from typing import Any, Final
 
 import pytest
 
+from conformance.a2a.states import TERMINAL
+from conformance.a2a.tasks import state_of
+from conformance.agentd.answers import answer_task, get_task
+from conformance.agentd.clients import rpc_client
+from conformance.agentd.commands import send_command
+from conformance.agentd.footing import deps, lacking
+from conformance.agentd.peer import SENDS, recording_peer
 from conformance.agentd_page import (
     COMMAND,
     DATA_PART_KEY,
 )
 from conformance.evidence import Evidence
+from conformance.judge import quote, strict
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.peer import SENDS, PeerRequest, RecordingPeer
-from conformance.suites.agent.agentd.support import (
-    TERMINAL,
-    answer_task,
-    deps,
-    get_task,
-    lacking,
-    quote,
-    rpc_client,
-    send_command,
-    strict,
-    task_state,
-)
+from conformance.receiver import Received, Receiver
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.methods import CORE_METHODS, REQUEST_TYPES
 
@@ -46,7 +43,7 @@ RELAY_COMMAND: Final = {"op": "status"}
 RELAY: Final = "relay"
 
 
-def _relay_instance(agent_targets: Any, peer_url: str) -> Any:
+def _relay_instance(agent_targets: AgentTargets, peer_url: str) -> Instance:
     """A launched target with workflow ``relay`` whose a2a.send step sends RELAY_COMMAND to ``peer_url``."""
     from conformance.fixtures.reference_agentd import Peer, Workflow
 
@@ -54,40 +51,40 @@ def _relay_instance(agent_targets: Any, peer_url: str) -> Any:
     return agent_targets.agentd(workflows=(relay,))
 
 
-def _need_launch(agent_targets: Any, what: str) -> None:
+def _need_launch(agent_targets: AgentTargets, what: str) -> None:
     """The target must be configured with an a2a.send step aimed at ``what`` the harness serves."""
     if not agent_targets.launchable:
         lacking("launch_config")
 
 
-def _send_reaching_peer(agent_targets: Any, peer: RecordingPeer, recorder: Recorder,
-                        evidence: Evidence) -> PeerRequest:
+def _send_reaching_peer(agent_targets: AgentTargets, peer: Receiver, recorder: Recorder,
+                        evidence: Evidence) -> Received:
     """Start ``relay`` over the wire and return the first send the peer received (fails when none came)."""
     inst = _relay_instance(agent_targets, peer.url)
     with rpc_client(inst, recorder=recorder) as c:
         task = answer_task(send_command(c, "workflow.run", {"workflow": RELAY}), "workflow.run relay")
         end = time.monotonic() + PEER_DEADLINE
-        while not (got := peer.wait_for(lambda r: r.rpc_method in SENDS, timeout=POLL)):
+        while not (got := peer.wait(1, POLL, match=lambda r: r.rpc_method in SENDS)):
             # The run ends only after its send step: a run that ended with nothing at the peer never sent.
             task = get_task(c, str(task.get("id")), "GetTask of the relay run")
-            if task_state(task) in TERMINAL or time.monotonic() > end:
+            if state_of(task) in TERMINAL or time.monotonic() > end:
                 break
         evidence.add("requests the peer received", [r.to_evidence() for r in peer.received()])
     if not got:
         seen = [f"{r.method} {r.path} {r.rpc_method!r}" for r in peer.received()]
         fail(f"the relay workflow's a2a.send step names the peer {peer.url}, yet no send reached it (it received "
-             f"{seen or 'nothing'}); the run's task is {task_state(task)} with status "
+             f"{seen or 'nothing'}); the run's task is {state_of(task)} with status "
              f"{quote(task.get('status'), 300)}")
     return got[0]
 
 
-def _sent_message(req: PeerRequest) -> dict[str, Any]:
+def _sent_message(req: Received) -> dict[str, Any]:
     """The message of a send the peer received, its params read strictly as the send's request type."""
     body = req.json
     if not isinstance(body, dict):
         fail(f"the peer received a send whose body is not a JSON object: {req.body[:300]!r}")
     params = body.get("params")
-    strict(params, REQUEST_TYPES[str(body.get("method"))], "$.params", f"the {body.get('method')} params sent")
+    strict(params, REQUEST_TYPES[str(body.get("method"))], f"the {body.get('method')} params sent", path="$.params")
     msg = params.get("message") if isinstance(params, dict) else None
     if not isinstance(msg, dict):
         fail(f"the {body.get('method')} the peer received carries no message: {quote(body)}")
@@ -100,12 +97,12 @@ def _named(lines: list[str]) -> list[str]:
 
 @pytest.mark.requirement("AGENTD_CMD_019")
 def test_outbound_client_activates_the_command_extension_by_header_and_message(
-        agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+        agent_targets: AgentTargets, recorder: Recorder, evidence: Evidence) -> None:
     """A workflow step sending a command to a peer sends it activated twice: ``A2A-Extensions`` names
     the command URI and ``message.extensions`` lists it, with the command as the one DataPart under
     ``agentd``. Catches ``outbound-command-header-only`` and ``outbound-command-unmarked-header``."""
     _need_launch(agent_targets, "a peer")
-    with RecordingPeer() as peer:
+    with recording_peer() as peer:
         req = _send_reaching_peer(agent_targets, peer, recorder, evidence)
     msg = _sent_message(req)
     parts = msg.get("parts") or []
@@ -125,13 +122,13 @@ def test_outbound_client_activates_the_command_extension_by_header_and_message(
 
 @pytest.mark.requirement("AGENTD_UDS_008")
 def test_outbound_client_dials_a_unix_peer_with_the_json_rpc_binding(
-        agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+        agent_targets: AgentTargets, recorder: Recorder, evidence: Evidence) -> None:
     """A peer named ``unix:///<path>`` receives the step's send over its socket (the peer listens
     nowhere else) as the JSON-RPC binding unchanged: HTTP/1.1 POST, JSON body, ``A2A-Version: 1.0``,
     a JSON-RPC 2.0 envelope naming a core method, params that read strictly. Catches
     ``outbound-ignores-unix-peer``."""
     _need_launch(agent_targets, "a unix socket")
-    with RecordingPeer(unix=True) as peer:
+    with recording_peer(unix=True) as peer:
         req = _send_reaching_peer(agent_targets, peer, recorder, evidence)
     problems = []
     if req.version != "HTTP/1.1":

@@ -16,6 +16,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import answer_message, answer_task
+from conformance.agentd.bundles import Bundles, bundles
+from conformance.agentd.clients import ext, rpc_client
+from conformance.agentd.commands import command_message, command_part
+from conformance.agentd.configs import BAD_INPUT
+from conformance.agentd.footing import declaring, deps
+from conformance.agentd.observer import Observer
 from conformance.agentd_page import (
     A2A_DOMAIN,
     AGENTD_DOMAIN,
@@ -24,27 +32,10 @@ from conformance.agentd_page import (
     EVENTS,
     EVENTS_METHOD,
 )
+from conformance.context import RunContext
+from conformance.judge import quote, refusal, refusal_problems, unique
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.feedtools import Observer
-from conformance.suites.agent.agentd.support import (
-    BAD_INPUT,
-    Bundles,
-    answer_message,
-    answer_task,
-    bundles,
-    command_message,
-    command_part,
-    declaring,
-    deps,
-    ext,
-    quote,
-    refusal,
-    refusal_problems,
-    rpc_client,
-    send_params,
-    text_message,
-    unique,
-)
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
@@ -59,7 +50,7 @@ NEEDS: dict[str, dict[str, Any]] = {"auth": {"auth": True}, "events-off": {"auth
 class Ctx:
     """One refusal case's surroundings: the instance, clients per role, an existing task."""
 
-    def __init__(self, instance: Any, recorder: Recorder) -> None:
+    def __init__(self, instance: Instance, recorder: Recorder) -> None:
         self.instance = instance
         self.recorder = recorder
         self._clients: dict[str, JsonRpcClient] = {}
@@ -90,7 +81,8 @@ def _marker() -> dict[str, Any]:
 
 def _send(ctx: Ctx, message: dict[str, Any], uris: tuple[str, ...] = (COMMAND,), role: str = "operator",
           accepted: list[str] | None = None) -> Reply:
-    return ctx.client(role).call("SendMessage", send_params(message, accepted=accepted), headers=ext(*uris))
+    config = {"acceptedOutputModes": accepted} if accepted is not None else None
+    return ctx.client(role).call("SendMessage", send_params(message, configuration=config), headers=ext(*uris))
 
 
 def _subscribe(ctx: Ctx, uris: tuple[str, ...]) -> Reply:
@@ -169,7 +161,7 @@ def _params(cases: tuple[Case, ...], rid: str | None = None) -> list[Any]:
 
 
 @pytest.fixture
-def ctx_for(agent_targets: Any, recorder: Recorder) -> Iterator[Callable[[Case], Ctx]]:
+def ctx_for(agent_targets: AgentTargets, recorder: Recorder) -> Iterator[Callable[[Case], Ctx]]:
     made: list[Ctx] = []
 
     def make(case: Case) -> Ctx:
@@ -276,7 +268,7 @@ _key = st.text(min_size=1, max_size=8)
 class Probe:
     """Send one bad input with the operator's before/after view around it."""
 
-    def __init__(self, instance: Any, recorder: Recorder) -> None:
+    def __init__(self, instance: Instance, recorder: Recorder) -> None:
         self.client = rpc_client(instance, recorder=recorder)
         self.obs = Observer(instance, recorder)
 
@@ -317,8 +309,8 @@ def _envelopes(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_008", "AGENTD_REFUSE_014", "AGENTD_REFUSE_015")
-def test_malformed_command_envelopes_are_refused_and_run_nothing(agent_targets: Any, recorder: Recorder,
-                                                                  run_context: Any) -> None:
+def test_malformed_command_envelopes_are_refused_and_run_nothing(agent_targets: AgentTargets, recorder: Recorder,
+                                                                  run_context: RunContext) -> None:
     """Command DataParts the envelope schema refuses (agentd not an object, op missing or not a
     non-empty string, members beside agentd) are refused with -32602 (INVALID_COMMAND_ARGS or
     UNKNOWN_OP), never a 5xx, and leave no task, event or setting behind."""
@@ -366,7 +358,7 @@ def _offending(b: Bundles, args: dict[str, Any]) -> set[str]:
 
 @pytest.mark.requirement("AGENTD_CMD_003", "AGENTD_REFUSE_008", "AGENTD_REFUSE_013", "AGENTD_REFUSE_014")
 def test_malformed_arguments_are_refused_with_field_violations_and_run_nothing(
-        agent_targets: Any, recorder: Recorder, run_context: Any) -> None:
+        agent_targets: AgentTargets, recorder: Recorder, run_context: RunContext) -> None:
     """admin.set arguments its schema refuses (wrong or missing path or value, values outside a
     path's range, unknown arguments) are refused with -32602 INVALID_COMMAND_ARGS and a BadRequest
     naming each offending argument; the setting and the feed are untouched."""
@@ -427,7 +419,7 @@ def _not_json(raw: bytes) -> bool:
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_014", "AGENTD_REFUSE_015")
-def test_broken_jsonrpc_envelopes_around_a_command_are_refused_and_run_nothing(agent_targets: Any,
+def test_broken_jsonrpc_envelopes_around_a_command_are_refused_and_run_nothing(agent_targets: AgentTargets,
                                                                                 recorder: Recorder) -> None:
     """A command inside a broken JSON-RPC envelope (wrong jsonrpc, method, id or params; not JSON)
     is refused by the binding (-32700, -32600, -32601 or -32602), never with a 5xx, and the command
@@ -461,7 +453,7 @@ def _header_lines() -> st.SearchStrategy[list[str]]:
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_003", "AGENTD_REFUSE_014")
-def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent_targets: Any,
+def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent_targets: AgentTargets,
                                                                             recorder: Recorder) -> None:
     """Generated A2A-Extensions headers (case, slash and scheme variants, unknown URIs, odd
     separators, repeated lines): a marked admin.set runs exactly when one comma-separated item is

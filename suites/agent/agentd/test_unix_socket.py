@@ -19,6 +19,12 @@ from typing import Any, Final
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.cards import declared_uris, has_scheme
+from conformance.agentd.clients import card_reply, ext, public_card, rpc_client
+from conformance.agentd.commands import command_message
+from conformance.agentd.echo import echo_of, render_echo
+from conformance.agentd.footing import deps, lacking
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -28,27 +34,9 @@ from conformance.agentd_page import (
     UNIX_BINDING,
 )
 from conformance.evidence import Evidence
+from conformance.judge import quote, strict, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.agentd.listener import (
-    echo_of,
-    has_scheme,
-    render_echo,
-)
-from conformance.suites.agent.agentd.support import (
-    card_reply,
-    command_message,
-    declared_uris,
-    deps,
-    ext,
-    lacking,
-    public_card,
-    quote,
-    rpc_client,
-    send_params,
-    strict,
-    text_message,
-    unique,
-)
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.errors import BY_NAME, from_jsonrpc
 from conformance.wire.methods import RESPONSE_TYPES
@@ -88,13 +76,13 @@ pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 
 
 @pytest.fixture
-def unix(agent_targets: Any) -> Any:
+def unix(agent_targets: AgentTargets) -> Instance:
     """An instance listening on a unix socket."""
     return agent_targets.agentd(listen="unix")
 
 
 @pytest.mark.requirement("AGENTD_UDS_001")
-def test_card_interface_names_the_unix_binding(unix: Any, recorder: Recorder) -> None:
+def test_card_interface_names_the_unix_binding(unix: Instance, recorder: Recorder) -> None:
     """The socket's card has an interface with protocolBinding
     https://agentd.dev/a2a/binding/jsonrpc-unix and url unix://<the socket's path>, and no
     interface offers a unix:// URL as plain JSONRPC. Catches unix-card-says-jsonrpc."""
@@ -110,7 +98,7 @@ def test_card_interface_names_the_unix_binding(unix: Any, recorder: Recorder) ->
 
 
 @pytest.mark.requirement("AGENTD_UDS_002")
-def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Recorder) -> None:
+def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder: Recorder) -> None:
     """Over the socket, as HTTP/1.1: a message makes a task, GetTask echoes the activated
     task-annotations and carries them, a missing task is -32001 with its ErrorInfo, a streamed send
     and the feed answer as SSE. Catches unix-drops-echo."""
@@ -120,7 +108,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
             fail(f"SendMessage over the socket: {quote(sent.json or sent.body)}")
-        strict(sent.result, RESPONSE_TYPES["SendMessage"], "$.result", "SendMessage over the socket")
+        strict(sent.result, RESPONSE_TYPES["SendMessage"], "SendMessage over the socket", path="$.result")
         tid = sent.result["task"]["id"]
         got = client.call("GetTask", {"id": tid}, headers=ext(ANNOTATIONS, COMMAND))
         if echo_of(got.headers) != [ANNOTATIONS]:
@@ -139,7 +127,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
             problems.append(f"SendStreamingMessage: HTTP {stream.status} {stream.content_type!r}, "
                             f"{quote(stream.payloads or stream.json)}")
         else:
-            strict(stream.results[0], StreamResponse, "$.frames[0].result", "the first streamed frame")
+            strict(stream.results[0], StreamResponse, "the first streamed frame", path="$.frames[0].result")
         if EVENTS in declared_uris(card):
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
             hello = feed.results[0] if feed.results else None
@@ -152,7 +140,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Any, recorder: Rec
 
 
 @pytest.mark.requirement("AGENTD_UDS_003")
-def test_socket_file_is_mode_0600(unix: Any) -> None:
+def test_socket_file_is_mode_0600(unix: Instance) -> None:
     """The socket file is a socket with permission bits exactly 0600. Catches socket-mode-0666."""
     path = Path(unix.uds_path)
     try:
@@ -192,7 +180,7 @@ def _probe_as(uid: int, path: str, python: str) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("AGENTD_UDS_004")
-def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evidence: Evidence) -> None:
+def test_other_uids_are_not_served(agent_targets: AgentTargets, recorder: Recorder, evidence: Evidence) -> None:
     """A client running under a uid that is neither the daemon's nor root is not served: it gets no
     HTTP answer, while root on the same socket is. On a launched target the harness opens the
     socket file's mode so the connection reaches the daemon's peer-credential check instead of
@@ -229,7 +217,7 @@ def test_other_uids_are_not_served(agent_targets: Any, recorder: Recorder, evide
 
 
 @pytest.mark.requirement("AGENTD_UDS_005")
-def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) -> None:
+def test_every_socket_connection_is_the_operator(unix: Instance, recorder: Recorder) -> None:
     """With no credential at all, a socket connection runs the operator-only op config: it is the
     operator. Catches unix-caller-not-operator."""
     with rpc_client(unix, recorder=recorder) as client:
@@ -241,7 +229,7 @@ def test_every_socket_connection_is_the_operator(unix: Any, recorder: Recorder) 
 
 
 @pytest.mark.requirement("AGENTD_UDS_006")
-def test_socket_has_no_scheme_and_no_extended_card(unix: Any, recorder: Recorder) -> None:
+def test_socket_has_no_scheme_and_no_extended_card(unix: Instance, recorder: Recorder) -> None:
     """The socket's card declares no security scheme and sets extendedAgentCard false (or leaves it
     out, which proto3 JSON reads as false), and
     GetExtendedAgentCard answers -32004. Catches unix-declares-bearer, extended-card-without-scheme."""
@@ -262,7 +250,7 @@ def test_socket_has_no_scheme_and_no_extended_card(unix: Any, recorder: Recorder
 
 
 @pytest.mark.requirement("AGENTD_UDS_007")
-def test_socket_serves_no_session_ops(unix: Any, recorder: Recorder) -> None:
+def test_socket_serves_no_session_ops(unix: Instance, recorder: Recorder) -> None:
     """Over the socket, the session ops are refused as not served here: -32602 UNKNOWN_OP. Catches
     session-ops-on-unix."""
     problems = []

@@ -18,11 +18,11 @@ import pytest
 
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
-from conformance.suites.agent.core.caller import STANDARD_BINDINGS, Caller
-from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.receiver import Receiver
 from conformance.targets.core import BASE_ROWS, INTERFACE_ROW, CoreAgent, binding_params
 from conformance.targets.instances import AgentTargets
 from conformance.wire import Recorder
+from conformance.wire.caller import STANDARD_BINDINGS, Caller
 
 _AGENT = pytest.StashKey[CoreAgent]()
 _TARGETS = pytest.StashKey[AgentTargets]()
@@ -113,6 +113,6 @@ def caller(core_agent: CoreAgent, binding: str, recorder: Recorder, request: pyt
 
 
 @pytest.fixture
-def webhook() -> Iterator[WebhookReceiver]:
-    with WebhookReceiver() as hook:
+def webhook() -> Iterator[Receiver]:
+    with Receiver(path="/a2a-webhook") as hook:
         yield hook

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import expect_error, state_of, strict, succeeded
-from conformance.suites.agent.core.steps import completed_task, get_task, held_task
+from conformance.a2a.steps import completed_task, get_task, held_task
+from conformance.a2a.tasks import state_of
+from conformance.judge import expect_error, strict, succeeded, unique
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller
 
 
 @pytest.mark.requirement("A2A_CANCEL_001")
@@ -37,5 +36,5 @@ def test_cancel_of_a_completed_task_is_not_cancelable(caller: Caller) -> None:
 @pytest.mark.requirement("A2A_CANCEL_003")
 def test_cancel_of_an_unknown_id_is_task_not_found(caller: Caller) -> None:
     """CancelTask of an id no task has answers TaskNotFoundError. Defect: cancel-unknown-wrong-error."""
-    tid = f"conformance-unknown-{uuid.uuid4()}"
+    tid = unique("conformance-unknown")
     expect_error(caller.call("CancelTask", {"id": tid}), "TaskNotFoundError", f"CancelTask {tid}")

@@ -11,22 +11,21 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.judge import blocked_by
+from conformance.a2a.steps import card_of, held_task, new_task, well_known_card
+from conformance.a2a.streams import must_stream
+from conformance.judge import blocked_by, expect_error, quote, strict, succeeded
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import expect_error, short, strict, succeeded
-from conformance.suites.agent.core.steps import card_of, fetch_card, held_task, new_task
-from conformance.suites.agent.core.streams import must_stream
-from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.receiver import Receiver
 from conformance.targets.core import CAPABILITIES, CARD_ROW, PROBE_METHOD, PROBE_TASK, CoreAgent, not_a2a
 from conformance.wire import Recorder
+from conformance.wire.caller import Caller
 
 
 @pytest.mark.requirement("A2A_CARD_001")
 def test_card_is_a_json_object_at_the_well_known_path(core_agent: CoreAgent, recorder: Recorder) -> None:
     """GET /.well-known/agent-card.json answers 200 with a JSON object. Defect: card-wrong-path."""
-    reply = fetch_card(core_agent, recorder)
-    text = short(reply.body.decode("utf-8", "replace"))
+    reply = well_known_card(core_agent, recorder)
+    text = quote(reply.body.decode("utf-8", "replace"))
     assert reply.status == 200, f"GET {reply.exchange.url} answered HTTP {reply.status}: {text}"
     ctype = reply.content_type.split(";")[0].strip().lower()
     assert ctype == "application/json" or ctype.endswith("+json"), f"the card is served as {reply.content_type!r}"
@@ -36,7 +35,7 @@ def test_card_is_a_json_object_at_the_well_known_path(core_agent: CoreAgent, rec
 @pytest.mark.requirement("A2A_CARD_002")
 def test_card_parses_strictly_with_its_required_fields(core_agent: CoreAgent, recorder: Recorder) -> None:
     """The card as served is a strictly valid AgentCard. Defect: card-unknown-member."""
-    reply = fetch_card(core_agent, recorder)
+    reply = well_known_card(core_agent, recorder)
     if reply.status != 200 or not isinstance(reply.json, dict):
         blocked_by(CARD_ROW, f"no card to read: GET {reply.exchange.url} answered HTTP {reply.status}")
     strict(reply.json, pb.AgentCard, "the agent card")
@@ -106,7 +105,7 @@ def test_streaming_capability_matches_behaviour(core_agent: CoreAgent, binding: 
 
 @pytest.mark.requirement("A2A_CARD_005")
 def test_push_capability_matches_behaviour(core_agent: CoreAgent, binding: str, recorder: Recorder,
-                                           webhook: WebhookReceiver) -> None:
+                                           webhook: Receiver) -> None:
     """Undeclared push: all four config methods answer PushNotificationNotSupportedError; declared:
     creating a config is accepted. Defect: push-undeclared-wrong-error."""
     for agent in _sides(core_agent, "push"):
@@ -164,6 +163,6 @@ def test_extended_card_capability_matches_behaviour(core_agent: CoreAgent, bindi
 
 
 def _msg() -> dict[str, Any]:
-    from conformance.suites.agent.core.expect import text_message
+    from conformance.a2a.messages import text_message
 
     return text_message("conformance streaming check")

@@ -3,18 +3,19 @@ envelopes (§4, §5.5-§5.7, §9)."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.messages import text_message
+from conformance.a2a.steps import send
+from conformance.a2a.streams import must_stream, stream_message
+from conformance.a2a.tasks import TIMESTAMP, timestamps
+from conformance.judge import strict, succeeded, unique
 from conformance.outcome import not_measured
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import TIMESTAMP, strict, succeeded, text_message, timestamps
-from conformance.suites.agent.core.steps import send
-from conformance.suites.agent.core.streams import must_stream, stream_message
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller
 
 
 def _objects(core_agent: CoreAgent, caller: Caller) -> list[tuple[str, Any, type[Any]]]:
@@ -59,10 +60,10 @@ def test_jsonrpc_answers_are_2_0_responses_echoing_the_id(caller: Caller) -> Non
     """Results and errors alike are 2.0 responses echoing a string or a number id, with exactly one of
     result and error. Defect: jsonrpc-id-dropped."""
     cases: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": f"conf-{uuid.uuid4()}", "method": "SendMessage",
+        {"jsonrpc": "2.0", "id": unique("conf"), "method": "SendMessage",
          "params": {"message": text_message("envelope")}},
-        {"jsonrpc": "2.0", "id": 424242, "method": "GetTask", "params": {"id": f"conformance-unknown-{uuid.uuid4()}"}},
-        {"jsonrpc": "2.0", "id": f"conf-{uuid.uuid4()}", "method": "ListTasks", "params": {"pageSize": 1}},
+        {"jsonrpc": "2.0", "id": 424242, "method": "GetTask", "params": {"id": unique("conformance-unknown")}},
+        {"jsonrpc": "2.0", "id": unique("conf"), "method": "ListTasks", "params": {"pageSize": 1}},
     ]
     wrong = []
     for env in cases:

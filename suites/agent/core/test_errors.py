@@ -4,28 +4,22 @@ JSON-RPC standard codes, the HTTP+JSON error body, messages and validation (§3.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 
+from conformance.a2a.messages import UNSUPPORTED_VERSION, text_message
+from conformance.a2a.steps import send, terminal_task
+from conformance.judge import describe_error, expect_error, quote, unique
 from conformance.outcome import NotMeasured, fail
-from conformance.suites.agent.core.caller import Answer, Caller, StreamAnswer
-from conformance.suites.agent.core.expect import (
-    UNSUPPORTED_VERSION,
-    describe_error,
-    expect_error,
-    short,
-    text_message,
-)
-from conformance.suites.agent.core.steps import send, terminal_task
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Answer, Caller, StreamAnswer
 from conformance.wire.errors import BY_NAME, DOMAIN
 
 
 def provoke(agent: CoreAgent, caller: Caller) -> list[tuple[str, Answer | StreamAnswer]]:
     """The A2A errors this agent can be made to answer on any target, each with what came back."""
-    unknown = f"conformance-unknown-{uuid.uuid4()}"
+    unknown = unique("conformance-unknown")
     out: list[tuple[str, Answer | StreamAnswer]] = [
         ("TaskNotFoundError", caller.call("GetTask", {"id": unknown})),
         ("VersionNotSupportedError", send(caller, "bad version", service={"A2A-Version": UNSUPPORTED_VERSION})),
@@ -122,11 +116,11 @@ def test_jsonrpc_standard_errors_have_their_codes(caller: Caller) -> None:
 @pytest.mark.core_bindings("HTTP+JSON")
 def test_http_error_body_is_a_google_rpc_status(caller: Caller) -> None:
     """An HTTP+JSON error is {"error": {code = HTTP status, status, message, details}}. Defect: rest-error-flat-body."""
-    ans = caller.call("GetTask", {"id": f"conformance-unknown-{uuid.uuid4()}"})
+    ans = caller.call("GetTask", {"id": unique("conformance-unknown")})
     err = expect_error(ans, "TaskNotFoundError", "GetTask of an unknown id")
     body = ans.body
     assert isinstance(body, dict) and isinstance(body.get("error"), dict), (
-        f"the error body has no `error` object: {short(body)}")
+        f"the error body has no `error` object: {quote(body)}")
     inner = body["error"]
     assert inner.get("code") == ans.status, f"error.code {inner.get('code')!r} is not the HTTP status {ans.status}"
     assert isinstance(inner.get("status"), str) and inner["status"], f"error.status is {inner.get('status')!r}"
@@ -146,7 +140,7 @@ def test_errors_carry_a_message_and_typed_details(core_agent: CoreAgent, caller:
             wrong.append(f"{name} via {ans.method}: message {err.message!r}")
         for d in err.details:
             if not (isinstance(d, dict) and isinstance(d.get("@type"), str) and d["@type"]):
-                wrong.append(f"{name} via {ans.method}: a detail without @type: {short(d, 200)}")
+                wrong.append(f"{name} via {ans.method}: a detail without @type: {quote(d, 200)}")
     assert not wrong, " | ".join(wrong)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import UNKNOWN_EXTENSION, strict, succeeded, task_of
+from conformance.a2a.messages import UNKNOWN_EXTENSION
+from conformance.a2a.tasks import task_of
+from conformance.judge import strict, succeeded
+from conformance.wire.caller import Caller
 
 
 @pytest.mark.requirement("A2A_EXT_001")
@@ -24,6 +26,6 @@ def test_unknown_extension_uri_is_ignored(caller: Caller) -> None:
 
 
 def _msg() -> dict[str, object]:
-    from conformance.suites.agent.core.expect import text_message
+    from conformance.a2a.messages import text_message
 
     return text_message("unknown extension")

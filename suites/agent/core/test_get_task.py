@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
+from conformance.a2a.steps import get_task, new_task
+from conformance.a2a.tasks import history_ids, state_of
+from conformance.judge import expect_error, quote, unique
 from conformance.outcome import not_measured
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import expect_error, history_ids, short, state_of
-from conformance.suites.agent.core.steps import get_task, new_task
+from conformance.wire.caller import Caller
 
 
 @pytest.mark.requirement("A2A_TASK_001")
@@ -20,13 +19,13 @@ def test_get_task_answers_the_named_task(caller: Caller) -> None:
     assert got.get("id") == made["id"], f"GetTask {made['id']!r} answered task {got.get('id')!r}"
     assert got.get("contextId") == made["contextId"], (
         f"GetTask answered contextId {got.get('contextId')!r}, the task was created in {made['contextId']!r}")
-    assert state_of(got) != "TASK_STATE_UNSPECIFIED", f"GetTask answered no task state: {short(got)}"
+    assert state_of(got) != "TASK_STATE_UNSPECIFIED", f"GetTask answered no task state: {quote(got)}"
 
 
 @pytest.mark.requirement("A2A_TASK_002")
 def test_get_task_of_an_unknown_id_is_task_not_found(caller: Caller) -> None:
     """GetTask of an id no task has answers TaskNotFoundError. Defect: get-unknown-wrong-error."""
-    tid = f"conformance-unknown-{uuid.uuid4()}"
+    tid = unique("conformance-unknown")
     expect_error(caller.call("GetTask", {"id": tid}), "TaskNotFoundError", f"GetTask {tid}")
 
 

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.steps import completed_task, get_task, held_task, new_task
+from conformance.a2a.tasks import history_ids, state_of
+from conformance.judge import quote, strict, succeeded
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import history_ids, short, state_of, strict, succeeded
-from conformance.suites.agent.core.steps import completed_task, get_task, held_task, new_task
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller
 
 MAX_PAGES = 20
 
@@ -35,7 +36,7 @@ def token(caller: Caller, page: dict[str, Any]) -> str:
     """nextPageToken as sent; on JSON bindings it must be present (proto3 gRPC cannot show an empty one)."""
     if "nextPageToken" not in page:
         if caller.binding != "GRPC":
-            fail(f"the ListTasks result has no nextPageToken (it must always be present): {short(page)}")
+            fail(f"the ListTasks result has no nextPageToken (it must always be present): {quote(page)}")
         return ""
     value = page["nextPageToken"]
     if not isinstance(value, str):

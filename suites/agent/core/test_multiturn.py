@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
+from conformance.a2a.steps import completed_task, get_task, held_task, send
+from conformance.judge import describe_error, expect_error, quote, strict, succeeded, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import describe_error, expect_error, short, strict, succeeded
-from conformance.suites.agent.core.steps import completed_task, get_task, held_task, send
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller
 
 
 @pytest.mark.requirement("A2A_MULTI_001")
@@ -29,14 +27,14 @@ def test_task_id_alone_continues_the_task_in_its_context(core_agent: CoreAgent, 
     elif answer.get("taskId") not in (None, tid):
         fail(f"continuing task {tid} answered a message of task {answer.get('taskId')!r}")
     assert answer.get("contextId") == context, (
-        f"continuing task {tid} (context {context!r}) answered in context {answer.get('contextId')!r}: {short(result)}")
+        f"continuing task {tid} (context {context!r}) answered in context {answer.get('contextId')!r}: {quote(result)}")
 
 
 @pytest.mark.requirement("A2A_MULTI_002")
 def test_mismatched_context_and_task_is_rejected(core_agent: CoreAgent, caller: Caller) -> None:
     """A message naming a task and a contextId not that task's is refused with an error.
     Defect: context-mismatch-accepted."""
-    other = f"conformance-other-context-{uuid.uuid4()}"
+    other = unique("conformance-other-context")
     if core_agent.control is not None:
         tid = held_task(core_agent, caller, "input-required")
         ans = send(caller, "wrong context", task_id=tid, context_id=other)
@@ -55,5 +53,5 @@ def test_mismatched_context_and_task_is_rejected(core_agent: CoreAgent, caller: 
 @pytest.mark.requirement("A2A_MULTI_003")
 def test_unknown_task_id_is_task_not_found(caller: Caller) -> None:
     """A message naming a taskId no task has answers TaskNotFoundError. Defect: unknown-task-id-starts-new-task."""
-    tid = f"conformance-unknown-{uuid.uuid4()}"
+    tid = unique("conformance-unknown")
     expect_error(send(caller, "to nowhere", task_id=tid), "TaskNotFoundError", f"SendMessage naming task {tid}")

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.steps import held_task, new_task, send
+from conformance.a2a.tasks import event_kind
 from conformance.evidence import Evidence, SecretSet
+from conformance.judge import expect_error, quote, strict, succeeded, unique
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import event_kind, expect_error, short, strict, succeeded
-from conformance.suites.agent.core.steps import held_task, new_task, send
-from conformance.suites.agent.core.webhook import WebhookReceiver
+from conformance.receiver import Receiver
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller
 
 DELIVERY_WAIT = 5.0
 
@@ -37,18 +37,18 @@ def listed(caller: Caller, tid: str) -> list[str]:
 
 
 @pytest.mark.requirement("A2A_PUSH_001")
-def test_create_answers_the_stored_config(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+def test_create_answers_the_stored_config(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """The created config comes back with an id, the task's id and the URL given. Defect: push-create-drops-id."""
     core_agent.require("push")
     tid = new_task(caller)["id"]
     made = create(caller, tid, webhook.url)
-    assert made.get("id"), f"the created config has no id: {short(made)}"
+    assert made.get("id"), f"the created config has no id: {quote(made)}"
     assert made.get("url") == webhook.url, f"the created config has url {made.get('url')!r}, asked {webhook.url!r}"
     assert made.get("taskId") in (None, tid), f"the created config names task {made.get('taskId')!r}, not {tid}"
 
 
 @pytest.mark.requirement("A2A_PUSH_002")
-def test_get_answers_the_config_by_id(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+def test_get_answers_the_config_by_id(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """Get returns a created config; an id naming none answers TaskNotFoundError. Defect: push-get-unknown-empty."""
     core_agent.require("push")
     tid = new_task(caller)["id"]
@@ -56,14 +56,14 @@ def test_get_answers_the_config_by_id(core_agent: CoreAgent, caller: Caller, web
     got = strict(succeeded(caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": made.get("id", "")}),
                            "GetTaskPushNotificationConfig"), pb.TaskPushNotificationConfig, "the config got")
     assert got.get("id") == made.get("id") and got.get("url") == webhook.url, (
-        f"GetTaskPushNotificationConfig answered {short(got)} for the config {short(made)}")
-    unknown = f"conformance-unknown-{uuid.uuid4()}"
+        f"GetTaskPushNotificationConfig answered {quote(got)} for the config {quote(made)}")
+    unknown = unique("conformance-unknown")
     expect_error(caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": unknown}), "TaskNotFoundError",
                  f"GetTaskPushNotificationConfig {unknown}")
 
 
 @pytest.mark.requirement("A2A_PUSH_003")
-def test_list_answers_every_config_of_the_task(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+def test_list_answers_every_config_of_the_task(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """Two configs created on a task are both listed. Defect: push-list-empty."""
     core_agent.require("push")
     tid = new_task(caller)["id"]
@@ -75,7 +75,7 @@ def test_list_answers_every_config_of_the_task(core_agent: CoreAgent, caller: Ca
 
 
 @pytest.mark.requirement("A2A_PUSH_004")
-def test_delete_removes_the_config(core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver) -> None:
+def test_delete_removes_the_config(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """After Delete the config is not listed and getting it answers TaskNotFoundError. Defect: push-delete-noop."""
     core_agent.require("push")
     tid = new_task(caller)["id"]
@@ -89,7 +89,7 @@ def test_delete_removes_the_config(core_agent: CoreAgent, caller: Caller, webhoo
 
 @pytest.mark.requirement("A2A_PUSH_005")
 def test_task_update_is_delivered_to_the_webhook_with_credentials(
-    core_agent: CoreAgent, caller: Caller, webhook: WebhookReceiver, run_secrets: SecretSet, evidence: Evidence,
+    core_agent: CoreAgent, caller: Caller, webhook: Receiver, run_secrets: SecretSet, evidence: Evidence,
 ) -> None:
     """A task update reaches the webhook as a StreamResponse naming the task, with the configured
     credentials in Authorization. Defect: push-no-credentials."""
@@ -123,7 +123,7 @@ def test_task_update_is_delivered_to_the_webhook_with_credentials(
         if named == tid:
             mine.append(d)
     if not mine:
-        fail(f"no webhook delivery names task {tid}: {[short(d.json, 200) for d in got]}")
+        fail(f"no webhook delivery names task {tid}: {[quote(d.json, 200) for d in got]}")
     for d in mine:
         header = d.headers.get("authorization")
         assert header == f"Bearer {credential}", (
@@ -133,9 +133,9 @@ def test_task_update_is_delivered_to_the_webhook_with_credentials(
 
 @pytest.mark.requirement("A2A_PUSH_006")
 def test_create_for_an_unknown_task_is_task_not_found(core_agent: CoreAgent, caller: Caller,
-                                                      webhook: WebhookReceiver) -> None:
+                                                      webhook: Receiver) -> None:
     """A config for an id no task has answers TaskNotFoundError. Defect: push-create-unknown-task."""
     core_agent.require("push")
-    tid = f"conformance-unknown-{uuid.uuid4()}"
+    tid = unique("conformance-unknown")
     expect_error(caller.call("CreateTaskPushNotificationConfig", {"taskId": tid, "url": webhook.url}),
                  "TaskNotFoundError", f"CreateTaskPushNotificationConfig for task {tid}")

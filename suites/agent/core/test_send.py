@@ -5,19 +5,12 @@ from __future__ import annotations
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.states import INTERRUPTED, TERMINAL
+from conformance.a2a.steps import completed_task, new_task, send
+from conformance.a2a.tasks import state_of, task_of
+from conformance.judge import expect_error, quote, strict, succeeded
 from conformance.outcome import not_measured
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import (
-    INTERRUPTED,
-    TERMINAL,
-    expect_error,
-    short,
-    state_of,
-    strict,
-    succeeded,
-    task_of,
-)
-from conformance.suites.agent.core.steps import completed_task, new_task, send
+from conformance.wire.caller import Caller
 
 
 @pytest.mark.requirement("A2A_SEND_001")
@@ -25,10 +18,10 @@ def test_send_message_answers_one_task_or_one_message(caller: Caller) -> None:
     """The result is a SendMessageResponse holding exactly one of task / message, strictly valid.
     Defect: send-returns-bare-task."""
     result = succeeded(send(caller, "hello"), "SendMessage")
-    assert isinstance(result, dict), f"the SendMessage result is not an object: {short(result)}"
+    assert isinstance(result, dict), f"the SendMessage result is not an object: {quote(result)}"
     members = [k for k in ("task", "message") if k in result]
     assert len(members) == 1, (
-        f"the SendMessage result must hold exactly one of task/message, it holds {members}: {short(result)}")
+        f"the SendMessage result must hold exactly one of task/message, it holds {members}: {quote(result)}")
     strict(result, pb.SendMessageResponse, "the SendMessage result")
 
 
@@ -50,7 +43,7 @@ def test_new_tasks_get_unique_server_ids_and_a_context(caller: Caller) -> None:
     Defect: task-id-reused."""
     first, second = new_task(caller, "first"), new_task(caller, "second")
     for t in (first, second):
-        assert t.get("id") and t.get("contextId"), f"a new task lacks id or contextId: {short(t)}"
+        assert t.get("id") and t.get("contextId"), f"a new task lacks id or contextId: {quote(t)}"
     assert first["id"] != second["id"], f"two new tasks share the id {first['id']!r}"
 
 

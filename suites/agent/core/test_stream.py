@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.a2a.states import INTERRUPTED, TERMINAL
+from conformance.a2a.steps import held_task
+from conformance.a2a.streams import IDLE, kinds, must_stream, states, stream_message, strict_frames, subscribe_and_move
+from conformance.a2a.tasks import event_kind
+from conformance.judge import quote
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.caller import Caller, StreamAnswer
-from conformance.suites.agent.core.expect import INTERRUPTED, TERMINAL, event_kind, short
-from conformance.suites.agent.core.steps import held_task
-from conformance.suites.agent.core.streams import (
-    IDLE,
-    kinds,
-    must_stream,
-    states,
-    stream_message,
-    strict_frames,
-    subscribe_and_move,
-)
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller, StreamAnswer
 
 
 @pytest.mark.requirement("A2A_STREAM_001")
@@ -55,7 +49,7 @@ def test_stream_begins_with_the_task_or_is_one_message(core_agent: CoreAgent, ca
         assert len(ans.events) == 1, f"a message stream carried {len(ans.events)} events: {kinds(ans)}"
         assert ans.closed_by == "server", f"a message stream was not closed after its Message ({ans.closed_by})"
         return
-    assert first == "task", f"the stream begins with a {first}, not the Task: {short(ans.events[0])}"
+    assert first == "task", f"the stream begins with a {first}, not the Task: {quote(ans.events[0])}"
 
 
 def _task_stream(caller: Caller) -> StreamAnswer:

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 
+from conformance.a2a.states import TERMINAL
+from conformance.a2a.steps import completed_task, held_task
+from conformance.a2a.streams import DEADLINE, must_stream, states, strict_frames, subscribe_and_move
+from conformance.a2a.tasks import event_kind, state_of
+from conformance.judge import expect_error, quote, unique
 from conformance.outcome import fail
-from conformance.suites.agent.core.caller import Caller
-from conformance.suites.agent.core.expect import TERMINAL, event_kind, expect_error, short, state_of
-from conformance.suites.agent.core.steps import completed_task, held_task
-from conformance.suites.agent.core.streams import (
-    DEADLINE,
-    must_stream,
-    states,
-    strict_frames,
-    subscribe_and_move,
-)
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller
 
 
 @pytest.mark.requirement("A2A_SUB_001")
@@ -36,7 +31,7 @@ def test_subscription_begins_with_the_task_in_its_current_state(core_agent: Core
     strict_frames(ans, f"SubscribeToTask {tid}")
     first = ans.events[0]
     if event_kind(first) != "task":
-        fail(f"the first event of SubscribeToTask {tid} is a {event_kind(first)}, not the Task: {short(first)}")
+        fail(f"the first event of SubscribeToTask {tid} is a {event_kind(first)}, not the Task: {quote(first)}")
     assert first["task"].get("id") == tid, f"the first event is task {first['task'].get('id')!r}, not {tid}"
     assert state_of(first["task"]) == "TASK_STATE_WORKING", (
         f"the first event shows the working task in {state_of(first['task'])}")
@@ -55,7 +50,7 @@ def test_subscription_to_a_terminal_task_is_refused(core_agent: CoreAgent, calle
 def test_subscription_to_an_unknown_task_is_task_not_found(core_agent: CoreAgent, caller: Caller) -> None:
     """SubscribeToTask of an id no task has answers TaskNotFoundError. Defect: subscribe-unknown-wrong-error."""
     core_agent.require("streaming")
-    tid = f"conformance-unknown-{uuid.uuid4()}"
+    tid = unique("conformance-unknown")
     ans = caller.stream("SubscribeToTask", {"id": tid}, deadline=DEADLINE)
     expect_error(ans, "TaskNotFoundError", f"SubscribeToTask {tid}")
 

@@ -13,19 +13,14 @@ from collections.abc import Iterable
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.messages import send_params, send_params_0_3
+from conformance.a2a.steps import new_task, send
+from conformance.a2a.tasks import task_of
+from conformance.a2a.versions import UNDECLARED, declared_versions, undeclared
+from conformance.judge import error_problem, strict, succeeded
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.caller import Answer, Caller
-from conformance.suites.agent.core.expect import (
-    error_problem,
-    send_params,
-    send_params_0_3,
-    strict,
-    succeeded,
-    task_of,
-)
-from conformance.suites.agent.core.steps import new_task, send
-from conformance.suites.agent.core.versions import UNDECLARED, declared_versions, undeclared
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Answer, Caller
 
 NOT_SUPPORTED = "VersionNotSupportedError"
 

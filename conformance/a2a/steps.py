@@ -1,4 +1,5 @@
-"""Steps many core checks share: making a task over the wire, waiting on it, fetching the card."""
+"""Steps many core checks share: making a task over the wire, holding one in a state, waiting on it,
+fetching the card."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ from typing import Any
 import httpx
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.messages import send_params
+from conformance.a2a.states import TERMINAL
+from conformance.a2a.tasks import state_of, task_of
+from conformance.judge import strict, succeeded
 from conformance.outcome import fail, not_measured
-from conformance.suites.agent.core.caller import Answer, Caller, Service
-from conformance.suites.agent.core.expect import TERMINAL, send_params, state_of, strict, succeeded, task_of
 from conformance.targets.control import NO_LONG_RUNNING
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
+from conformance.wire.caller import Answer, Caller, Service
+from conformance.wire.card import fetch_card
 from conformance.wire.httpbase import HttpReply
-from conformance.wire.rest import RestClient
 
 
 def send(caller: Caller, text: str = "conformance check", *, service: Service | None = None, **kw: Any) -> Answer:
@@ -113,19 +117,17 @@ def long_running_task(agent: CoreAgent, caller: Caller) -> str:
     return str(task["id"])
 
 
-def fetch_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
+def well_known_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
     """GET the card at its well-known path (the origin's, or the agent's base's where the resolver
     found it there), recorded as evidence."""
     loc = agent.location
     if not loc.given:
         fail(f"the agent card could not be located: {loc.error}")
     url = loc.well_known_url
-    with RestClient(loc.origin, uds=loc.uds, recorder=recorder,
-                    headers={"Content-Type": None, "Accept": "application/json"}) as client:
-        try:
-            return client.request("GET", url[len(loc.origin):])
-        except httpx.HTTPError as exc:
-            fail(f"GET {url} failed: {type(exc).__name__}: {exc}")
+    try:
+        return fetch_card(url, recorder, uds=loc.uds)
+    except httpx.HTTPError as exc:
+        fail(f"GET {url} failed: {type(exc).__name__}: {exc}")
 
 
 def card_of(agent: CoreAgent) -> dict[str, Any]:

@@ -11,7 +11,6 @@ repaired: envelope and framing problems are listed in ``problems``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from urllib.parse import quote, urlsplit
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message
 
+from conformance.judge.quoting import quote as quote_value
 from conformance.wire import Recorder
 from conformance.wire.errors import ErrorView, from_jsonrpc, from_rest
 from conformance.wire.grpc import GrpcClient
@@ -56,9 +56,7 @@ class Answer:
         """What came back, short enough for a failure message."""
         if self.transport_error:
             return f"transport failure: {self.transport_error}"
-        text = json.dumps(self.body, default=str) if not isinstance(self.body, str) else self.body
-        text = text if len(text) <= limit else text[: limit - 1] + "…"
-        return f"{self.binding} {self.method} → status {self.status!r}, body {text}"
+        return f"{self.binding} {self.method} → status {self.status!r}, body {quote_value(self.body, limit)}"
 
 
 @dataclass
@@ -81,10 +79,8 @@ class StreamAnswer:
         if self.transport_error:
             return f"transport failure: {self.transport_error}"
         shown = self.events if self.events else self.body
-        text = json.dumps(shown, default=str)
-        text = text if len(text) <= limit else text[: limit - 1] + "…"
         return (f"{self.binding} {self.method} → status {self.status!r}, content-type {self.content_type!r}, "
-                f"closed by {self.closed_by}, {len(self.events)} event(s): {text}")
+                f"closed by {self.closed_by}, {len(self.events)} event(s): {quote_value(shown, limit)}")
 
 
 class Caller:

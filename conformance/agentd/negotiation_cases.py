@@ -1,9 +1,10 @@
 """The negotiation matrix: every routed method × every subset of the offered URIs, on one instance.
 
-Each case is one cheap request with valid-enough params, so the method is answered, or refused for a
-reason the page or the core protocol names. The matrix is run once per instance and kept; the
-checks in ``test_negotiation`` then judge one statement each over the recorded cases, so a verdict on
-one statement never rests on another.
+Each :class:`Case` is one cheap request with valid-enough params, so the method is answered, or refused
+for a reason the page or the core protocol names. :func:`run_negotiation` sends them all and keeps a
+:class:`Negotiation` (once per instance and process); the echo checks then judge one statement each
+over the recorded cases, so a verdict on one statement never rests on another. (Not to be confused with
+:mod:`conformance.matrix`, the run of many targets.)
 """
 
 from __future__ import annotations
@@ -12,34 +13,28 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.cards import declared_uris
+from conformance.agentd.clients import ext, public_card, rpc_client
+from conformance.agentd.commands import command_message
+from conformance.agentd.echo import UNKNOWN_URI, echo_of, expected_echo
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
 )
-from conformance.suites.agent.agentd.listener import (
-    UNKNOWN_URI,
-    echo_of,
-    expected_echo,
-)
-from conformance.suites.agent.agentd.support import (
-    command_message,
-    declared_uris,
-    ext,
-    public_card,
-    rpc_client,
-    send_params,
-    text_message,
-    unique,
-)
+from conformance.judge import unique
 from conformance.wire import Exchange, Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 from conformance.wire.methods import CORE_METHODS, STREAMING_METHODS
+
+if TYPE_CHECKING:
+    from conformance.targets.instances import Instance
 
 #: Every method the listener routes: the SDK's core table and the events extension's method.
 METHODS: Final = (*CORE_METHODS, EVENTS_METHOD)
@@ -92,7 +87,7 @@ class Case:
 
 
 @dataclass
-class Matrix:
+class Negotiation:
     """Every case on one instance, with what its card declared."""
 
     events: bool
@@ -224,7 +219,7 @@ def _refused(case: Case, error: Any) -> None:
                 break
 
 
-def run_matrix(instance: Any, events: bool, recorder: Recorder) -> Matrix:
+def run_negotiation(instance: Instance, events: bool, recorder: Recorder) -> Negotiation:
     """Send every (method, subset) case to ``instance`` and keep what came back. ``events`` is the feed
     state the instance was launched with (a running target's comes from its card)."""
     card = public_card(instance, recorder)
@@ -239,16 +234,16 @@ def run_matrix(instance: Any, events: bool, recorder: Recorder) -> Matrix:
         seconds = time.monotonic() - t0
     finally:
         client.close()
-    return Matrix(events, instance.launched is not None, card, declared, cases, seconds, runner.setup_requests)
+    return Negotiation(events, instance.launched is not None, card, declared, cases, seconds, runner.setup_requests)
 
 
-class MatrixCache:
+class NegotiationCache:
     """One matrix per instance for the whole test process; a failure is kept and re-raised."""
 
     def __init__(self) -> None:
-        self._done: dict[str, Matrix | BaseException] = {}
+        self._done: dict[str, Negotiation | BaseException] = {}
 
-    def get(self, instance: Any, make: Callable[[], Matrix]) -> Matrix:
+    def get(self, instance: Instance, make: Callable[[], Negotiation]) -> Negotiation:
         key = instance.url
         if key not in self._done:
             try:

@@ -7,30 +7,25 @@ shown as text, a data part as JSON, a file part by name, media type and (inline 
 from __future__ import annotations
 
 import re
-import uuid
 
-from conformance.cli.output import shown
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import ArtifactSpec, Data, Raw, Text, Url
+from conformance.judge import shown, unique
 
 #: Size of the inline file part; any size format ("423 bytes", "423 B") shows these digits.
 RAW_SIZE = 423
 _SIZE = re.compile(rf"(?<![0-9A-Za-z_-]){RAW_SIZE}(?![0-9a-f-])")
 
 
-def _tag(label: str) -> str:
-    return f"{label}-{uuid.uuid4().hex[:12]}"
-
-
 def all_kinds_artifact() -> tuple[ArtifactSpec, dict[str, str]]:
     """One artifact with a text, a data, an inline-file and a URL-file part; the values to find."""
     v = {
-        "text": _tag("artifact-text"),
-        "data_key": _tag("data-key"),
-        "data_value": _tag("data-value"),
-        "raw_name": _tag("inline") + ".bin",
+        "text": unique("artifact-text"),
+        "data_key": unique("data-key"),
+        "data_value": unique("data-value"),
+        "raw_name": unique("inline") + ".bin",
         "raw_type": "application/x-conformance-raw",
-        "url_name": _tag("remote") + ".pdf",
+        "url_name": unique("remote") + ".pdf",
         "url_type": "application/pdf",
     }
     parts = (
@@ -39,7 +34,7 @@ def all_kinds_artifact() -> tuple[ArtifactSpec, dict[str, str]]:
         Raw(b"\x00" * RAW_SIZE, filename=v["raw_name"], media_type=v["raw_type"]),
         Url("http://127.0.0.1:9/files/remote.pdf", filename=v["url_name"], media_type=v["url_type"]),
     )
-    return ArtifactSpec(parts=parts, name=_tag("artifact")), v
+    return ArtifactSpec(parts=parts, name=unique("artifact")), v
 
 
 def assert_every_part_rendered(r: CliResult, v: dict[str, str]) -> None:

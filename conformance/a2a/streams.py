@@ -6,10 +6,12 @@ from typing import Any
 
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.messages import text_message
+from conformance.a2a.tasks import event_kind, event_state
+from conformance.judge import strict
 from conformance.outcome import fail
-from conformance.suites.agent.core.caller import Caller, StreamAnswer
-from conformance.suites.agent.core.expect import event_kind, event_state, strict, text_message
 from conformance.targets.core import CoreAgent
+from conformance.wire.caller import Caller, StreamAnswer
 
 #: Seconds of silence after which the harness stops waiting for a stream to end.
 IDLE = 5.0

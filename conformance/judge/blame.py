@@ -1,4 +1,4 @@
-"""The one toolkit checks judge with. For now: the blame rule.
+"""The blame rule.
 
 **Blame the right requirement** (DESIGN.md §2.8). A check for requirement X fails only on X's own
 behaviour. When X cannot be reached because a feature that another requirement Y governs is missing
@@ -14,9 +14,11 @@ tested (``tests/test_blame.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
-from conformance.outcome import NotMeasured
+from conformance.outcome import NotMeasured, fail
 
 #: The marker a check uses to declare the requirements whose features it relies on.
 DEPENDS_MARKER = "depends_on"
@@ -51,3 +53,14 @@ def blame_violation(blocked: Blocked, own: list[str], declared: list[str]) -> st
         return (f"the check claims to be blocked by {blocked.by} but does not declare it "
                 f"(@pytest.mark.{DEPENDS_MARKER}({blocked.by!r}))")
     return None
+
+
+@contextmanager
+def judged_here(*rows: str) -> Iterator[None]:
+    """For a check measuring ``rows`` itself: a block by one of them is this check's fail."""
+    try:
+        yield
+    except Blocked as exc:
+        if exc.by in rows:
+            fail(exc.missing)
+        raise

@@ -1,48 +1,24 @@
-"""Observing an agentd instance from outside while a check acts on it.
+"""Reading agentd's event feed (``agentd.events/SubscribeToEvents``) while a check acts on the instance.
 
-* :class:`FeedReader` reads one ``agentd.events/SubscribeToEvents`` stream on a background thread,
-  so a check can act (send, revoke, restart) while the stream is open and wait for frames with a
-  deadline.
-* :class:`Observer` takes the operator's view of the instance (its task list, its feed's newest seq,
-  or with the feed off its configuration) to prove that a refused request ran nothing.
-* :class:`WebhookReceiver` is a loopback HTTP server in the test process that keeps what a target
-  pushes to it.
+* :class:`FeedReader` reads one stream on a background thread, so a check can act (send, revoke,
+  restart) while the stream is open and wait for frames with a deadline;
+* :func:`read_feed`, :func:`newest_seq` and :func:`read_replay` read one on the calling thread;
+* :class:`Sentinel` is a task whose first event shows that everything published before it was delivered.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from a2a.types.a2a_pb2 import Task
-
-from conformance.agentd_page import (
-    EVENTS,
-    EVENTS_METHOD,
-)
+from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import answer_task
+from conformance.agentd.clients import ext
+from conformance.agentd_page import EVENTS, EVENTS_METHOD
+from conformance.judge import quote, unique
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.support import (
-    answer_message,
-    answer_task,
-    data_document,
-    declared_uris,
-    ext,
-    ok_result,
-    quote,
-    rpc_client,
-    send_command,
-    send_params,
-    served_card,
-    strict,
-    text_message,
-    unique,
-)
-from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient, RpcStreamReply
 from conformance.wire.sse import SseEvent
 
@@ -76,7 +52,7 @@ def goodbye_of(results: Results) -> dict[str, Any] | None:
 
 def frame_kind(result: Any) -> str:
     if isinstance(result, dict) and len(result) == 1:
-        return next(iter(result))
+        return str(next(iter(result)))
     return "?"
 
 
@@ -222,154 +198,6 @@ def read_replay(client: JsonRpcClient, from_seq: int | None, *, uris: Sequence[s
 
     params = {} if from_seq is None else {"fromSeq": from_seq}
     return read_feed(client, params, uris=uris, deadline=deadline, until=until)
-
-
-# ---- the operator's view -------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Snapshot:
-    tasks: frozenset[str]
-    feed_seq: int | None
-    settings: Any
-
-
-class Observer:
-    """The operator's view of an instance: what exists, and what the feed has said."""
-
-    def __init__(self, instance: Any, recorder: Recorder) -> None:
-        self.client = rpc_client(instance, "operator", recorder=recorder)
-        self.feed = EVENTS in declared_uris(served_card(instance, recorder))
-        self._read: set[str] = set()  # tasks already read strictly
-
-    def close(self) -> None:
-        self.client.close()
-
-    def task_ids(self) -> frozenset[str]:
-        """Every task id ListTasks shows the operator (all pages; each task read strictly)."""
-        ids: set[str] = set()
-        token: str | None = None
-        for _ in range(1000):
-            params: dict[str, Any] = {"pageSize": 100, "historyLength": 0, "includeArtifacts": False}
-            if token:
-                params["pageToken"] = token
-            res = ok_result(self.client.call("ListTasks", params), "ListTasks as the operator")
-            if not isinstance(res, dict):
-                fail(f"ListTasks answered a result that is not an object: {quote(res)}")
-            tasks = res.get("tasks") or []
-            for i, t in enumerate(tasks):
-                if not (isinstance(t, dict) and t.get("id") in self._read):
-                    strict(t, Task, f"$.result.tasks[{i}]", "a task ListTasks listed")
-                    self._read.add(t["id"])
-                ids.add(t["id"])
-            token = res.get("nextPageToken")
-            if not token:
-                break
-        return frozenset(ids)
-
-    def feed_seq(self) -> int:
-        return newest_seq(self.client)
-
-    def feed_since(self, seq: int) -> list[dict[str, Any]]:
-        """The events past ``seq`` as the operator's feed replays them."""
-        return events_of(results_of(read_replay(self.client, seq, deadline=3.0).payloads))
-
-    def settings(self) -> Any:
-        return data_document(answer_message(send_command(self.client, "config"), "config as the operator"),
-                             "config as the operator")
-
-    def snapshot(self) -> Snapshot:
-        if self.feed:
-            return Snapshot(self.task_ids(), self.feed_seq(), None)
-        return Snapshot(self.task_ids(), None, self.settings())
-
-    def changes(self, before: Snapshot, *, tasks: bool = True, effects: bool = True) -> list[str]:
-        """What differs from ``before`` (empty: nothing): new tasks when ``tasks``; feed events and
-        configuration changes when ``effects``."""
-        after = Snapshot(
-            self.task_ids() if tasks else before.tasks,
-            self.feed_seq() if effects and before.feed_seq is not None else before.feed_seq,
-            self.settings() if effects and before.feed_seq is None else before.settings,
-        )
-        out: list[str] = []
-        new = sorted(after.tasks - before.tasks)
-        if new:
-            out.append(f"ListTasks shows {len(new)} new task(s) {new[:5]}")
-        if before.feed_seq is not None and after.feed_seq is not None and after.feed_seq != before.feed_seq:
-            evs = self.feed_since(before.feed_seq)
-            shown = [{"seq": e.get("seq"), "kind": e.get("kind"), "data": e.get("data")} for e in evs[:5]]
-            out.append(f"the operator's feed moved from seq {before.feed_seq} to {after.feed_seq}: {quote(shown)}")
-        if before.settings != after.settings:
-            out.append(f"the configuration changed from {quote(before.settings)} to {quote(after.settings)}")
-        return out
-
-
-# ---- webhooks ------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Delivery:
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
-class WebhookReceiver:
-    """``with WebhookReceiver() as hook:`` a loopback webhook target; ``hook.url`` to register."""
-
-    def __init__(self) -> None:
-        self.deliveries: list[Delivery] = []
-        self._cond = threading.Condition()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            timeout = 5
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                size = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(size) if size else b""
-                try:
-                    body: Any = json.loads(raw)
-                except ValueError:
-                    body = raw.decode("utf-8", errors="replace")
-                with receiver._cond:
-                    receiver.deliveries.append(Delivery(self.path, dict(self.headers.items()), body))
-                    receiver._cond.notify_all()
-                self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="webhook-receiver", daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        name = host.decode() if isinstance(host, bytes) else str(host)
-        return f"http://{name}:{port}/hook"
-
-    def __enter__(self) -> WebhookReceiver:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def wait_for(self, pred: Callable[[list[Delivery]], bool], timeout: float) -> list[Delivery]:
-        """Every delivery so far, once ``pred`` holds or ``timeout`` passes (the caller judges)."""
-        end = time.monotonic() + timeout
-        with self._cond:
-            while not pred(self.deliveries):
-                left = end - time.monotonic()
-                if left <= 0:
-                    break
-                self._cond.wait(left)
-            return list(self.deliveries)
 
 
 class Sentinel:

@@ -8,27 +8,23 @@ replies, not that a name was unknown.
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 from a2a.types.a2a_pb2 import SendMessageResponse
 
+from conformance.agentd.answers import answer_message, answer_task, data_document, settled
+from conformance.agentd.bundles import Bundles
+from conformance.agentd.clients import rpc_client
+from conformance.agentd.commands import send_command
+from conformance.judge import quote, strict, unique
 from conformance.outcome import fail
-from conformance.suites.agent.agentd.support import (
-    Bundles,
-    answer_message,
-    answer_task,
-    data_document,
-    quote,
-    rpc_client,
-    send_command,
-    settled,
-    unique,
-)
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpEndpoint
 from conformance.wire.jsonrpc import RpcReply
-from conformance.wire.strict import read_strict
+from conformance.wire.loopback import is_loopback_url
+
+if TYPE_CHECKING:
+    from conformance.targets.instances import Instance
 
 #: A safe order: reads first, things an op names before the op, destructive controls last.
 ORDER = (
@@ -39,7 +35,6 @@ ORDER = (
     "auth.device.approve", "auth.device.deny", "auth.sessions", "auth.sessions.revoke", "admin.drain",
 )  # fmt: skip
 
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def reply_kind(reply: RpcReply, op: str) -> str:
@@ -48,9 +43,7 @@ def reply_kind(reply: RpcReply, op: str) -> str:
         fail(f"{op}: HTTP {reply.status}; body {quote(reply.json or reply.body)}")
     if reply.error is not None:
         return f"refused {reply.error.code} {quote(reply.json.get('error'), 200)}"
-    got = read_strict(reply.result, SendMessageResponse, path="$.result")
-    if not got.ok:
-        fail(f"{op}: the answer is not a strict A2A SendMessageResponse: {got.summary()}")
+    strict(reply.result, SendMessageResponse, f"{op}: the answer", path="$.result")
     result = reply.result if isinstance(reply.result, dict) else {}
     if "message" in result:
         return "message"
@@ -62,7 +55,7 @@ def reply_kind(reply: RpcReply, op: str) -> str:
 class OpRunner:
     """The operator of one instance, able to send every built-in op with meaningful arguments."""
 
-    def __init__(self, instance: Any, recorder: Recorder, card: dict[str, Any], bundles: Bundles) -> None:
+    def __init__(self, instance: Instance, recorder: Recorder, card: dict[str, Any], bundles: Bundles) -> None:
         self.instance = instance
         self.recorder = recorder
         self.card = card
@@ -142,7 +135,7 @@ class OpRunner:
     def _device_code(self) -> str:
         """A pending sign-in: POST the card's device authorization endpoint (loopback only)."""
         url = _device_endpoint(self.card)
-        if urlsplit(url).hostname not in _LOOPBACK:
+        if not is_loopback_url(url):
             fail(f"the card's device authorization endpoint {url!r} is not on loopback; the harness will not call it")
         http = HttpEndpoint("", binding="JSONRPC", recorder=self.recorder)
         try:
@@ -160,7 +153,7 @@ class OpRunner:
                             "auth.sessions")
         for s in doc.get("sessions") or []:
             if isinstance(s, dict) and s.get("role") == role and isinstance(s.get("session"), str):
-                return s["session"]
+                return str(s["session"])
         fail(f"auth.sessions lists no {role} session to revoke: {quote(doc)}")
 
 

@@ -1,0 +1,92 @@
+"""Reading answers strictly: results, the Message or Task a send answered, result documents, tasks
+polled until they settle."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conformance.a2a.states import TERMINAL
+from conformance.a2a.tasks import state_of
+from conformance.agentd.clients import ext
+from conformance.judge import quote, strict
+from conformance.outcome import fail
+from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
+from conformance.wire.methods import RESPONSE_TYPES
+
+
+def ok_result(reply: RpcReply, what: str) -> Any:
+    """The ``result`` of a successful answer; fails quoting the answer otherwise."""
+    if reply.status != 200:
+        fail(f"{what}: HTTP {reply.status}, expected 200; body {quote(reply.json or reply.body)}")
+    if reply.error is not None:
+        fail(f"{what}: refused with {reply.error.code} {reply.error.message!r}; error {quote(reply.json)}")
+    if reply.result is None:
+        fail(f"{what}: no result in the answer {quote(reply.json or reply.body)}")
+    return reply.result
+
+
+def send_answer(reply: RpcReply, what: str) -> dict[str, Any]:
+    """The strictly read result of a SendMessage: ``{"message": …}`` or ``{"task": …}``."""
+    result = ok_result(reply, what)
+    strict(result, RESPONSE_TYPES["SendMessage"], f"{what}: the result", path="$.result")
+    if not isinstance(result, dict):
+        fail(f"{what}: the result is not an object: {quote(result)}")
+    return result
+
+
+def answer_message(reply: RpcReply, what: str) -> dict[str, Any]:
+    """The Message a send answered (strictly read); fails when it answered anything else."""
+    return _answered(reply, what, "message", "a Message")
+
+
+def answer_task(reply: RpcReply, what: str) -> dict[str, Any]:
+    """The Task a send answered (strictly read); fails when it answered anything else."""
+    return _answered(reply, what, "task", "a Task")
+
+
+def _answered(reply: RpcReply, what: str, member: str, shown: str) -> dict[str, Any]:
+    result = send_answer(reply, what)
+    if member not in result:
+        fail(f"{what}: expected {shown} reply, got {sorted(result)}: {quote(result)}")
+    out: dict[str, Any] = result[member]
+    return out
+
+
+def data_document(message: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """The result document of a read: the one part of the Message, a DataPart holding an object."""
+    parts = message.get("parts") or []
+    if len(parts) != 1 or not isinstance(parts[0], dict) or not isinstance(parts[0].get("data"), dict):
+        fail(f"{what}: expected exactly one DataPart holding the result document, got parts {quote(parts)}")
+    doc: dict[str, Any] = parts[0]["data"]
+    return doc
+
+
+def result_artifact(task: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """The ``<taskId>.result`` artifact's document (one DataPart)."""
+    want = f"{task.get('id')}.result"
+    arts = [a for a in task.get("artifacts") or [] if isinstance(a, dict) and a.get("artifactId") == want]
+    if len(arts) != 1:
+        have = [a.get("artifactId") for a in task.get("artifacts") or [] if isinstance(a, dict)]
+        fail(f"{what}: expected one artifact {want!r}, got artifact ids {have!r}")
+    return data_document(arts[0], f"{what}: artifact {want}")
+
+
+def get_task(client: JsonRpcClient, task_id: str, what: str, *, uris: Sequence[str] = ()) -> dict[str, Any]:
+    """GetTask, read strictly."""
+    task = ok_result(client.call("GetTask", {"id": task_id}, headers=ext(*uris)), what)
+    strict(task, RESPONSE_TYPES["GetTask"], f"{what}: the task", path="$.result")
+    out: dict[str, Any] = task
+    return out
+
+
+def settled(client: JsonRpcClient, task: dict[str, Any], what: str, *, timeout: float = 5.0) -> dict[str, Any]:
+    """The task once it is terminal or input-required (polled with GetTask until ``timeout``)."""
+    end = time.monotonic() + timeout
+    while state_of(task) not in TERMINAL | {"TASK_STATE_INPUT_REQUIRED"}:
+        if time.monotonic() > end:
+            fail(f"{what}: task {task.get('id')} still {state_of(task)} after {timeout:g}s")
+        time.sleep(0.05)
+        task = get_task(client, str(task.get("id")), what)
+    return task

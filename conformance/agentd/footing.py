@@ -1,0 +1,132 @@
+"""What an agentd check stands on, and the rows that govern it (the blame rule, DESIGN.md §2.8).
+
+Every check that talks to the target stands on the card (:data:`CARD_ROW`) and on the JSON-RPC listener
+(:data:`LISTENER_ROW`); a check about how a *declared* extension behaves stands on the row that declares
+it (:data:`DECLARED_BY`). :func:`declaring` hands out an instance only after judging those: a target
+that lacks one is ``not_measured``, blocked by the row that governs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final, NoReturn
+from urllib.parse import urlsplit
+
+from conformance.agentd.cards import declaration, declared_uris
+from conformance.agentd_page import (
+    ANNOTATIONS,
+    COMMAND,
+    EVENTS,
+)
+from conformance.judge import blocked_by
+from conformance.outcome import not_measured
+
+if TYPE_CHECKING:
+    from conformance.targets.instances import AgentTargets, Instance
+
+#: The row that fails when an extension is not declared; a check about how a *declared* extension
+#: behaves is ``not_measured``, blocked by it (DESIGN.md §2.8). The events extension is declared
+#: exactly while the feed is on (AGENTD_DECL_003): a card without it is a daemon with the feed off, or
+#: not agentd, and the events rows cannot be measured on it.
+DECLARED_BY: Final[Mapping[str, str]] = {
+    COMMAND: "AGENTD_DECL_001", ANNOTATIONS: "AGENTD_DECL_002", EVENTS: "AGENTD_DECL_003",
+}
+#: The row whose own text demands a readable public card ("the public card always declares ...").
+CARD_ROW: Final = "AGENTD_DECL_001"
+#: The row whose own text demands a JSON-RPC listener answering the core method names.
+LISTENER_ROW: Final = "AGENTD_DECL_013"
+#: What every check that talks to the target stands on: the card and the listener.
+BASE_ROWS: Final = (CARD_ROW, LISTENER_ROW)
+
+
+def deps(*uris: str) -> tuple[str, ...]:
+    """The ``depends_on`` ids of a check that talks to the target and needs ``uris`` declared."""
+    return tuple(dict.fromkeys((*BASE_ROWS, *(DECLARED_BY[u] for u in uris))))
+
+
+def card_of(instance: Instance) -> dict[str, Any]:
+    """The card the resolver found for ``instance``; blocked by :data:`CARD_ROW` when there is none."""
+    loc = instance.location
+    if loc.card is None:
+        blocked_by(CARD_ROW, f"the agent card could not be read: {loc.error}")
+    card: dict[str, Any] = loc.card
+    return card
+
+
+def require_declared(card: Mapping[str, Any], uri: str, where: str = "the card") -> dict[str, Any]:
+    """The declaration of extension ``uri`` on ``card`` (matched byte for byte).
+
+    The one place that says "the extension must be declared": a check of how ``uri`` behaves ends
+    ``not_measured``, blocked by the row that declares it (:data:`DECLARED_BY`), when it is not."""
+    decl = declaration(card, uri)
+    if decl is None:
+        blocked_by(DECLARED_BY[uri], f"{where} declares no {uri} (declared: {declared_uris(card) or 'none'})")
+    return decl
+
+
+def lacking(need: str) -> NoReturn:
+    """End the check ``not_measured`` for a registry need (``conformance.registry.NEEDS``) its target
+    lacks, in the words the plugin's gate uses (for a run the gate did not stop, e.g. without the
+    command around it)."""
+    from conformance.verdict import needs_note
+
+    not_measured(needs_note([need]))
+
+
+def agentd_identifiers(card: Mapping[str, Any]) -> list[str]:
+    """Every extension URI and URI-shaped protocol binding the card declares on agentd's host
+    (the page's identifiers, and near misses of them)."""
+    bindings = [i.get("protocolBinding") for i in card.get("supportedInterfaces") or [] if isinstance(i, dict)]
+    uris = declared_uris(card) + [b for b in bindings if isinstance(b, str) and "://" in b]
+    return [u for u in uris if (urlsplit(u).hostname or "").lower() in ("agentd.dev", "www.agentd.dev")]
+
+
+def require_agentd(card: Mapping[str, Any]) -> list[str]:
+    """The agentd identifiers the card declares; blocked by :data:`CARD_ROW` when there is none (a
+    statement about what agentd declares is not passed by a card that declares nothing of agentd's)."""
+    found = agentd_identifiers(card)
+    if not found:
+        blocked_by(CARD_ROW, f"the card declares none of agentd's identifiers (declared extensions: "
+                             f"{declared_uris(card) or 'none'})")
+    return found
+
+
+def declaring(agent_targets: AgentTargets, *uris: str, fresh: bool = False, **needs: Any) -> Instance:
+    """An instance in the configuration ``needs`` whose card declares every extension of ``uris``.
+
+    The card and the declarations are judged before the configuration: a running target whose card
+    cannot be read, or lacks a declaration, is blocked by the row that governs it (and never told to
+    declare a fact it cannot have); one whose card declares no security scheme is not asked for
+    tokens it cannot have."""
+    if not agent_targets.launchable:
+        card = card_of(agent_targets.agentd())
+        for uri in uris:
+            require_declared(card, uri)
+        _needs_it_can_have(agent_targets, card, needs)
+    inst = agent_targets.agentd(fresh=fresh, **needs)
+    card = card_of(inst)
+    for uri in uris:
+        require_declared(card, uri)
+    return inst
+
+
+#: Needs that ask for callers with roles (principals and their bearer tokens).
+_ROLE_NEEDS: Final = ("auth", "principals", "grants")
+
+
+def _needs_it_can_have(agent_targets: AgentTargets, card: Mapping[str, Any], needs: Mapping[str, Any]) -> None:
+    """Say what is missing, for a need a running target could only meet with a credential."""
+    if not any(needs.get(k) for k in _ROLE_NEEDS) or (agent_targets.target.get("tokens") or {}):
+        return
+    if not card.get("securitySchemes"):
+        not_measured("needs callers with distinct roles (operator, user, agent); the card declares no security "
+                     "scheme, so the target names no principals the harness could call as")
+    not_measured("needs bearer tokens for the roles operator, user and agent that the card's security schemes "
+                 "admit; give them with --token operator=TOKEN (and user=, agent=)")
+
+
+def instance_for(agent_targets: AgentTargets, *uris: str, **needs: Any) -> Instance:
+    """For a statement that holds whatever the configuration: the launched reference configured with
+    ``needs``, or a running target as it is (its own configuration, whatever its declared facts);
+    either way one whose card declares ``uris`` (blocked by the declaring row otherwise)."""
+    return declaring(agent_targets, *uris, **needs) if agent_targets.launchable else declaring(agent_targets, *uris)

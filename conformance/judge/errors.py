@@ -1,0 +1,153 @@
+"""Expecting a result or an error, and saying exactly how an answer differs.
+
+* core A2A answers (:class:`conformance.wire.caller.Answer`, on any binding): :func:`succeeded` wants a
+  result; :func:`expect_error` wants one named A2A error, recognised on its binding by the JSON-RPC code,
+  or the HTTP / gRPC status together with the ``google.rpc.ErrorInfo`` reason (those bindings share
+  statuses between errors, so the reason is what names the error);
+* agentd's refusals (JSON-RPC replies): :func:`refusal` reads one as a :class:`SeenRefusal`,
+  :func:`refusal_problems` lists how it departs from a row of the page's error table, and
+  :func:`expect_refusal` fails on any departure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from conformance.agentd_page import AGENTD_DOMAIN
+from conformance.judge.quoting import quote
+from conformance.outcome import fail
+from conformance.wire.errors import BY_NAME, ErrorSpec, ErrorView, from_jsonrpc
+from conformance.wire.httpbase import StreamReply
+from conformance.wire.jsonrpc import RpcReply
+
+if TYPE_CHECKING:
+    from conformance.wire.caller import Answer, StreamAnswer
+
+
+# ---- core answers, on any binding ------------------------------------------------------------------
+
+def succeeded(ans: Answer, what: str) -> Any:
+    """The result of a call that must have succeeded; fail quoting the answer otherwise."""
+    if ans.transport_error:
+        fail(f"{what}: {ans.transport_error}")
+    if ans.error is not None:
+        fail(f"{what}: expected a result, got an error: {describe_error(ans.error)}; {ans.quote()}")
+    if ans.problems:
+        fail(f"{what}: {'; '.join(ans.problems)}; {ans.quote()}")
+    return ans.result
+
+
+def describe_error(err: ErrorView) -> str:
+    """An error in a few words: code or status, ErrorInfo reason, the start of the message."""
+    parts = []
+    if err.code is not None:
+        parts.append(f"code {err.code}")
+    if err.http_status is not None:
+        parts.append(f"HTTP {err.http_status}")
+    if err.grpc_status is not None:
+        parts.append(f"status {err.grpc_status}")
+    parts.append(f"reason {err.reason!r}" if err.reason else "no ErrorInfo")
+    if err.message:
+        parts.append(f"message {quote(err.message, 160)!r}")
+    return ", ".join(parts)
+
+
+def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
+    """Why ``err`` is not recognisably ``spec`` on its binding (None when it is)."""
+    if err.binding == "JSONRPC":
+        if err.code != spec.jsonrpc_code:
+            return f"JSON-RPC code {err.code!r}, {spec.name} is {spec.jsonrpc_code}"
+        return None
+    status = err.http_status if err.binding == "HTTP+JSON" else err.grpc_status
+    want = spec.http_status if err.binding == "HTTP+JSON" else spec.grpc_status
+    if status != want:
+        return f"{'HTTP status' if err.binding == 'HTTP+JSON' else 'gRPC status'} {status!r}, {spec.name} is {want}"
+    if spec.a2a_specific:
+        if err.reason is None:
+            return (f"{status} carries no google.rpc.ErrorInfo, so nothing names it {spec.name} "
+                    f"(several A2A errors share {status})")
+        if err.reason != spec.reason:
+            return f"ErrorInfo.reason {err.reason!r}, {spec.name} is {spec.reason!r}"
+    return None
+
+
+def error_problem(ans: Answer | StreamAnswer, name: str, what: str) -> str | None:
+    """Why the answer is not the A2A error ``name``, quoting what came instead (None when it is)."""
+    if ans.transport_error:
+        return f"{what}: expected {name}, got {ans.transport_error}"
+    if ans.error is None:
+        return f"{what}: expected {name}, got no error: {ans.quote()}"
+    why = identity_mismatch(ans.error, BY_NAME[name])
+    if why is not None:
+        return f"{what}: expected {name}, got {describe_error(ans.error)}: {why}"
+    return None
+
+
+def expect_error(ans: Answer | StreamAnswer, name: str, what: str) -> ErrorView:
+    """The answer must be the A2A error ``name``; fail quoting what came instead."""
+    problem = error_problem(ans, name, what)
+    if problem is not None or ans.error is None:
+        fail(problem or f"{what}: expected {name}")
+    return ans.error
+
+
+# ---- agentd's refusals (JSON-RPC) --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeenRefusal:
+    """A refusal as it came back from the target: the HTTP status, the normalised error, the raw body."""
+
+    http_status: int
+    view: ErrorView
+    body: Any
+
+
+def refusal(reply: RpcReply | StreamReply, what: str) -> SeenRefusal:
+    """The refusal a request got; fails when it was answered (or crashed the target)."""
+    body = reply.json
+    if reply.status >= 500:
+        fail(f"{what}: HTTP {reply.status} (a server error, not a refusal); body {quote(body or reply.body)}")
+    if isinstance(reply, StreamReply) and reply.events:
+        frames = [e.data for e in reply.events[:3]]
+        fail(f"{what}: expected a refusal, got an event stream; first frames {quote(frames)}")
+    if not isinstance(body, dict) or "error" not in body:
+        fail(f"{what}: expected a JSON-RPC error, got HTTP {reply.status} {quote(body or reply.body)}")
+    return SeenRefusal(reply.status, from_jsonrpc(body["error"]), body)
+
+
+def refusal_problems(
+    got: SeenRefusal, *, code: int, reason: str, domain: str = AGENTD_DOMAIN, http_status: int | None = None
+) -> list[str]:
+    """Every way a refusal differs from the page's row (empty when it matches)."""
+    v = got.view
+    out = list(v.problems)
+    if v.code != code:
+        out.append(f"code {v.code!r}, expected {code}")
+    if not v.has_error_info:
+        out.append(f"no google.rpc.ErrorInfo in error.data (expected reason {reason})")
+    else:
+        if v.reason != reason:
+            out.append(f"ErrorInfo.reason {v.reason!r}, expected {reason!r}")
+        if v.domain != domain:
+            out.append(f"ErrorInfo.domain {v.domain!r}, expected {domain!r}")
+    if http_status is not None and got.http_status != http_status:
+        out.append(f"HTTP status {got.http_status}, expected {http_status}")
+    return out
+
+
+def expect_refusal(
+    reply: RpcReply | StreamReply,
+    what: str,
+    *,
+    code: int,
+    reason: str,
+    domain: str = AGENTD_DOMAIN,
+    http_status: int | None = None,
+) -> SeenRefusal:
+    """The request must have been refused as the page's row says; fail naming every difference."""
+    got = refusal(reply, what)
+    problems = refusal_problems(got, code=code, reason=reason, domain=domain, http_status=http_status)
+    if problems:
+        fail(f"{what}: {'; '.join(problems)}; error {quote(got.body.get('error'))}")
+    return got

@@ -1,0 +1,371 @@
+"""Activation and the echo, judged over the negotiation matrix (AGENTD_NEG_005-012, and the DECL and
+REFUSE rows the same cases show).
+
+The matrix (:mod:`conformance.agentd.negotiation_cases`) sends every routed method × every subset of
+{command, events, task-annotations, an unknown URI} to an instance with the feed on and one with it off.
+Each check below judges one statement of the page over those recorded cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from a2a.types.a2a_pb2 import StreamResponse
+
+from conformance.agentd.echo import render_echo
+from conformance.agentd.footing import CARD_ROW, LISTENER_ROW, deps, instance_for, require_declared
+from conformance.agentd.negotiation_cases import (
+    ANSWERED,
+    BROKEN,
+    METHODS,
+    REFUSED,
+    STREAMED,
+    Case,
+    Negotiation,
+    NegotiationCache,
+    iter_pairs,
+    run_negotiation,
+)
+from conformance.agentd_page import (
+    ANNOTATIONS,
+    APPLIES_TO,
+    COMMAND,
+    EVENTS,
+    EVENTS_METHOD,
+    EXTENSIONS,
+)
+from conformance.evidence import Evidence, SecretSet
+from conformance.judge import blocked_by, judged_here, violations
+from conformance.outcome import fail, not_measured
+from conformance.targets.instances import AgentTargets
+from conformance.wire import Recorder
+from conformance.wire.methods import CORE_METHODS, RESPONSE_TYPES
+
+_CACHE = NegotiationCache()
+EVENTS_ON = pytest.param(True, id="events-on")
+EVENTS_OFF = pytest.param(False, id="events-off")
+BOTH = (EVENTS_ON, EVENTS_OFF)
+#: What the checks here stand on: the card and its listener, and the declarations of the extensions
+#: whose activation they judge (blocked by AGENTD_DECL_001/002/003 when one is not declared).
+NEG_DEPS = pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS, EVENTS))
+
+
+@pytest.fixture
+def negotiation(request: pytest.FixtureRequest, agent_targets: AgentTargets, evidence: Evidence) -> Negotiation:
+    """The matrix on the instance with the feed on (param True) or off (False), run once per process."""
+    events: bool = request.param
+    # The launched reference gets credentials too, so GetExtendedAgentCard is answered (as the operator)
+    # and its echo can be judged like every other method's. A running target is taken as it is: the
+    # statements judged here hold whatever it has switched on, and its card says whether the feed is on.
+    instance = instance_for(agent_targets, events=events, auth=True)
+    own = [rid for m in request.node.iter_markers("requirement") for rid in m.args]
+    with judged_here(*own):
+        got = replace(_CACHE.get(instance, lambda: run_negotiation(instance, events, Recorder())), events=events)
+    evidence.add("negotiation matrix timing", got.timing())
+    return got
+
+
+def _judge(evidence: Evidence, secrets: SecretSet, cases: list[Case], problems: list[tuple[Case, str]],
+           what: str) -> None:
+    """Attach the judged cases; fail naming every wrong one (with its exchange as evidence)."""
+    evidence.add("cases judged", [c.row() for c in cases])
+    if not problems:
+        return
+    evidence.add("exchanges of the wrong cases",
+                 [c.exchange.to_evidence(secrets.secrets) for c, _ in problems if c.exchange is not None])
+    shown = "; ".join(f"{c.label()}: {msg}" for c, msg in problems[:6])
+    more = f"; and {len(problems) - 6} more" if len(problems) > 6 else ""
+    wrong = len({id(c) for c, _ in problems})
+    fail(f"{what}: {wrong} of {len(cases)} case(s) wrong: {shown}{more}")
+
+
+def _broken(cases: list[Case]) -> list[tuple[Case, str]]:
+    return [(c, f"the request was neither answered nor refused ({c.note})") for c in cases if c.outcome == BROKEN]
+
+
+# ---- the matrix, one statement per check ----------------------------------------------------------
+def _answered(negotiation: Negotiation, what: str) -> list[Case]:
+    cases = [c for c in negotiation.cases if c.outcome == ANSWERED]
+    if not cases:
+        blocked_by(LISTENER_ROW, f"no request of the matrix was answered on this instance, so no {what} could be "
+                                 "judged")
+    return cases
+
+
+def _of_agentd(negotiation: Negotiation) -> None:
+    """A statement about how agentd's extensions are activated and echoed has nothing to judge on a card
+    that declares none of them (blocked by AGENTD_DECL_001, not passed)."""
+    if not [u for u in EXTENSIONS if u in negotiation.declared]:
+        blocked_by(CARD_ROW, f"the card declares none of agentd's extensions ({', '.join(EXTENSIONS)}), so "
+                             f"nothing can be activated or echoed; declared: {negotiation.declared or 'none'}")
+
+
+def _core_routed(negotiation: Negotiation) -> None:
+    """Whether the core methods were routed at all: a listener answering them -32601 gives nothing to
+    judge a statement about their answers on (blocked by AGENTD_DECL_013)."""
+    core = [c for c in negotiation.cases if c.method in CORE_METHODS]
+    if core and all(c.code == -32601 for c in core):
+        blocked_by(LISTENER_ROW, f"the listener answered every core method -32601 (not routed), e.g. "
+                                 f"{core[0].label()}")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_006")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_echo_is_requested_declared_and_applicable(negotiation: Negotiation, evidence: Evidence,
+                                                   run_secrets: SecretSet) -> None:
+    """Every answered request's echo lists exactly requested ∩ declared ∩ applicable: nothing more (an
+    unknown URI, an inapplicable one), nothing less, no repeats. Catches echo-requested,
+    echo-inapplicable, events-echo-undeclared, command-not-echoed-on-stream."""
+    _of_agentd(negotiation)
+    cases = _answered(negotiation, "echo")
+    problems = [(c, f"echo {render_echo(c.echo)}, expected {c.expected}") for c in cases
+                if sorted(c.echo or []) != sorted(c.expected)]
+    _judge(evidence, run_secrets, cases, problems, "the echo is not the activated set")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_007")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_nothing_activated_sends_no_header(
+        negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """When a request activates nothing, the answer carries no A2A-Extensions header at all (not an
+    empty one). Catches empty-echo-header."""
+    _of_agentd(negotiation)
+    cases = [c for c in _answered(negotiation, "echo") if not c.expected]
+    if not cases:
+        not_measured("no answered request of the matrix activated nothing")
+    problems = [(c, f"activated nothing but the answer has the header: {render_echo(c.echo)}")
+                for c in cases if c.echo is not None]
+    _judge(evidence, run_secrets, cases, problems, "a header came back when nothing was activated")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_008")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_inapplicable_extension_is_not_echoed(
+        negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """A declared extension named on a method it does not apply to (command on GetTask, events on a
+    send, task-annotations on a push-config method) is not echoed. Catches echo-inapplicable."""
+    _of_agentd(negotiation)
+    def inapplicable(c: Case) -> set[str]:
+        return {u for u in c.requested
+                if u in negotiation.declared and u in APPLIES_TO and c.method not in APPLIES_TO[u]}
+
+    cases = [c for c in _answered(negotiation, "echo") if inapplicable(c)]
+    if not cases:
+        not_measured("no answered request named a declared extension that does not apply to its method")
+    problems = [(c, f"echoed {sorted(set(c.echo or []) & inapplicable(c))}, which do not apply to {c.method}")
+                for c in cases if set(c.echo or []) & inapplicable(c)]
+    _judge(evidence, run_secrets, cases, problems, "an inapplicable extension was echoed")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_009")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_refused_matrix_requests_echo_nothing(
+        negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """Every request of the matrix that was refused (an error, as JSON or as the stream's first frame)
+    carries no A2A-Extensions header, whatever it requested. Catches echo-on-refusal."""
+    _of_agentd(negotiation)
+    cases = [c for c in negotiation.cases if c.outcome == REFUSED]
+    if not cases:
+        not_measured("no request of the matrix was refused on this instance")
+    problems = [(c, f"refused ({c.code} {c.reason}) yet echoed {render_echo(c.echo)}")
+                for c in cases if c.echo is not None]
+    _judge(evidence, run_secrets, cases, problems, "a refused request echoed extensions")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_005")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_unknown_uri_changes_nothing(negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """Adding a URI no agentd implements to any request of any method changes nothing: the same
+    outcome, the same error and the same echo as without it. Catches unknown-uri-refused (and
+    echo-requested)."""
+    _of_agentd(negotiation)
+    _core_routed(negotiation)
+    pairs = list(iter_pairs(negotiation.cases))
+    problems: list[tuple[Case, str]] = []
+    for with_u, without in pairs:
+        got = (with_u.outcome, with_u.code, with_u.reason, sorted(with_u.echo) if with_u.echo is not None else None)
+        base = (without.outcome, without.code, without.reason,
+                sorted(without.echo) if without.echo is not None else None)
+        if got != base:
+            problems.append((with_u, f"with the unknown URI: {got}; without it: {base}"))
+    _judge(evidence, run_secrets, [c for p in pairs for c in p], problems, "an unknown URI changed the answer")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_010")
+@pytest.mark.parametrize("negotiation", [EVENTS_OFF], indirect=True)
+def test_undeclared_events_uri_is_never_echoed(
+        negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """With the feed off, no answer of any method echoes the events URI, even when asked for it.
+    Catches events-echo-undeclared."""
+    _of_agentd(negotiation)
+    if EVENTS in negotiation.declared:
+        not_measured(f"this instance declares {EVENTS}; the statement is about one that does not")
+    cases = [c for c in negotiation.cases if EVENTS in c.requested]
+    problems = [(c, f"echoed {render_echo(c.echo)} on an instance with the feed off")
+                for c in cases if EVENTS in (c.echo or [])]
+    _judge(evidence, run_secrets, cases, problems, "the undeclared events URI was echoed")
+
+
+def _per_method(negotiation: Negotiation, uri: str, methods: list[str]) -> tuple[list[Case], list[str]]:
+    """The answered cases naming ``uri`` on each of ``methods``; and the methods with none."""
+    cases = [c for c in negotiation.cases if c.method in methods and uri in c.requested and c.outcome == ANSWERED]
+    missing = [m for m in methods if not any(c.method == m for c in cases)]
+    return cases, missing
+
+
+def _tasks_in(case: Case) -> list[dict[str, Any]]:
+    """Every Task an answer carries: a Task result, ``{"task": …}`` (sends, stream frames) or a list."""
+    out: list[dict[str, Any]] = []
+    for _path, obj in case.results:
+        if not isinstance(obj, dict):
+            continue
+        if isinstance(obj.get("task"), dict):
+            out.append(obj["task"])
+        elif isinstance(obj.get("tasks"), list):
+            out += [t for t in obj["tasks"] if isinstance(t, dict)]
+        elif "status" in obj and "id" in obj:
+            out.append(obj)
+    return out
+
+
+def _require_declared(negotiation: Negotiation, uri: str) -> None:
+    require_declared(negotiation.card, uri)
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_011")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_annotations_echoed_on_every_task_answer(negotiation: Negotiation, evidence: Evidence,
+                                                 run_secrets: SecretSet) -> None:
+    """task-annotations, requested, is activated on the sends, GetTask, ListTasks, CancelTask,
+    SubscribeToTask and (with the feed on) the feed method: it is echoed, and every Task the answer
+    carries holds the annotations under the URI. Catches annotations-not-on-list."""
+    _require_declared(negotiation, ANNOTATIONS)
+    feed = EVENTS in negotiation.declared
+    methods = [m for m in METHODS if m in APPLIES_TO[ANNOTATIONS] and (feed or m != EVENTS_METHOD)]
+    cases, missing = _per_method(negotiation, ANNOTATIONS, methods)
+    problems: list[tuple[Case, str]] = []
+    for c in cases:
+        if ANNOTATIONS not in (c.echo or []):
+            problems.append((c, f"echo {render_echo(c.echo)} lacks task-annotations"))
+        bare = [t.get("id") for t in _tasks_in(c) if ANNOTATIONS not in (t.get("metadata") or {})]
+        if bare:
+            problems.append((c, f"task(s) {bare} answered without metadata[{ANNOTATIONS!r}]: not activated"))
+    _judge(evidence, run_secrets, cases, problems, "task-annotations was not activated")
+    if missing:
+        not_measured(f"no request naming task-annotations was answered on {missing}; the others echo it")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_NEG_012")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_command_echoed_only_on_the_sends(negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """The command URI is echoed on every answered send that names it, and on no other method.
+    Catches command-not-echoed-on-stream, echo-inapplicable."""
+    _require_declared(negotiation, COMMAND)
+    sends = sorted(APPLIES_TO[COMMAND])
+    cases = [c for c in _answered(negotiation, "echo") if COMMAND in c.requested]
+    missing = [m for m in sends if not any(c.method == m for c in cases)]
+    problems = [(c, f"echo {render_echo(c.echo)}" + (" lacks" if c.method in sends else " has") + " the command URI")
+                for c in cases if (COMMAND in (c.echo or [])) != (c.method in sends)]
+    _judge(evidence, run_secrets, cases, problems, "the command URI was echoed wrongly")
+    if missing:
+        not_measured(f"no request naming the command URI was answered on {missing}")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_DECL_006")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_never_refuses_for_a_missing_extension(
+        negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """Whatever a request activates (including nothing), no method answers -32008 (a required
+    extension not activated); every case is answered or refused. Catches core-needs-extension."""
+    _core_routed(negotiation)
+    _answered(negotiation, "answer")
+    cases = negotiation.cases
+    problems = [(c, f"refused with -32008 ({c.reason})") for c in cases if c.code == -32008] + _broken(cases)
+    _judge(evidence, run_secrets, cases, problems, "an extension was required")
+
+
+@NEG_DEPS
+@pytest.mark.requirement("AGENTD_DECL_007")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_matrix_answers_parse_strictly(negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """Every answer of a core method, with any set of extensions activated, parses strictly into its
+    A2A 1.0 type: extensions never change a core structure. Catches reply-extra-field."""
+    _of_agentd(negotiation)
+    cases = [c for c in _answered(negotiation, "answer") if c.method in CORE_METHODS]
+    problems: list[tuple[Case, str]] = []
+    for c in cases:
+        rtype = StreamResponse if c.method in STREAMED else RESPONSE_TYPES[c.method]
+        for path, obj in c.results:
+            if rtype.DESCRIPTOR.full_name == "google.protobuf.Empty" and obj in (None, {}):
+                continue
+            found = violations(obj, rtype, path)
+            if found:
+                problems.append((c, f"not a strict {rtype.DESCRIPTOR.name}: {'; '.join(found)}"))
+    _judge(evidence, run_secrets, cases, problems, "an answer departs from the A2A type")
+
+
+def _feed_state(negotiation: Negotiation) -> bool:
+    """Whether the card declares the feed, held to the state the instance was launched in (a running
+    target whose card says otherwise cannot be judged for this state)."""
+    declared = EVENTS in negotiation.declared
+    if declared != negotiation.events:
+        if negotiation.launched:
+            fail(f"the feed is {'on' if negotiation.events else 'off'} but the card "
+                 f"{'does not declare' if negotiation.events else 'declares'} {EVENTS}; "
+                 f"declared: {negotiation.declared}")
+        if negotiation.events:
+            require_declared(negotiation.card, EVENTS)
+        not_measured("this target's card declares the events extension, so the feed-off case cannot be "
+                     "judged on it")
+    return declared
+
+
+@pytest.mark.depends_on(CARD_ROW)
+@pytest.mark.requirement("AGENTD_DECL_013")
+@pytest.mark.parametrize("negotiation", BOTH, indirect=True)
+def test_events_method_routed_only_when_declared_and_activated(negotiation: Negotiation, evidence: Evidence,
+                                                               run_secrets: SecretSet) -> None:
+    """agentd.events/SubscribeToEvents is answered (a stream) exactly when the card declares the events
+    extension and the request activates it, and is -32601 otherwise; no core method is ever -32601.
+    Catches events-undeclared-served, events-without-activation."""
+    declared = EVENTS in negotiation.declared
+    problems: list[tuple[Case, str]] = []
+    for c in negotiation.cases:
+        if c.method != EVENTS_METHOD:
+            if c.code == -32601:
+                problems.append((c, "a core method answered -32601 (not routed)"))
+        elif declared and EVENTS in c.requested:
+            if c.outcome != ANSWERED:
+                problems.append((c, f"declared and activated, yet {c.outcome} ({c.code} {c.reason})"))
+        elif c.outcome != REFUSED or c.code != -32601:
+            problems.append((c, f"expected -32601, got {c.outcome} ({c.code} {c.reason})"))
+    _judge(evidence, run_secrets, negotiation.cases, problems, "the route table")
+
+
+@NEG_DEPS
+@pytest.mark.parametrize("negotiation", [
+    pytest.param(True, id="events-on", marks=pytest.mark.requirement("AGENTD_REFUSE_002")),
+    pytest.param(False, id="events-off", marks=pytest.mark.requirement("AGENTD_REFUSE_001"))], indirect=True)
+def test_events_method_refusal_names_its_reason(
+        negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
+    """Every refusal of the feed method in the matrix is -32601 with ErrorInfo reason
+    EXTENSION_NOT_DECLARED (the feed off) or EXTENSION_NOT_ACTIVATED (declared, not named). Catches
+    events-undeclared-served, events-without-activation."""
+    _of_agentd(negotiation)
+    declared = _feed_state(negotiation)
+    cases = [c for c in negotiation.of(EVENTS_METHOD) if not (declared and EVENTS in c.requested)]
+    want = "EXTENSION_NOT_ACTIVATED" if declared else "EXTENSION_NOT_DECLARED"
+    problems = [(c, f"expected -32601 {want}, got {c.outcome} ({c.code} {c.reason})") for c in cases
+                if c.outcome != REFUSED or (c.code, c.reason) != (-32601, want)]
+    _judge(evidence, run_secrets, cases, problems, f"the feed method was not refused with {want}")
