@@ -25,6 +25,8 @@ POLL_FLAG, POLL_S = "200ms", 0.2
 FOREVER = 120.0
 #: Bound for a run that is expected to end on its own well before the fixture's 20 s bound.
 SHORT_RUN = 10.0
+#: When the control wait's task completes (see require_a_waiting_wait).
+CONTROL_COMPLETES_AFTER = 3.0
 TIMEOUT_ERROR = "A2ACLI_ERR_TIMEOUT"
 
 
@@ -68,14 +70,16 @@ def reported_timeout(r: CliResult, record: RecordCode, note: str) -> str | None:
 
 def require_a_waiting_wait(cli: Cli, agent: AgentMaker) -> None:
     """On a check's failure path: show that `task get --wait` waits at all (TASK_POLL_001's subject),
-    or end the check blocked by TASK_POLL_001. A control wait on a task that completes 1 s later must
-    poll more than once and report COMPLETED."""
+    or end the check blocked by TASK_POLL_001. A control wait on a task that completes 3 s later must
+    poll more than once and report COMPLETED (3 s: the tool's own start-up on a loaded machine must not
+    eat the whole window, or a waiting tool would read the task once, already complete)."""
     a = agent()
-    rec = working_task(a, ("TASK_STATE_COMPLETED", 1.0))
+    rec = working_task(a, ("TASK_STATE_COMPLETED", CONTROL_COMPLETES_AFTER))
     r = cli.run(*wait_args(a, rec.id), timeout=SHORT_RUN)
     polls = get_task_times(a, rec.id)
     if len(polls) < 2 or not state_matches(r.stdout_text, "TASK_STATE_COMPLETED"):
-        blocked_by("A2ACLI_TASK_POLL_001", f"`task get --wait` does not wait: on a task completing after 1 s it "
+        blocked_by("A2ACLI_TASK_POLL_001", f"`task get --wait` does not wait: on a task completing after "
+                                           f"{CONTROL_COMPLETES_AFTER:g} s it "
                                            f"read it {len(polls)} time(s) and returned (exit {r.exit_code})")
 
 
