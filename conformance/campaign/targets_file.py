@@ -16,6 +16,8 @@ A targets file (YAML) lists the runs::
         launch: reference            # agent: one of launch / url / unix
         tokens_env: {operator: AGENTD_OPERATOR_TOKEN}   # agent: role -> environment variable
         facts: {events: "on"}
+        defects: [extension-required]   # agent, launch only: named defects of the bundled target
+        long_running_text: "hold"      # agent: a message text the agent answers with a task it keeps WORKING
       - name: agentd-image
         kind: agent
         container:                   # agent: a local image, one container per configuration
@@ -49,7 +51,8 @@ from conformance.targets.model import AgentTarget, CliTarget
 
 _KEYS = {
     "cli": {"name", "kind", "exe", "adapter", "skill", "env", "tier", "only"},
-    "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only"},
+    "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only",
+              "defects", "long_running_text"},
 }
 CONTAINER_KEYS = {"image", "port", "env", "socket_dir", "tokens_env", "switches", "ready_path", "ready_timeout",
                   "network", "command"}
@@ -87,7 +90,8 @@ class Entry:
         return AgentTarget.build(url=s.get("url"), unix=s.get("unix"), launch=s.get("launch"),
                                  container=s.get("container"),
                                  tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
-                                 facts=dict(s.get("facts") or {}))
+                                 facts=dict(s.get("facts") or {}), defects=list(s.get("defects") or ()),
+                                 long_running_text=s.get("long_running_text"))
 
 
 def load_targets(path: Path) -> list[Entry]:
@@ -120,7 +124,7 @@ def load_targets(path: Path) -> list[Entry]:
         if unknown:
             raise _err(path, where, f"unknown key(s) {sorted(unknown)}")
         t = dict(raw)
-        for key in ("exe", "url", "unix", "launch", "family"):
+        for key in ("exe", "url", "unix", "launch", "family", "long_running_text"):
             if key in t and t[key] is not None and not isinstance(t[key], str):
                 raise _err(path, f"{where}.{key}", "must be a string")
         for key in ("adapter", "skill", "unix"):
@@ -141,6 +145,9 @@ def load_targets(path: Path) -> list[Entry]:
                 raise _err(path, where, f"give one of launch, url, unix, container (got {given})")
             if "container" in t:
                 _check_container(path, f"{where}.container", t["container"])
+            if "defects" in t and not (isinstance(t["defects"], list) and all(isinstance(x, str) and x
+                                                                              for x in t["defects"])):
+                raise _err(path, f"{where}.defects", "must be a list of defect names")
             if t.get("family", "agentd") not in ("agentd", "a2a"):
                 raise _err(path, f"{where}.family", "must be agentd or a2a")
             for role, var in (t.get("tokens_env") or {}).items():
