@@ -227,12 +227,23 @@ def _resolve_exe(exe: str | None) -> tuple[list[str], str]:
     return prefix, Path(head).name
 
 
-def _tool_version(prefix: list[str]) -> str | None:
-    """The version line the tool prints for --version, if it prints one within a few seconds."""
+def _tool_version(prefix: list[str], adapter: str | None = None) -> str | None:
+    """The version line the tool prints for --version (through the adapter, if any), if it prints one
+    within a few seconds."""
+    args = ["--version"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if adapter:
+        from conformance.cli.adapter import Adapter, Unsupported
+
+        try:
+            args, extra = Adapter.load(adapter).translate(args)
+        except Unsupported:
+            return None
+        env.update({k: v for k, v in extra.items() if v is not None})
     home = private_dir("agentd-conformance-version-")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
+    env["HOME"] = str(home)
     try:
-        proc = subprocess.run([*prefix, "--version"], capture_output=True, timeout=10, env=env,
+        proc = subprocess.run([*prefix, *args], capture_output=True, timeout=10, env=env,
                               stdin=subprocess.DEVNULL, cwd=home)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -387,6 +398,8 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     if args.cli_timeout is not None and args.cli_timeout <= 0:
         raise UsageFailure("--cli-timeout must be positive")
     adapter = _load_adapter(args.adapter) if args.adapter else None
+    if adapter is not None and args.exe:
+        name = adapter["tool"]  # through an adapter, the tool is the one the adapter names
     if args.skill and not Path(args.skill).is_file():
         raise UsageFailure(f"--skill: no such file: {args.skill}")
     scope, note = _scope("a2acli", args.only, args.tier)
@@ -398,7 +411,7 @@ def _cmd_cli(args: argparse.Namespace) -> int:
     target = args.name or name
     report_dir = _report_dir(args, target)
     previous, scope = _rerun(args, target, report_dir, scope)
-    version = _tool_version(prefix)
+    version = _tool_version(prefix, args.adapter)
     # The bundled reference ships its skill; any other tool's skill is what --skill names, if anything.
     skill = str(Path(args.skill).resolve()) if args.skill else (
         str(FIXTURES_DIR / "reference_cli" / "SKILL.md") if args.exe is None else None)
