@@ -146,6 +146,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="the revision the registry was transcribed from (same forms), for word diffs of rewordings")
     sd.add_argument("--format", choices=("markdown", "json"), default="markdown")
 
+    ad = sub.add_parser("adapter", help="work on adapter files (`adapter check FILE --exe TOOL`)")
+    adsub = ad.add_subparsers(dest="adapter_command", metavar="ACTION", parser_class=_Parser)
+    ac = adsub.add_parser("check", help="validate an adapter, compare it with the tool's help, show translations")
+    ac.add_argument("path", metavar="FILE", help="the adapter YAML")
+    ac.add_argument("--exe", metavar="CMD", help="the tool as a command line; without it the help is not consulted")
+    ac.add_argument("--strict", action="store_true", help="exit 1 when there is a warning")
+    ac.add_argument("--cli-timeout", type=float, default=10.0, metavar="S", help="bound on each run of the tool")
+
     rp = sub.add_parser("report", help="work on saved reports")
     im = sub.add_parser("image", help="container images of the bundled targets, built locally")
     isub = im.add_subparsers(dest="image_command", metavar="ACTION", parser_class=_Parser)
@@ -883,6 +891,21 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_adapter(args: argparse.Namespace) -> int:
+    from conformance.cli.adapter import AdapterError
+    from conformance.cli.adapter_check import check_adapter, render
+
+    if args.adapter_command != "check":
+        raise UsageFailure("adapter: expected an action: check")
+    prefix = _resolve_exe(args.exe)[0] if args.exe else None
+    try:
+        result = check_adapter(args.path, prefix, timeout=args.cli_timeout)
+    except AdapterError as exc:
+        raise UsageFailure(str(exc)) from exc
+    sys.stdout.write(render(result))
+    return EXIT_UNSATISFIED if args.strict and result.warnings else EXIT_OK
+
+
 def _cmd_image(args: argparse.Namespace) -> int:
     from conformance.targets.engine import EngineUnavailable
     from conformance.targets.image import ImageBuildError, build_reference
@@ -930,7 +953,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         handler = {"registry": _cmd_registry, "template": _cmd_template, "cli": _cmd_cli, "agent": _cmd_agent,
                    "serve-agent": _cmd_serve_agent, "matrix": _cmd_matrix, "report": _cmd_report,
-                   "image": _cmd_image, "spec-diff": _cmd_spec_diff}[args.command]
+                   "image": _cmd_image, "spec-diff": _cmd_spec_diff, "adapter": _cmd_adapter}[args.command]
         return handler(args)
     except UsageFailure as exc:
         text = _one_line(exc)
