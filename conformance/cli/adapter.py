@@ -694,8 +694,9 @@ class _Loader:
                 if _lookup_flag(table, flag) is not None:
                     raise self.err(f"{key}.{flag}", "also listed as unsupported")
             for i, rule in enumerate(ad.rewrites):
-                if any(_same_option(flag, f) for f, _ in rule.when):
-                    raise self.err(f"rewrites[{i}].when.{flag}", "also listed as unsupported")
+                for f, _ in rule.when:
+                    if _same_option(flag, f):
+                        raise self.err(f"rewrites[{i}].when.{f}", f"also listed as unsupported ({flag})")
         for path in ad.unsupported_commands:
             if path in ad.commands:
                 raise self.err(f"commands.{' '.join(path)}", "also listed as unsupported")
