@@ -269,3 +269,13 @@ def test_the_example_translates_the_checks_invocations_into_the_twins_grammar() 
     for spec, tool in cases:
         assert ad.translate(spec)[0] == tool, spec
     assert ad.translate(["send", "--bearer", "tok"])[1] == {"NO_COLOR": "1", bearer: "tok"}
+
+
+def test_the_documented_version_2_keys_are_a_valid_adapter() -> None:
+    import conformance.cli.adapter as module
+
+    doc = module.__doc__ or ""
+    block = doc.split("keeps every key above and adds::\n\n", 1)[1].split("\n\n", 1)[0]
+    ad = Adapter.from_dict({"adapter": 2, "tool": "mycli", **yaml.safe_load(block)})
+    assert ad.translate(["send", "--text", "hi", "-a", "u", "-o", "json", "--stream", "--bearer", "t"])[0] == [
+        "-a", "u", "stream", "--text", "hi", "--jsonl", "--bearer-env", CREDENTIAL_VARS["--bearer"]]

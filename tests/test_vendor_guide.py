@@ -58,6 +58,7 @@ def _report(folder: Path) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # four short runs of the harness on a shared 2-core machine
 def test_every_command_of_the_guide_runs_as_the_guide_says(tmp_path: Path) -> None:
     bin_dir, work = tmp_path / "bin", tmp_path / "work"
     bin_dir.mkdir()
