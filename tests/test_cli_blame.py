@@ -8,10 +8,12 @@ must.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from conformance.cli.adapter import Adapter, Unsupported
 from conformance.cli.features import (
@@ -164,18 +166,29 @@ def test_redaction_is_judged_whatever_the_agent_answered(tmp_path: Path) -> None
     assert _row(reqs, "A2ACLI_AUTH_001")[0] in ("fail", "partial"), _row(reqs, "A2ACLI_AUTH_001")
 
 
+TWIN_ADAPTER = Path(__file__).resolve().parent.parent / "docs" / "examples" / "twin.adapter.yaml"
 ONLY_POLL = ["A2ACLI_TASK_POLL_002", "A2ACLI_TASK_POLL_004", "A2ACLI_OUT_002"]
 
 
-@pytest.mark.parametrize("how", ["adapter", "rejected"])
+@pytest.mark.parametrize("how", ["adapter", "adapter-v2", "rejected"])
 def test_a_missing_poll_interval_fails_only_the_requirement_that_names_it(tmp_path: Path, how: str) -> None:
-    """No --poll-interval — marked unsupported in an adapter, or rejected by the tool as an unknown
+    """No --poll-interval — marked unsupported in an adapter (version 1 on the reference CLI, version 2 on
+    the twin CLI, where `task get --wait` becomes `task watch`), or rejected by the tool as an unknown
     option: TASK_POLL_002 (which names it) fails saying so; OUT_002, whose `task get --wait` check
     uses it, is blocked by TASK_POLL_002; TASK_POLL_004 (stream fallback) does not use it and passes."""
     if how == "adapter":
         adapter = tmp_path / "adapter.yaml"
         adapter.write_text("adapter: 1\ntool: refcli-without-poll-interval\nunsupported: [--poll-interval]\n")
         reqs = _cli(tmp_path, ONLY_POLL, "--adapter", str(adapter))
+        says = "unsupported by the tool (adapter)"
+    elif how == "adapter-v2":
+        doc = yaml.safe_load(TWIN_ADAPTER.read_text(encoding="utf-8"))
+        doc["unsupported"].append("--poll-interval")
+        del doc["placement"]["--poll-interval"]
+        adapter = tmp_path / "adapter.yaml"
+        adapter.write_text(yaml.safe_dump(doc), encoding="utf-8")
+        reqs = _cli(tmp_path, ONLY_POLL, "--adapter", str(adapter), "--exe", f"{sys.executable} -m "
+                    "conformance.fixtures.twin_cli")
         says = "unsupported by the tool (adapter)"
     else:
         reqs = _cli(tmp_path, ONLY_POLL, "--env", "REFCLI_DEFECTS=no-poll-interval-flag")

@@ -8,7 +8,7 @@ translating arguments that use something the adapter marks unsupported raises
 
 Schema (YAML; every key except ``adapter`` and ``tool`` optional; unknown keys are errors)::
 
-    adapter: 1                      # schema version, the integer 1
+    adapter: 1                      # schema version: 1, or 2 for the keys of version 2 below
     tool: mycli                     # the tool's name, for the report
     notes: "free text"              # shown in the report's identity block
     commands:                       # spec command path (or group, e.g. "task") -> the tool's
@@ -35,6 +35,27 @@ Schema (YAML; every key except ``adapter`` and ``tool`` optional; unknown keys a
     env:                            # environment pinned for every run (the run's env wins)
       NO_COLOR: "1"
 
+Version 2 (``adapter: 2``) keeps every key above and adds::
+
+    placement:                      # spec flag -> where the tool accepts it: before | after its
+      --agent-card: before          #   command words ("mycli --card U message send"); a flag with
+      --text: after                 #   no entry stays where the check put it
+    credentials_by_name:            # spec credential flag -> the tool's flag that takes the NAME of
+      --bearer: --bearer-env        #   a variable: the harness puts the secret in a variable of its
+                                    #   choosing (CREDENTIAL_VARS) and passes the name
+    rewrites:                       # value-dependent and combined rewrites, tried in order; each
+      - when: {-o: json, --stream: true}   # fires on every set of options that all match (a value,
+        to: [--jsonl]               #   or true for a switch), replaces them with ``to``, placed as
+      - when: {-o: json}            #   ``place`` says (before | after), else as the first ``when``
+        to: [--json]                #   flag's placement; ``command`` limits a rule to one command
+    flag_commands:                  # spec command -> {spec switch: the tool words it selects}
+      send: {--stream: [stream]}    #   (the switch leaves argv; rewrites still see it)
+      task get: {--wait: [task, watch]}
+
+The help and version checks go through the adapter too: they look for the tool's command words
+(:meth:`Adapter.command_words`) and flag spellings (:meth:`Adapter.flag_spelling`), and the identity
+records the rewrites that touched the version check (``version_check``).
+
 Argument parsing knows which spec flags take a value (:data:`SPEC_VALUE_FLAGS`, built from SPEC.md
 §7.2 and the per-command flags of §7.2/§10), so ``--task-id T`` moves as a pair, and
 ``--flag=value`` is understood. Any other flag is treated as a switch; a check that uses a
@@ -46,6 +67,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +77,9 @@ import yaml
 
 from conformance.outcome import CheckFailed
 
-ADAPTER_VERSION = 1
+#: The schema versions this harness reads.
+ADAPTER_VERSIONS = (1, 2)
+ADAPTER_VERSION = ADAPTER_VERSIONS[-1]
 
 #: The spec's command paths (SPEC.md §7.1).
 SPEC_COMMANDS: frozenset[tuple[str, ...]] = frozenset(
@@ -82,12 +106,21 @@ SPEC_SWITCHES: frozenset[str] = frozenset({
     "--stream", "--verbose", "-v", "--version", "--wait", "--watch", "--validate", "--extended",
 })
 
+#: The spec's credential flags (§12.1): what ``credentials_env`` and ``credentials_by_name`` take.
+CREDENTIAL_FLAGS = ("--bearer", "--api-key")
+#: The variable the harness puts a ``credentials_by_name`` secret in (a second use of the same flag
+#: in one invocation gets ``_2``, and so on).
+CREDENTIAL_VARS = {"--bearer": "AGENTD_CONFORMANCE_BEARER", "--api-key": "AGENTD_CONFORMANCE_API_KEY"}
+
 #: Short and long spellings of the same option (§7.2), both directions.
 _SHORT = {"-a": "--agent-card", "-o": "--output", "-h": "--help", "-v": "--version"}
 _ALIASES = {**_SHORT, **{long: short for short, long in _SHORT.items()}}
 
-_KEYS = {"adapter", "tool", "notes", "commands", "flags", "values", "positional",
-         "positional_as_flag", "credentials_env", "env_names", "unsupported", "env"}
+_KEYS_V1 = {"adapter", "tool", "notes", "commands", "flags", "values", "positional",
+            "positional_as_flag", "credentials_env", "env_names", "unsupported", "env"}
+_KEYS_V2 = {"placement", "credentials_by_name", "rewrites", "flag_commands"}
+_RULE_KEYS = {"when", "to", "place", "command"}
+_PLACES = ("before", "after")
 _FLAG_RE = re.compile(r"^--?[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SPEC_ENV_RE = re.compile(r"^A2ACLI_[A-Z0-9_]+$")
@@ -120,6 +153,10 @@ def _takes_value(flag: str) -> bool:
     return flag in SPEC_VALUE_FLAGS
 
 
+def _same_option(a: str, b: str) -> bool:
+    return a == b or _ALIASES.get(a) == b
+
+
 def _lookup_flag(mapping: Mapping[str, Any], flag: str) -> Any:
     """``mapping[flag]``, else the entry for the other spelling of the same option, else None."""
     if flag in mapping:
@@ -144,6 +181,12 @@ class _Token:
     flag: str = ""
     value: str | None = None
     inline: bool = False
+    #: What the token becomes in the tool's argv, once decided (None: translate it as a flag).
+    emit: list[str] | None = None
+    #: Where it goes, once decided: "before" / "after" the command words (None: where it was).
+    place: str | None = None
+    #: Taken by a rewrite rule (no other rule may use it).
+    rewritten: bool = False
 
 
 def _tokenize(args: Sequence[str], known: set[Path_]) -> tuple[list[_Token], Path_]:
@@ -182,6 +225,21 @@ def _tokenize(args: Sequence[str], known: set[Path_]) -> tuple[list[_Token], Pat
     return tokens, path
 
 
+@dataclass(frozen=True)
+class Rewrite:
+    """One ``rewrites`` rule: spec options (value, or True for a switch) -> the tool's args."""
+
+    when: tuple[tuple[str, str | bool], ...]
+    to: tuple[str, ...]
+    place: str | None = None
+    command: Path_ | None = None
+
+    def describe(self) -> str:
+        got = " ".join(f if v is True else f"{f} {v}" for f, v in self.when)
+        where = f" on {' '.join(self.command)}" if self.command else ""
+        return f"{got}{where} -> {shlex.join(self.to) or '(nothing)'}"
+
+
 @dataclass
 class Adapter:
     """A loaded adapter; :meth:`translate` rewrites spec-grammar args for the tool."""
@@ -190,6 +248,7 @@ class Adapter:
     source: str = "<inline>"
     sha256: str = ""
     notes: str = ""
+    version: int = 1
     commands: dict[Path_, list[str]] = field(default_factory=dict)
     flags: dict[str, str] = field(default_factory=dict)
     values: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -201,6 +260,11 @@ class Adapter:
     unsupported_flags: set[str] = field(default_factory=set)
     unsupported_env: set[str] = field(default_factory=set)
     env: dict[str, str] = field(default_factory=dict)
+    # version 2
+    placement: dict[str, str] = field(default_factory=dict)
+    credentials_by_name: dict[str, str] = field(default_factory=dict)
+    rewrites: list[Rewrite] = field(default_factory=list)
+    flag_commands: dict[Path_, dict[str, list[str]]] = field(default_factory=dict)
 
     # ---- loading -------------------------------------------------------------------------------
 
@@ -221,128 +285,68 @@ class Adapter:
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "<inline>", sha256: str = "") -> Adapter:
         """Validate an already-parsed adapter document (what :meth:`load` does after reading)."""
+        return _Loader(data, source).load(cls, sha256)
 
-        def err(key: str, message: str) -> AdapterError:
-            return AdapterError(source, key, message)
-
-        if not isinstance(data, dict):
-            raise err("(file)", f"must be a mapping, got {type(data).__name__}")
-        unknown = sorted(str(k) for k in data if k not in _KEYS)
-        if unknown:
-            raise err(unknown[0], f"unknown key (allowed: {', '.join(sorted(_KEYS))})")
-        version = data.get("adapter")
-        if type(version) is not int or version != ADAPTER_VERSION:
-            raise err("adapter", f"must be the integer {ADAPTER_VERSION}, got {version!r}")
-        tool = data.get("tool")
-        if not isinstance(tool, str) or not tool.strip():
-            raise err("tool", "must be a non-empty string")
-        notes = data.get("notes", "")
-        if not isinstance(notes, str):
-            raise err("notes", "must be a string")
-        if not sha256:
-            sha256 = hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()
-        ad = cls(tool=tool, source=source, sha256=sha256, notes=notes)
-
-        def mapping(key: str) -> dict[Any, Any]:
-            value = data.get(key, {})
-            if value is None:
-                value = {}
-            if not isinstance(value, dict):
-                raise err(key, f"must be a mapping, got {type(value).__name__}")
-            return value
-
-        def command(key: str, name: Any) -> Path_:
-            if not isinstance(name, str) or not name.split():
-                raise err(key, f"command must be a non-empty string, got {name!r}")
-            words = tuple(name.split())
-            if not any(words[: len(c)] == c or c[: len(words)] == words for c in SPEC_COMMANDS):
-                raise err(f"{key}.{name}", "not a spec command (SPEC.md §7.1), its group or a subcommand")
-            return words
-
-        def spec_flag(key: str, flag: Any, *, value_taking: bool = False) -> str:
-            if not isinstance(flag, str) or not _FLAG_RE.match(flag):
-                raise err(key, f"not a flag: {flag!r}")
-            if value_taking and not _takes_value(flag):
-                raise err(f"{key}.{flag}", "not a spec flag that takes a value")
-            return flag
-
-        def word_list(key: str, value: Any, *, allow_empty: bool) -> list[str]:
-            if not isinstance(value, list) or not all(isinstance(w, str) and w.strip() for w in value):
-                raise err(key, f"must be a list of non-empty strings, got {value!r}")
-            if not value and not allow_empty:
-                raise err(key, "must not be empty")
-            return list(value)
-
-        for name, words in mapping("commands").items():
-            ad.commands[command("commands", name)] = word_list(f"commands.{name}", words, allow_empty=True)
-        for flag, new in mapping("flags").items():
-            spec_flag("flags", flag)
-            if not isinstance(new, str) or not new:
-                raise err(f"flags.{flag}", f"rename must be a non-empty string, got {new!r}")
-            if not _FLAG_RE.match(new):
-                raise err(f"flags.{flag}", f"rename must be a flag (starting with '-'), got {new!r}")
-            ad.flags[flag] = new
-        for flag, table in mapping("values").items():
-            spec_flag("values", flag, value_taking=True)
-            if not isinstance(table, dict) or not all(
-                isinstance(k, str) and isinstance(v, str) and v for k, v in table.items()
-            ):
-                raise err(f"values.{flag}", "must map spec values (strings) to non-empty strings")
-            ad.values[flag] = dict(table)
-        for name, flags in mapping("positional").items():
-            path = command("positional", name)
-            items = word_list(f"positional.{name}", flags, allow_empty=False)
-            ad.positional[path] = [spec_flag(f"positional.{name}", f, value_taking=True) for f in items]
-        for name, flags in mapping("positional_as_flag").items():
-            path = command("positional_as_flag", name)
-            items = word_list(f"positional_as_flag.{name}", flags, allow_empty=False)
-            ad.positional_as_flag[path] = [spec_flag(f"positional_as_flag.{name}", f) for f in items]
-        for flag, var in mapping("credentials_env").items():
-            spec_flag("credentials_env", flag, value_taking=True)
-            if not isinstance(var, str) or not _ENV_RE.match(var):
-                raise err(f"credentials_env.{flag}", f"must be an environment variable name, got {var!r}")
-            ad.credentials_env[flag] = var
-        for spec_var, var in mapping("env_names").items():
-            if not isinstance(spec_var, str) or not _SPEC_ENV_RE.match(spec_var):
-                raise err("env_names", f"key must be a spec variable A2ACLI_*, got {spec_var!r}")
-            if not isinstance(var, str) or not _ENV_RE.match(var):
-                raise err(f"env_names.{spec_var}", f"must be an environment variable name, got {var!r}")
-            ad.env_names[spec_var] = var
-        unsupported = data.get("unsupported", []) or []
-        if not isinstance(unsupported, list):
-            raise err("unsupported", f"must be a list, got {type(unsupported).__name__}")
-        for item in unsupported:
-            if isinstance(item, str) and item.startswith("-"):
-                ad.unsupported_flags.add(spec_flag("unsupported", item))
-            elif isinstance(item, str) and _SPEC_ENV_RE.match(item):
-                ad.unsupported_env.add(item)
-            else:
-                ad.unsupported_commands.append(command("unsupported", item))
-        for key, value in mapping("env").items():
-            if not isinstance(key, str) or not _ENV_RE.match(key):
-                raise err("env", f"not an environment variable name: {key!r}")
-            if not isinstance(value, str):
-                raise err(f"env.{key}", f"value must be a string (quote it), got {value!r}")
-            ad.env[key] = value
-        for flag in ad.unsupported_flags:
-            for key, table in (("flags", ad.flags), ("credentials_env", ad.credentials_env)):
-                if _lookup_flag(table, flag) is not None:
-                    raise err(f"{key}.{flag}", "also listed as unsupported")
-        for path in ad.unsupported_commands:
-            if path in ad.commands:
-                raise err(f"commands.{' '.join(path)}", "also listed as unsupported")
-        return ad
-
-    # ---- use -----------------------------------------------------------------------------------
+    # ---- what the report and the surface checks read ---------------------------------------------
 
     def identity(self) -> dict[str, Any]:
-        """What the report's identity block records about this adapter."""
-        return {"adapter": self.source, "tool": self.tool, "sha256": self.sha256,
-                "schema": ADAPTER_VERSION, "notes": self.notes}
+        """What the report's identity block records about this adapter: the file, the tool, and
+        (when the adapter rewrites them) how the version check's invocations reached the tool."""
+        ident: dict[str, Any] = {"adapter": self.source, "tool": self.tool, "sha256": self.sha256,
+                                 "schema": self.version, "notes": self.notes}
+        touched = self.version_check()
+        if touched:
+            ident["version_check"] = touched
+        return ident
+
+    def version_check(self) -> dict[str, str]:
+        """Spec spelling -> the tool's argv, for each version flag the adapter rewrites."""
+        out: dict[str, str] = {}
+        for flag in ("-v", "--version"):
+            try:
+                args, _ = self.translate([flag])
+            except Unsupported:
+                out[flag] = "unsupported by the tool (adapter)"
+                continue
+            if args != [flag]:
+                out[flag] = shlex.join(args)
+        return out
+
+    def command_words(self, path: Sequence[str]) -> list[str]:
+        """The tool's words for the spec command ``path`` (``send`` -> ``message send``)."""
+        p = tuple(path)
+        hit = _lookup_command(self.commands, p)
+        return list(p) if hit is None else [*hit[1], *p[len(hit[0]):]]
+
+    def flag_spelling(self, flag: str) -> str:
+        """The tool's spelling of the spec flag ``flag`` (its rename, else the flag itself)."""
+        return _lookup_flag(self.flags, flag) or flag
+
+    def spellings(self, feature: str) -> list[tuple[str, bool]]:
+        """How the tool spells a spec feature, beyond the spec's own spelling: (text, is_command) pairs
+        from renames, credential flags, rewrites and the commands a flag selects."""
+        out: list[tuple[str, bool]] = []
+        if feature.startswith("-"):
+            out += [(v, False) for k, v in self.flags.items() if _same_option(k, feature)]
+            out += [(v, False) for k, v in self.credentials_by_name.items() if _same_option(k, feature)]
+            for rule in self.rewrites:
+                if any(_same_option(f, feature) for f, _ in rule.when):
+                    out += [(w, False) for w in rule.to if w.startswith("-")]
+            for table in self.flag_commands.values():
+                out += [(" ".join(words), True) for f, words in table.items() if _same_option(f, feature) and words]
+        else:
+            words = tuple(feature.split())
+            tool = self.command_words(words)
+            if tool and tool != list(words):
+                out.append((" ".join(tool), True))
+            out += [(" ".join(w), True) for w in (self.flag_commands.get(words) or {}).values() if w]
+        return out
+
+    # ---- translation ---------------------------------------------------------------------------
 
     def _known_paths(self) -> set[Path_]:
         return (set(SPEC_COMMANDS) | set(self.commands) | set(self.positional)
-                | set(self.positional_as_flag) | set(self.unsupported_commands))
+                | set(self.positional_as_flag) | set(self.unsupported_commands) | set(self.flag_commands))
 
     def translate(
         self, args: Sequence[str], env: Mapping[str, str | None] | None = None
@@ -359,50 +363,115 @@ class Adapter:
         for k, v in (env or {}).items():
             out_env[self.env_names.get(k, k)] = v
 
+        opts = [t for t in tokens if t.kind == "opt"]
         moved: list[str] = []
         hit = _lookup_command(self.positional, path)
         if hit is not None:
             for spec in hit[1]:
-                for t in tokens:
-                    if t.kind == "opt" and t.value is not None and spec in (t.flag, _ALIASES.get(t.flag)):
+                for t in opts:
+                    if t.value is not None and _same_option(t.flag, spec) and t.emit is None:
                         moved.append(t.value)
-                        t.kind = "dropped"
-        hit = _lookup_command(self.commands, path)
-        words = list(path) if hit is None else [*hit[1], *path[len(hit[0]):]]
+                        t.emit = []
+        words = self.command_words(path)
+        for flag, chosen in (self.flag_commands.get(path) or {}).items():
+            for t in opts:
+                if t.value is None and _same_option(t.flag, flag) and t.emit is None:
+                    words = list(chosen)
+                    t.emit = []
+        self._apply_rewrites(opts, path)
+        if path == ("help",):
+            self._translate_help_topic(tokens)
         hit = _lookup_command(self.positional_as_flag, path)
         as_flag = [] if hit is None else hit[1]
 
-        out: list[str] = []
-        command_done = False
+        pre: list[str] = []
+        post: list[str] = []
+        raw: list[str] = []
+        seen_command = False
         n_pos = 0
         for t in tokens:
             if t.kind == "cmd":
-                if not command_done:
-                    out += words + moved
-                    command_done = True
-            elif t.kind == "opt":
-                var = _lookup_flag(self.credentials_env, t.flag)
-                if var is not None and t.value is not None:
-                    out_env[var] = t.value
-                    continue
-                new = _lookup_flag(self.flags, t.flag) or t.flag
-                value = t.value
-                table = _lookup_flag(self.values, t.flag)
-                if value is not None and table is not None:
-                    value = table.get(value, value)
-                if t.inline:
-                    out.append(f"{new}={value}")
-                else:
-                    out += [new] if value is None else [new, value]
+                seen_command = True
+                continue
+            if t.kind == "raw":
+                raw.append(t.text)
+                continue
+            side = "after" if seen_command else "before"
+            if t.kind == "pos" and t.emit is not None:
+                piece = t.emit
             elif t.kind == "pos":
-                if n_pos < len(as_flag):
-                    out += [as_flag[n_pos], t.text]
-                else:
-                    out.append(t.text)
+                piece = [as_flag[n_pos], t.text] if n_pos < len(as_flag) else [t.text]
                 n_pos += 1
-            elif t.kind == "raw":
-                out.append(t.text)
-        return out, out_env
+            else:
+                piece = self._render_opt(t, out_env)
+                place = t.place or _lookup_flag(self.placement, t.flag)
+                if place and path:
+                    side = place
+            (post if side == "after" else pre).extend(piece)
+        command = [*words, *moved] if path else []
+        return [*pre, *command, *post, *raw], out_env
+
+    def _apply_rewrites(self, opts: list[_Token], path: Path_) -> None:
+        for rule in self.rewrites:
+            if rule.command is not None and rule.command != path:
+                continue
+            while True:
+                picks: list[_Token] = []
+                for flag, want in rule.when:
+                    pick = next((t for t in opts if not t.rewritten and t not in picks
+                                 and _same_option(t.flag, flag)
+                                 and (t.value is None if want is True else t.value == want)), None)
+                    if pick is None:
+                        break
+                    picks.append(pick)
+                else:
+                    first = min(picks, key=opts.index)
+                    for t in picks:
+                        t.rewritten = True
+                        t.emit = []
+                    first.emit = list(rule.to)
+                    first.place = rule.place or _lookup_flag(self.placement, rule.when[0][0])
+                    continue
+                break
+
+    def _translate_help_topic(self, tokens: list[_Token]) -> None:
+        """``help send`` -> ``help message send``: the topic of ``help`` is a command, in the tool's words."""
+        topic = [t for t in tokens if t.kind == "pos"]
+        words = tuple(t.text for t in topic)
+        best: Path_ = ()
+        for cand in SPEC_COMMANDS | set(self.commands):
+            if words[: len(cand)] == cand and len(cand) > len(best):
+                best = cand
+        if not best:
+            return
+        for t in topic[1:len(best)]:
+            t.emit = []
+        topic[0].emit = self.command_words(best)
+
+    def _render_opt(self, t: _Token, out_env: dict[str, str | None]) -> list[str]:
+        if t.emit is not None:
+            return t.emit
+        var = _lookup_flag(self.credentials_env, t.flag)
+        if var is not None and t.value is not None:
+            out_env[var] = t.value
+            return []
+        by_name = _lookup_flag(self.credentials_by_name, t.flag)
+        if by_name is not None and t.value is not None:
+            base = CREDENTIAL_VARS[_lookup_flag({f: f for f in CREDENTIAL_FLAGS}, t.flag)]
+            name, n = base, 1
+            while name in out_env:
+                n += 1
+                name = f"{base}_{n}"
+            out_env[name] = t.value
+            return [f"{by_name}={name}"] if t.inline else [by_name, name]
+        new = self.flag_spelling(t.flag)
+        value = t.value
+        table = _lookup_flag(self.values, t.flag)
+        if value is not None and table is not None:
+            value = table.get(value, value)
+        if t.inline:
+            return [f"{new}={value}"]
+        return [new] if value is None else [new, value]
 
     def _refuse_unsupported(self, tokens: list[_Token], path: Path_, env: Mapping[str, str | None]) -> None:
         for u in self.unsupported_commands:
@@ -416,3 +485,224 @@ class Adapter:
         for var, value in env.items():
             if var in self.unsupported_env and value is not None:
                 raise Unsupported(f"environment variable {var}", self.tool, var)
+
+
+class _Loader:
+    """Validation of one adapter document: every error names the file and the key path."""
+
+    def __init__(self, data: Any, source: str) -> None:
+        self.data = data
+        self.source = source
+
+    def err(self, key: str, message: str) -> AdapterError:
+        return AdapterError(self.source, key, message)
+
+    def load(self, cls: type[Adapter], sha256: str) -> Adapter:
+        data = self.data
+        if not isinstance(data, dict):
+            raise self.err("(file)", f"must be a mapping, got {type(data).__name__}")
+        version = data.get("adapter")
+        if type(version) is not int or version not in ADAPTER_VERSIONS:
+            allowed = " or ".join(map(str, ADAPTER_VERSIONS))
+            raise self.err("adapter", f"must be the integer {allowed}, got {version!r}")
+        allowed_keys = _KEYS_V1 | (_KEYS_V2 if version >= 2 else set())
+        unknown = sorted(str(k) for k in data if k not in allowed_keys)
+        if unknown:
+            if unknown[0] in _KEYS_V2:
+                raise self.err(unknown[0], "a version 2 key: the file must say `adapter: 2`")
+            raise self.err(unknown[0], f"unknown key (allowed: {', '.join(sorted(allowed_keys))})")
+        tool = data.get("tool")
+        if not isinstance(tool, str) or not tool.strip():
+            raise self.err("tool", "must be a non-empty string")
+        notes = data.get("notes", "")
+        if not isinstance(notes, str):
+            raise self.err("notes", "must be a string")
+        if not sha256:
+            sha256 = hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()
+        ad = cls(tool=tool, source=self.source, sha256=sha256, notes=notes, version=version)
+        self._v1(ad)
+        if version >= 2:
+            self._v2(ad)
+        self._conflicts(ad)
+        return ad
+
+    # ---- shapes ----
+
+    def mapping(self, key: str, value: Any = None, *, top: bool = True) -> dict[Any, Any]:
+        if top:
+            value = self.data.get(key, {})
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            raise self.err(key, f"must be a mapping, got {type(value).__name__}")
+        return value
+
+    def command(self, key: str, name: Any) -> Path_:
+        if not isinstance(name, str) or not name.split():
+            raise self.err(key, f"command must be a non-empty string, got {name!r}")
+        words = tuple(name.split())
+        if not any(words[: len(c)] == c or c[: len(words)] == words for c in SPEC_COMMANDS):
+            raise self.err(f"{key}.{name}", "not a spec command (SPEC.md §7.1), its group or a subcommand")
+        return words
+
+    def spec_flag(self, key: str, flag: Any, *, value_taking: bool = False) -> str:
+        if not isinstance(flag, str) or not _FLAG_RE.match(flag):
+            raise self.err(key, f"not a flag: {flag!r}")
+        if value_taking and not _takes_value(flag):
+            raise self.err(f"{key}.{flag}", "not a spec flag that takes a value")
+        return flag
+
+    def word_list(self, key: str, value: Any, *, allow_empty: bool) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(w, str) and w.strip() for w in value):
+            raise self.err(key, f"must be a list of non-empty strings, got {value!r}")
+        if not value and not allow_empty:
+            raise self.err(key, "must not be empty")
+        return list(value)
+
+    def tool_flag(self, key: str, new: Any, what: str = "rename") -> str:
+        if not isinstance(new, str) or not new:
+            raise self.err(key, f"{what} must be a non-empty string, got {new!r}")
+        if not _FLAG_RE.match(new):
+            raise self.err(key, f"{what} must be a flag (starting with '-'), got {new!r}")
+        return new
+
+    def credential(self, key: str, flag: Any) -> str:
+        self.spec_flag(key, flag)
+        if _lookup_flag({f: f for f in CREDENTIAL_FLAGS}, flag) is None:
+            raise self.err(f"{key}.{flag}", f"not a spec credential flag ({', '.join(CREDENTIAL_FLAGS)})")
+        return str(flag)
+
+    # ---- version 1 ----
+
+    def _v1(self, ad: Adapter) -> None:
+        data = self.data
+        for name, words in self.mapping("commands").items():
+            ad.commands[self.command("commands", name)] = self.word_list(f"commands.{name}", words, allow_empty=True)
+        for flag, new in self.mapping("flags").items():
+            self.spec_flag("flags", flag)
+            ad.flags[flag] = self.tool_flag(f"flags.{flag}", new)
+        for flag, table in self.mapping("values").items():
+            self.spec_flag("values", flag, value_taking=True)
+            if not isinstance(table, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) and v for k, v in table.items()
+            ):
+                raise self.err(f"values.{flag}", "must map spec values (strings) to non-empty strings")
+            ad.values[flag] = dict(table)
+        for name, flags in self.mapping("positional").items():
+            path = self.command("positional", name)
+            items = self.word_list(f"positional.{name}", flags, allow_empty=False)
+            ad.positional[path] = [self.spec_flag(f"positional.{name}", f, value_taking=True) for f in items]
+        for name, flags in self.mapping("positional_as_flag").items():
+            path = self.command("positional_as_flag", name)
+            items = self.word_list(f"positional_as_flag.{name}", flags, allow_empty=False)
+            ad.positional_as_flag[path] = [self.spec_flag(f"positional_as_flag.{name}", f) for f in items]
+        for flag, var in self.mapping("credentials_env").items():
+            self.spec_flag("credentials_env", flag, value_taking=True)
+            if not isinstance(var, str) or not _ENV_RE.match(var):
+                raise self.err(f"credentials_env.{flag}", f"must be an environment variable name, got {var!r}")
+            ad.credentials_env[flag] = var
+        for spec_var, var in self.mapping("env_names").items():
+            if not isinstance(spec_var, str) or not _SPEC_ENV_RE.match(spec_var):
+                raise self.err("env_names", f"key must be a spec variable A2ACLI_*, got {spec_var!r}")
+            if not isinstance(var, str) or not _ENV_RE.match(var):
+                raise self.err(f"env_names.{spec_var}", f"must be an environment variable name, got {var!r}")
+            ad.env_names[spec_var] = var
+        unsupported = data.get("unsupported", []) or []
+        if not isinstance(unsupported, list):
+            raise self.err("unsupported", f"must be a list, got {type(unsupported).__name__}")
+        for item in unsupported:
+            if isinstance(item, str) and item.startswith("-"):
+                ad.unsupported_flags.add(self.spec_flag("unsupported", item))
+            elif isinstance(item, str) and _SPEC_ENV_RE.match(item):
+                ad.unsupported_env.add(item)
+            else:
+                ad.unsupported_commands.append(self.command("unsupported", item))
+        for key, value in self.mapping("env").items():
+            if not isinstance(key, str) or not _ENV_RE.match(key):
+                raise self.err("env", f"not an environment variable name: {key!r}")
+            if not isinstance(value, str):
+                raise self.err(f"env.{key}", f"value must be a string (quote it), got {value!r}")
+            ad.env[key] = value
+
+    # ---- version 2 ----
+
+    def _v2(self, ad: Adapter) -> None:
+        for flag, place in self.mapping("placement").items():
+            self.spec_flag("placement", flag)
+            if place not in _PLACES:
+                raise self.err(f"placement.{flag}", f"must be before or after, got {place!r}")
+            ad.placement[flag] = place
+        for flag, new in self.mapping("credentials_by_name").items():
+            self.credential("credentials_by_name", flag)
+            ad.credentials_by_name[flag] = self.tool_flag(f"credentials_by_name.{flag}", new, "the tool's flag")
+        rules = self.data.get("rewrites", []) or []
+        if not isinstance(rules, list):
+            raise self.err("rewrites", f"must be a list of rules, got {type(rules).__name__}")
+        for i, rule in enumerate(rules):
+            ad.rewrites.append(self._rule(f"rewrites[{i}]", rule))
+        for name, table in self.mapping("flag_commands").items():
+            path = self.command("flag_commands", name)
+            key = f"flag_commands.{name}"
+            if path not in SPEC_COMMANDS:
+                raise self.err(key, "must be a whole spec command (e.g. `task get`), not a group")
+            chosen: dict[str, list[str]] = {}
+            for flag, words in self.mapping(key, table, top=False).items():
+                self.spec_flag(key, flag)
+                if flag not in SPEC_SWITCHES:
+                    raise self.err(f"{key}.{flag}", "must be a spec switch (a flag that takes no value)")
+                chosen[flag] = self.word_list(f"{key}.{flag}", words, allow_empty=False)
+            ad.flag_commands[path] = chosen
+
+    def _rule(self, key: str, rule: Any) -> Rewrite:
+        if not isinstance(rule, dict):
+            raise self.err(key, f"must be a mapping with when and to, got {type(rule).__name__}")
+        unknown = sorted(str(k) for k in rule if k not in _RULE_KEYS)
+        if unknown:
+            raise self.err(f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(sorted(_RULE_KEYS))})")
+        when = rule.get("when")
+        if not isinstance(when, dict) or not when:
+            raise self.err(f"{key}.when", "must be a non-empty mapping of spec flags to a value (or true)")
+        conds: list[tuple[str, str | bool]] = []
+        for flag, want in when.items():
+            self.spec_flag(f"{key}.when", flag)
+            if _takes_value(flag):
+                if not isinstance(want, str) or not want:
+                    raise self.err(f"{key}.when.{flag}", f"takes a value: give the spec value, got {want!r}")
+            elif flag in SPEC_SWITCHES:
+                if want is not True:
+                    raise self.err(f"{key}.when.{flag}", f"is a switch: write true, got {want!r}")
+            else:
+                raise self.err(f"{key}.when.{flag}", "not a spec flag (SPEC.md §7.2)")
+            if any(_same_option(flag, f) for f, _ in conds):
+                raise self.err(f"{key}.when.{flag}", "the same option twice")
+            conds.append((flag, want))
+        if "to" not in rule:
+            raise self.err(f"{key}.to", "missing: the tool's args that replace the matched options (may be [])")
+        to = self.word_list(f"{key}.to", rule.get("to"), allow_empty=True)
+        place = rule.get("place")
+        if place is not None and place not in _PLACES:
+            raise self.err(f"{key}.place", f"must be before or after, got {place!r}")
+        command = None
+        if rule.get("command") is not None:
+            command = self.command(f"{key}.command", rule["command"])
+        return Rewrite(tuple(conds), tuple(to), place, command)
+
+    def _conflicts(self, ad: Adapter) -> None:
+        for flag in ad.unsupported_flags:
+            for key, table in (("flags", ad.flags), ("credentials_env", ad.credentials_env),
+                               ("credentials_by_name", ad.credentials_by_name), ("placement", ad.placement)):
+                if _lookup_flag(table, flag) is not None:
+                    raise self.err(f"{key}.{flag}", "also listed as unsupported")
+            for i, rule in enumerate(ad.rewrites):
+                for f, _ in rule.when:
+                    if _same_option(flag, f):
+                        raise self.err(f"rewrites[{i}].when.{f}", f"also listed as unsupported ({flag})")
+        for path in ad.unsupported_commands:
+            if path in ad.commands:
+                raise self.err(f"commands.{' '.join(path)}", "also listed as unsupported")
+            for chosen in ad.flag_commands:
+                if chosen[: len(path)] == path:
+                    raise self.err(f"flag_commands.{' '.join(chosen)}", "also listed as unsupported")
+        for flag in ad.credentials_by_name:
+            if _lookup_flag(ad.credentials_env, flag) is not None:
+                raise self.err(f"credentials_by_name.{flag}", "also in credentials_env: pick one")

@@ -146,17 +146,13 @@ def undeclared(features: Iterable[str], own: Sequence[str], declared: Sequence[s
     return bad
 
 
-def _spellings(feature: str, adapter: Adapter | None) -> list[str]:
-    """How the tool under test spells ``feature``: the spec's spelling(s), and the adapter's rename."""
-    spell = [feature] + [s for s, long in LONG.items() if long == feature]
+def _spellings(feature: str, adapter: Adapter | None) -> list[tuple[str, bool]]:
+    """How the tool under test spells ``feature``, as (spelling, is a command) pairs: the spec's
+    spelling(s), and what the adapter turns it into (renames, rewrites, the command a flag selects)."""
+    command = not feature.startswith("-")
+    spell = [(s, command) for s in [feature] + [s for s, long in LONG.items() if long == feature]]
     if adapter is not None:
-        if feature.startswith("-"):
-            spell += [v for k, v in adapter.flags.items() if canonical(k) == feature]
-        elif " " in feature or feature.isalpha():
-            words = tuple(feature.split())
-            for path, tool_words in adapter.commands.items():
-                if words[: len(path)] == path and tool_words:
-                    spell.append(" ".join([*tool_words, *words[len(path):]]))
+        spell += adapter.spellings(feature)
     return spell
 
 
@@ -184,9 +180,8 @@ def rejected_feature(result: CliResult, features: Sequence[str], own: Sequence[s
     ordered = sorted((f for f in features if not f.startswith("A2ACLI_")),  # variables are never "rejected"
                      key=lambda f: (not set(owners(f)) & set(own), not f.startswith("-")))
     for f in ordered:
-        command = not f.startswith("-")
         for line in lines:
-            if any(_names(line, s, command) for s in _spellings(f, adapter)):
+            if any(_names(line, s, command) for s, command in _spellings(f, adapter)):
                 m = _REJECTS.search(line)
                 said = line[m.start() if m else 0:][:90]
                 return Missing(f, f"rejected as a usage error: {said!r}")

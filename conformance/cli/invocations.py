@@ -80,6 +80,16 @@ class Cli:
             require_features(result, features, self.own, self.target.adapter)
         return result
 
+    def command_words(self, *spec_command: str) -> list[str]:
+        """The words by which the tool under test names a spec command (through its adapter, if any)."""
+        adapter = self.target.adapter
+        return adapter.command_words(spec_command) if adapter is not None else list(spec_command)
+
+    def flag_spelling(self, flag: str) -> str:
+        """The tool's spelling of a spec flag (through its adapter, if any)."""
+        adapter = self.target.adapter
+        return adapter.flag_spelling(flag) if adapter is not None else flag
+
     def require(self, result: CliResult, *features: str) -> None:
         """Apply the blame rule to ``features`` of a run made with ``usage_error_expected``: a usage
         error that rejects one of them by name still ends the check (fail or blocked)."""

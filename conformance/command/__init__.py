@@ -36,6 +36,7 @@ from conformance.command.errors import (
 from conformance.command.matrix import cmd_matrix, cmd_matrix_merge
 from conformance.command.parser import build_parser, merge_parser
 from conformance.command.tools import (
+    cmd_adapter,
     cmd_image,
     cmd_registry,
     cmd_report,
@@ -48,7 +49,7 @@ from conformance.registry import RegistryError
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "registry": cmd_registry, "template": cmd_template, "cli": cmd_cli, "agent": cmd_agent,
     "serve-agent": cmd_serve_agent, "matrix": cmd_matrix, "report": cmd_report, "image": cmd_image,
-    "spec-diff": cmd_spec_diff,
+    "spec-diff": cmd_spec_diff, "adapter": cmd_adapter,
 }
 
 

@@ -9,7 +9,9 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+from conformance.cli.adapter import Adapter, Unsupported
 from conformance.cli.cost import Cost, cli_process_seconds
 from conformance.command.errors import UsageFailure
 from conformance.command.run import (
@@ -53,7 +55,8 @@ def run_cli(target: CliTarget, opts: RunOptions) -> int:
     adapter = target.adapter
     ctx = RunContext(
         family="a2acli", target=target.to_dict(),
-        run={"target": name, "tool": target.tool, "tool_version": _tool_version(list(target.prefix)),
+        run={"target": name, "tool": target.tool, "tool_version": _tool_version(list(target.prefix),
+                                                                                 target.adapter_file),
              "extra": {"skill_given": target.skill is not None,
                        "skill": str(target.skill) if target.skill else "none (no --skill given)"},
              "adapter": adapter.identity() if adapter is not None else None, "agent_tested": AGENT_TESTED,
@@ -69,12 +72,21 @@ def run_cli(target: CliTarget, opts: RunOptions) -> int:
     return result
 
 
-def _tool_version(prefix: list[str]) -> str | None:
-    """The version line the tool prints for --version, if it prints one within a few seconds."""
+def _tool_version(prefix: list[str], adapter: str | None = None) -> str | None:
+    """The version line the tool prints for --version (through the adapter, if any), if it prints one
+    within a few seconds."""
+    args = ["--version"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if adapter:
+        try:
+            args, extra = Adapter.load(Path(adapter)).translate(args)
+        except Unsupported:
+            return None
+        env.update({k: v for k, v in extra.items() if v is not None})
     home = private_dir("agentd-conformance-version-")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
+    env["HOME"] = str(home)
     try:
-        proc = subprocess.run([*prefix, "--version"], capture_output=True, timeout=10, env=env,
+        proc = subprocess.run([*prefix, *args], capture_output=True, timeout=10, env=env,
                               stdin=subprocess.DEVNULL, cwd=home)
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import yaml
 
+from conformance.cli.adapter import AdapterError
+from conformance.cli.adapter_check import check_adapter
+from conformance.cli.adapter_check import render as render_adapter_check
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
 from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
 from conformance.registry import default_registry
@@ -18,6 +21,7 @@ from conformance.report import ReportWriteError, blank_template, render_saved
 from conformance.specdiff import SpecFileError, diff, read_revision, render
 from conformance.targets.engine import EngineUnavailable
 from conformance.targets.image import ImageBuildError, build_reference
+from conformance.targets.model import CliTarget, TargetError
 
 
 def cmd_registry(args: argparse.Namespace) -> int:
@@ -72,6 +76,24 @@ def cmd_spec_diff(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render(d, coverage))
     return EXIT_OK if d.empty else EXIT_UNSATISFIED
+
+
+def cmd_adapter(args: argparse.Namespace) -> int:
+    """``adapter check FILE [--exe TOOL]``: exit 0, 1 with --strict when something warns, 2 for a bad file."""
+    if args.adapter_command != "check":
+        raise UsageFailure("adapter: expected an action: check")
+    prefix = None
+    if args.exe:
+        try:
+            prefix = list(CliTarget.build(exe=args.exe).prefix)
+        except TargetError as exc:
+            raise UsageFailure(str(exc)) from None
+    try:
+        result = check_adapter(args.path, prefix, timeout=args.cli_timeout)
+    except AdapterError as exc:
+        raise UsageFailure(str(exc)) from exc
+    sys.stdout.write(render_adapter_check(result))
+    return EXIT_UNSATISFIED if args.strict and result.warnings else EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:

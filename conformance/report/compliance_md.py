@@ -38,6 +38,20 @@ def _yes(value: Any) -> str:
     return "yes" if value is True else "no"
 
 
+def describe_adapter(adapter: Mapping[str, Any]) -> str:
+    """One line on the adapter a run went through: its file, schema, tool and hash, and the rewrites
+    that touched the version check (``-v`` → ``-V`` for a tool whose ``-v`` means something else)."""
+    path = adapter.get("adapter") or adapter.get("path") or adapter.get("file") or "adapter file"
+    facts = [f"schema {adapter['schema']}" if adapter.get("schema") else "",
+             f"tool {adapter['tool']}" if adapter.get("tool") else "",
+             f"sha256 {str(adapter['sha256'])[:12]}…" if adapter.get("sha256") else ""]
+    line = f"{path} ({', '.join(f for f in facts if f)})" if any(facts) else str(path)
+    rewrites = adapter.get("version_check") or {}
+    if rewrites:
+        line += "; the version check asked " + ", ".join(f"`{k}` as `{v}`" for k, v in rewrites.items())
+    return line
+
+
 def status_cell(status: str) -> str:
     """``✅ Pass`` — the mark and its word, as the form's legend spells them."""
     return f"{MARK.get(status, '?')} {WORD.get(status, status)}"
@@ -128,7 +142,7 @@ def render_compliance_md(report: Mapping[str, Any], registry: Registry) -> str:
             f"finished {_cell(run.get('finished') or 'unknown')}.",
             f"- **Environment:** {_cell(ident.get('environment') or 'unknown')}; agent: "
             f"{_cell(ident.get('agent_tested') or 'unknown')}.",
-            "- **Adapter:** " + (f"yes — {_cell(adapter.get('path') or adapter.get('name') or 'adapter file')}"
+            "- **Adapter:** " + (f"yes — {_cell(describe_adapter(adapter))}"
                                  if ident.get("adapter_used") else "none (the tool was driven in SPEC.md's grammar)"),
             f"- **Known gaps / caveats:** {caveats}."]
 

@@ -17,7 +17,7 @@ from conformance.evidence import SecretSet, redact_tree
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import render_report
-from conformance.report.compliance_md import render_compliance_md
+from conformance.report.compliance_md import describe_adapter, render_compliance_md
 from conformance.report.html import render_implementation_html
 
 MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
@@ -62,6 +62,9 @@ def render_summary(report: dict[str, Any], registry: Registry, family: str) -> s
             elif isinstance(value, bool):
                 value = "yes" if value else "no"
             lines.append(f"- **{key.replace('_', ' ')}**: {value if value is not None else 'none'}")
+            if key == "adapter_used" and ident.get("adapter"):
+                lines.append(f"- **adapter**: {_md_escape(describe_adapter(ident['adapter']))} — the results "
+                             "measure the tool as translated")
     lines += ["", "| Group | Requirements | pass | partial | fail | not measured | n/a | Satisfied |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g, row in report["summary"].items():

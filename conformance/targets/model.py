@@ -282,8 +282,12 @@ class CliTarget:
 
     @property
     def tool(self) -> str:
-        """The tool's name for the report: its executable's file name, or the reference's."""
-        return REFERENCE_CLI_TOOL if self.reference else Path(self.prefix[0]).name
+        """The tool's name for the report: the one its adapter names, its executable's file name, or the
+        reference's."""
+        if self.reference:
+            return REFERENCE_CLI_TOOL
+        adapter = self.adapter
+        return adapter.tool if adapter is not None else Path(self.prefix[0]).name
 
     def default_name(self) -> str:
         """The report folder's name when the user gives none."""
