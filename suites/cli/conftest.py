@@ -53,11 +53,17 @@ def request_evidence(agent: ScriptedAgent) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterator[AgentMaker]:
-    """``agent(script=Script(...), tls=..., grpc=...)`` starts a scripted agent for this check."""
+def agent(evidence: Evidence, record_transport: Callable[[str], None],
+          run_secrets: SecretSet) -> Iterator[AgentMaker]:
+    """``agent(script=Script(...), tls=..., grpc=...)`` starts a scripted agent for this check.
+
+    Every credential the agent mints (access and refresh tokens, device codes, webhook tokens) joins
+    the run's secrets, so no report or evidence file shows it.
+    """
     started: list[ScriptedAgent] = []
 
     def start(script: Script | None = None, **kwargs: Any) -> ScriptedAgent:
+        kwargs.setdefault("secrets", run_secrets)
         a = ScriptedAgent(script, **kwargs)
         a.start()
         started.append(a)
@@ -69,6 +75,8 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None]) -> Iterat
             for r in a.requests:
                 record_transport(r.binding)
             evidence.add(f"agent {i} requests", request_evidence(a))
+            if a.deliveries:
+                evidence.add(f"agent {i} webhook deliveries", [d.to_evidence() for d in a.deliveries])
         finally:
             a.stop()
 
