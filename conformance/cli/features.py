@@ -64,7 +64,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "--history": (f"{_P}TASK_GET_001",),
     "--context-id": (f"{_P}INTERACT_001", f"{_P}INTERACT_002"),
     "--task-id": (f"{_P}INTERACT_002",),
-    "--transport": (f"{_P}TX_002", f"{_P}DEFAULT_001"),
+    "--transport": (f"{_P}TX_002", f"{_P}DEFAULT_001", f"{_P}TX_004"),
     "--a2a-version": (f"{_P}DEFAULT_001", f"{_P}VER_001"),
     "--bearer": (f"{_P}AUTH_001",),
     "--api-key": (f"{_P}AUTH_001",),

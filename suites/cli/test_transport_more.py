@@ -1,0 +1,68 @@
+"""Tier 2/3 transport and version checks (SPEC.md §13.1, §13.3, A2A §4.6): two transports each
+selectable (TX_004), gRPC (TX_005), capability checks before gated operations (VER_003) and
+server-required extensions declared or refused (VER_002).
+
+The scripted agent serves JSON-RPC, HTTP+JSON and (when started with ``grpc=True``) gRPC, and records
+which binding every request came on and its headers / gRPC metadata, so each verdict is read off
+what the agent received.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.cli.invocations import AgentMaker, Cli
+from conformance.cli.runner import CliResult
+from conformance.fixtures.scripted_agent import (
+    CardSpec,
+    Interface,
+    RecordedRequest,
+    Script,
+    ScriptedAgent,
+    TaskFlow,
+)
+from conformance.fixtures.scripted_agent.card import Binding
+from conformance.judge import shown
+from conformance.suites.cli.conftest import card_ref
+
+pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
+
+#: WORKING, then COMPLETED shortly after: a waiting send makes more than one request (a stream or polls).
+_SHORT_TASK = TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 0.3)))
+_ALL: tuple[Binding, ...] = ("JSONRPC", "HTTP+JSON", "GRPC")
+
+
+def _ops(reqs: list[RecordedRequest]) -> list[tuple[str, str | None]]:
+    return [(q.binding, q.operation) for q in reqs]
+
+
+# ── A2ACLI_TX_004 ─────────────────────────────────────────────────────────────────────────
+
+def _used_with_preference(cli: Cli, a: ScriptedAgent, wanted: Binding) -> tuple[CliResult, list[RecordedRequest]]:
+    """``send --transport <wanted>`` against a card listing all three bindings with ``wanted`` LAST,
+    so the card's own order never picks it: only the caller's preference can."""
+    order = tuple(b for b in _ALL if b != wanted) + (wanted,)
+    a.set_script(Script(card=CardSpec(interfaces=tuple(Interface(b) for b in order)), send=_SHORT_TASK))
+    before = len(a.a2a_requests())
+    r = cli.run("send", "--text", "which binding?", "--transport", wanted, *card_ref(a))
+    return r, a.a2a_requests()[before:]
+
+
+@pytest.mark.requirement("A2ACLI_TX_004")
+def test_at_least_two_transports_are_each_selectable(cli: Cli, agent: AgentMaker) -> None:
+    """For each of JSON-RPC, HTTP+JSON and gRPC, a card offering all three lists that binding last and
+    ``send --transport <it>`` is run: the binding counts as supported and selectable only when the send
+    exits 0 and every A2A request the agent received came on it. At least two must count. Catches a
+    tool that speaks one binding only, or whose --transport cannot reach a second one."""
+    a = agent(Script(), grpc=True)
+    selectable: list[str] = []
+    seen: dict[str, str] = {}
+    for wanted in _ALL:
+        r, reqs = _used_with_preference(cli, a, wanted)
+        used = sorted({q.binding for q in reqs})
+        seen[wanted] = f"exit {r.exit_code}, requests {_ops(reqs)}"
+        if r.exit_code == 0 and used == [wanted]:
+            selectable.append(wanted)
+    assert len(selectable) >= 2, (
+        f"expected at least two bindings each selectable with --transport (card listing it last, the send "
+        f"exiting 0 with every request on it); selectable: {selectable}; per binding: {seen}; last run: {shown(r)}")
