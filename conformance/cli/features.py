@@ -62,6 +62,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "--poll-interval": (f"{_P}TASK_POLL_002",),
     "--timeout": (f"{_P}TASK_POLL_002",),
     "--history": (f"{_P}TASK_GET_001",),
+    "--validate": (f"{_P}CARD_GET_002",),
     "--context-id": (f"{_P}INTERACT_001", f"{_P}INTERACT_002"),
     "--task-id": (f"{_P}INTERACT_002",),
     "--transport": (f"{_P}TX_002", f"{_P}DEFAULT_001", f"{_P}TX_004"),

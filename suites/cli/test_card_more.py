@@ -1,0 +1,94 @@
+"""Tier 2/3 card checks (SPEC.md §10.1): `card get --validate` (CARD_GET_002), signature verification
+(CARD_GET_004) and catalog entries as `--agent-card` references (CARD_GET_005).
+
+Invalid cards are written to local files, each breaking the A2A AgentCard schema in one way; signed
+cards, their JWKS and the catalog are served by the scripted agent, which records every fetch, so a
+verdict rests on what the tool fetched and on what it printed.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from a2a.types import a2a_pb2 as pb
+
+from conformance.cli.invocations import Cli
+from conformance.fixtures.scripted_agent import ApiKey, CardSpec
+from conformance.fixtures.scripted_agent.card import card_to_dict
+from conformance.judge import shown, unique, violations
+
+pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
+
+# ── A2ACLI_CARD_GET_002 ───────────────────────────────────────────────────────────────────
+
+#: Where the loopback card points (nothing listens there: `card get` only reads the card).
+_NOWHERE = {"JSONRPC": "http://127.0.0.1:9/a2a/jsonrpc", "HTTP+JSON": "http://127.0.0.1:9/a2a/rest"}
+
+
+def _base_card(name: str) -> dict[str, Any]:
+    spec = CardSpec(name=name, security=(ApiKey("unused-key-value", scheme_name="apiKey"),))
+    return card_to_dict(spec.build(_NOWHERE, "http://127.0.0.1:9"))
+
+
+def _drop_name(c: dict[str, Any]) -> None:
+    del c["name"]
+
+
+def _bad_location(c: dict[str, Any]) -> None:
+    c["securitySchemes"]["apiKey"]["apiKeySecurityScheme"]["location"] = "body"
+
+
+def _streaming_string(c: dict[str, Any]) -> None:
+    c["capabilities"]["streaming"] = "yes"
+
+
+#: One schema break per variant: (id, the field it breaks, how). `location` is a closed set in A2A §4.5
+#: ("query", "header" or "cookie"); the other two break the AgentCard protobuf itself.
+_INVALID: tuple[tuple[str, str, Callable[[dict[str, Any]], None]], ...] = (
+    ("missing-required-name", "name", _drop_name),
+    ("wrong-enum-apikey-location", "location", _bad_location),
+    ("wrong-type-streaming", "streaming", _streaming_string),
+)
+_SAYS_INVALID = re.compile(r"invalid|not valid|schema|validat|required|expected|must be|not one of", re.I)
+
+
+def _card_file(tmp: Path, name: str, card: dict[str, Any]) -> str:
+    path = tmp / f"{name}.json"
+    path.write_text(json.dumps(card, indent=2), encoding="utf-8")
+    return str(path.resolve())
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_002")
+def test_validate_accepts_a_valid_card(cli: Cli, tmp_path: Path) -> None:
+    """`card get --validate` on a card that is a strictly valid A2A AgentCard exits 0 and presents it.
+    The control for the invalid cards: catches a --validate that refuses everything."""
+    name = unique("valid-card")
+    card = _base_card(name)
+    assert not violations(card, pb.AgentCard), "harness: the valid card must read strictly"
+    r = cli.run("card", "get", "--validate", "-a", _card_file(tmp_path, "valid", card))
+    assert r.exit_code == 0, f"expected exit 0 for --validate on a valid AgentCard; {shown(r)}"
+    assert name in r.stdout_text, f"the validated card's name {name!r} is not presented; {shown(r)}"
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_002")
+@pytest.mark.parametrize(("field", "breaks"), [(f, b) for _, f, b in _INVALID], ids=[i for i, _, _ in _INVALID])
+def test_validate_reports_an_invalid_card(cli: Cli, tmp_path: Path, field: str,
+                                          breaks: Callable[[dict[str, Any]], None]) -> None:
+    """`card get --validate` on a card with one schema break — a REQUIRED field missing (`name`), a value
+    outside a closed set (`apiKeySecurityScheme.location: "body"`), a wrong JSON type
+    (`capabilities.streaming: "yes"`) — exits non-zero and says the card is invalid (or names the field).
+    Catches a --validate that only parses JSON, or checks types but not required fields."""
+    card = copy.deepcopy(_base_card(unique("invalid-card")))
+    breaks(card)
+    r = cli.run("card", "get", "--validate", "-a", _card_file(tmp_path, field, card))
+    said = r.stdout_text + r.stderr_text
+    assert r.exit_code != 0, f"expected a non-zero exit for --validate on a card whose {field} is invalid; {shown(r)}"
+    assert not r.timed_out and (field in said or _SAYS_INVALID.search(said)), (
+        f"expected the tool to report the card invalid (naming {field!r} or saying invalid); {shown(r)}")
+
