@@ -9,6 +9,8 @@ what the agent received.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conformance.cli.invocations import AgentMaker, Cli
@@ -22,7 +24,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
 )
 from conformance.fixtures.scripted_agent.card import Binding
-from conformance.judge import shown
+from conformance.judge import blocked_by, shown
 from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
@@ -66,3 +68,37 @@ def test_at_least_two_transports_are_each_selectable(cli: Cli, agent: AgentMaker
     assert len(selectable) >= 2, (
         f"expected at least two bindings each selectable with --transport (card listing it last, the send "
         f"exiting 0 with every request on it); selectable: {selectable}; per binding: {seen}; last run: {shown(r)}")
+
+
+# ── A2ACLI_VER_003 ────────────────────────────────────────────────────────────────────────
+
+_STREAM_OPS = ("SendStreamingMessage", "SubscribeToTask")
+
+
+@pytest.mark.requirement("A2ACLI_VER_003")
+@pytest.mark.depends_on("A2ACLI_SEND_003")
+def test_no_streaming_request_to_a_card_without_the_streaming_capability(cli: Cli, agent: AgentMaker) -> None:
+    """Against a card declaring ``capabilities.streaming: false``, ``send --stream`` sends no streaming
+    request at all — the tool read the card first — says so (its output mentions streaming), and either
+    falls back (a request reached the agent) or fails with a non-zero exit. Then the control: with the
+    card changed to ``streaming: true`` the same ``send --stream`` reaches the agent as
+    SendStreamingMessage (else the tool never streams, and there was no gate to observe: blocked by
+    SEND_003). Catches a tool that opens the stream regardless and only learns from the refusal."""
+    a = agent(Script(card=CardSpec(streaming=False), send=_SHORT_TASK))
+    r = cli.run("send", "--stream", "--text", "no stream here", *card_ref(a))
+    reqs = a.a2a_requests()
+    gated = [op for op in _ops(reqs) if op[1] in _STREAM_OPS]
+    assert not gated, (f"the card declares streaming: false, yet the tool sent {gated} "
+                       f"(all requests: {_ops(reqs)}); {shown(r)}")
+    said = r.stdout_text + r.stderr_text
+    assert re.search(r"stream", said, re.I), (
+        f"the tool did not say that the agent does not stream (no mention of streaming); {shown(r)}")
+    assert r.exit_code != 0 or reqs, (
+        f"the tool neither fell back (no request reached the agent) nor failed clearly (exit 0); {shown(r)}")
+    before = len(reqs)
+    a.set_script(Script(card=CardSpec(streaming=True), send=_SHORT_TASK))
+    control = cli.run("send", "--stream", "--text", "stream me", *card_ref(a))
+    streamed = [q for q in a.a2a_requests()[before:] if q.operation == "SendStreamingMessage"]
+    if not streamed:
+        blocked_by("A2ACLI_SEND_003", f"`send --stream` sent no SendStreamingMessage to a streaming card "
+                                      f"(requests {_ops(a.a2a_requests()[before:])}; exit {control.exit_code})")
