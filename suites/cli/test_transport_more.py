@@ -17,6 +17,7 @@ from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     CardSpec,
+    Extension,
     Interface,
     RecordedRequest,
     Script,
@@ -24,7 +25,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
 )
 from conformance.fixtures.scripted_agent.card import Binding
-from conformance.judge import blocked_by, shown
+from conformance.judge import blocked_by, shown, unique
 from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
@@ -102,3 +103,40 @@ def test_no_streaming_request_to_a_card_without_the_streaming_capability(cli: Cl
     if not streamed:
         blocked_by("A2ACLI_SEND_003", f"`send --stream` sent no SendStreamingMessage to a streaming card "
                                       f"(requests {_ops(a.a2a_requests()[before:])}; exit {control.exit_code})")
+
+
+# ── A2ACLI_VER_002 ────────────────────────────────────────────────────────────────────────
+
+def _declares(q: RecordedRequest, uri: str) -> bool:
+    """Whether the request names ``uri`` in its A2A-Extensions header / gRPC metadata (a list)."""
+    return uri in [u.strip() for u in q.headers.get("a2a-extensions", "").split(",")]
+
+
+@pytest.mark.requirement("A2ACLI_VER_002")
+def test_a_required_extension_is_declared_or_clearly_refused(cli: Cli, agent: AgentMaker) -> None:
+    """Against a card whose ``capabilities.extensions`` marks a (unique) extension ``required: true``,
+    ``send`` either names it in ``A2A-Extensions`` on every request it makes (and completes), or sends
+    nothing and fails with a non-zero exit whose message names the extension. A refusal is then held to
+    a control: the same extension marked optional must not stop the send (so the refusal was about the
+    requirement). Catches a tool that proceeds without declaring the extension and leaves the agent to
+    refuse it."""
+    uri = f"https://example.org/extensions/{unique('required')}/v1"
+    a = agent(Script(card=CardSpec(extensions=(Extension(uri, required=True, description="must be named"),)),
+                     send=_SHORT_TASK))
+    r = cli.run("send", "--text", "with a required extension", *card_ref(a))
+    reqs = a.a2a_requests()
+    undeclared = [op for q, op in zip(reqs, _ops(reqs), strict=True) if not _declares(q, uri)]
+    assert not undeclared, (f"the card requires extension {uri}, but these requests did not declare it in "
+                            f"A2A-Extensions: {undeclared}; {shown(r)}")
+    if reqs:
+        assert r.exit_code == 0, f"every request declared {uri}, but the send did not complete; {shown(r)}"
+        return
+    said = r.stdout_text + r.stderr_text
+    assert r.exit_code != 0 and uri in said, (
+        f"the tool sent nothing to an agent requiring extension {uri}: a refusal must exit non-zero and name "
+        f"the extension; {shown(r)}")
+    a.set_script(Script(card=CardSpec(extensions=(Extension(uri, required=False),)), send=_SHORT_TASK))
+    optional = cli.run("send", "--text", "with an optional extension", *card_ref(a))
+    assert optional.exit_code == 0 and a.a2a_requests(), (
+        f"the tool also refuses when {uri} is optional, so its refusal is not about the required extension; "
+        f"{shown(optional)}")
