@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.cli.invocations import Cli
-from conformance.fixtures.scripted_agent import ApiKey, CardSpec
+from conformance.cli.invocations import AgentMaker, Cli
+from conformance.fixtures.scripted_agent import ApiKey, CardSpec, Interface, Script, TaskFlow
 from conformance.fixtures.scripted_agent.card import card_to_dict
 from conformance.judge import shown, unique, violations
 
@@ -92,3 +92,46 @@ def test_validate_reports_an_invalid_card(cli: Cli, tmp_path: Path, field: str,
     assert not r.timed_out and (field in said or _SAYS_INVALID.search(said)), (
         f"expected the tool to report the card invalid (naming {field!r} or saying invalid); {shown(r)}")
 
+
+
+# ── A2ACLI_CARD_GET_005 ───────────────────────────────────────────────────────────────────
+
+def catalog_ref(catalog_url: str, entry: str) -> str:
+    """The harness's form of a catalog-entry reference: ``<catalog URL>#<entry name>``. Neither A2A nor
+    the a2a-cli specification defines a catalog (§10.1: "the catalog protocol itself is out of scope");
+    the fragment never reaches the server, so the tool alone must read it."""
+    return f"{catalog_url}#{entry}"
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_005")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
+def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli, agent: AgentMaker) -> None:
+    """The agent serves a catalog listing two entries whose cards differ (name, binding, tenant).
+    ``card get -a <catalog>#<second entry>`` presents that entry's card, and ``send`` with the same
+    reference fetches the catalog, then that entry's card, before any other request, and every A2A
+    request goes to that card's interface with its tenant. Catches a tool that takes the first entry, or
+    does not resolve catalog entries at all."""
+    first, second = unique("alpha-agent"), unique("beta-agent")
+    entries = {
+        "alpha": CardSpec(name=first, interfaces=(Interface("JSONRPC", tenant="alpha"),)),
+        "beta": CardSpec(name=second, interfaces=(Interface("HTTP+JSON", tenant="beta"),)),
+    }
+    a = agent(Script(catalog=entries, send=TaskFlow.single("COMPLETED")))
+    ref = catalog_ref(a.catalog_url, "beta")
+    shown_card = cli.run("card", "get", "-a", ref)
+    assert shown_card.exit_code == 0 and second in shown_card.stdout_text, (
+        f"`card get -a {ref}` did not present the entry's card (name {second!r}); {shown(shown_card)}")
+    assert first not in shown_card.stdout_text, f"`card get` presented the other entry's card; {shown(shown_card)}"
+    before = len(a.requests)
+    r = cli.run("send", "--text", "via the catalog", "-a", ref)
+    seen = a.requests[before:]
+    order = [(q.binding, q.path) for q in seen]
+    card_path = "/catalog/beta/agent-card.json"
+    assert order[:2] == [("CATALOG", "/catalog.json"), ("CARD", card_path)], (
+        f"expected the catalog, then the entry's card {card_path}, before any other request; the agent "
+        f"saw {order}; {shown(r)}")
+    a2a = [q for q in seen if q.operation]
+    assert r.exit_code == 0 and a2a, f"expected the send to reach the entry's agent and exit 0; {shown(r)}"
+    wrong = [(q.binding, q.operation, q.tenant) for q in a2a if (q.binding, q.tenant) != ("HTTP+JSON", "beta")]
+    assert not wrong, (f"the entry's card offers HTTP+JSON with tenant 'beta', but requests came as {wrong}; "
+                       f"{shown(r)}")
