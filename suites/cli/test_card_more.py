@@ -135,3 +135,47 @@ def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli,
     wrong = [(q.binding, q.operation, q.tenant) for q in a2a if (q.binding, q.tenant) != ("HTTP+JSON", "beta")]
     assert not wrong, (f"the entry's card offers HTTP+JSON with tenant 'beta', but requests came as {wrong}; "
                        f"{shown(r)}")
+
+
+# ── A2ACLI_CARD_GET_004 ───────────────────────────────────────────────────────────────────
+
+#: Negated forms are removed before looking for a claim of "verified".
+_NEGATED = re.compile(r"\b(?:not|never|cannot be|could not be)[\s-]+(?:be[\s-]+)?verified\b|\bunverifi\w*", re.I)
+_VERIFIED = re.compile(r"\bverified\b", re.I)
+_UNVERIFIABLE = re.compile(r"unverifiable|unverified|not verified|could not be verified|cannot be verified"
+                           r"|invalid signature|signature (?:is )?invalid|verification failed|bad signature", re.I)
+_ABSENT = re.compile(r"\babsent\b|\bunsigned\b|no signatures?\b|not signed", re.I)
+
+
+def _claims_verified(text: str) -> bool:
+    return bool(_VERIFIED.search(_NEGATED.sub(" ", text)))
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_004")
+@pytest.mark.parametrize("variant", ["valid", "tampered", "wrong-key", "unknown-kid", None],
+                         ids=["valid", "tampered", "wrong-key", "unknown-kid", "absent"])
+def test_card_signature_outcome_is_reported_truthfully(cli: Cli, agent: AgentMaker, variant: Any) -> None:
+    """`card get` of a card signed per A2A §8.4 (JWS over the RFC 8785 form, key in the JWKS the agent
+    serves, named by `kid` and `jku`) reports the outcome: a valid signature "verified", after the tool
+    fetched the JWKS; a card changed after signing, one signed with another key under the published
+    `kid`, or one under a `kid` the JWKS lacks: unverifiable, never "verified"; an unsigned card: absent,
+    and still exit 0. Catches a tool that trusts a signature's presence or fails unsigned cards."""
+    a = agent(Script(card=CardSpec(name=unique("signed-card"), signature=variant)))
+    r = cli.run("card", "get", "-a", a.base_url)
+    said = r.stdout_text + r.stderr_text
+    jwks = [q.path for q in a.requests if q.binding == "JWKS"]
+    if variant == "valid":
+        assert r.exit_code == 0, f"expected exit 0 for a validly signed card; {shown(r)}"
+        assert _claims_verified(said) and not _UNVERIFIABLE.search(said), (
+            f"the signature is valid, but the tool does not report it verified; {shown(r)}")
+        assert jwks, f"the tool reports the signature verified without fetching the agent's JWKS; {shown(r)}"
+    elif variant is None:
+        assert r.exit_code == 0, f"an absent signature is not a failure (A2A §8.4: signing is optional); {shown(r)}"
+        assert _ABSENT.search(said) and not _claims_verified(said), (
+            f"the card carries no signature: expected the tool to report it absent, not verified; {shown(r)}")
+    else:
+        assert not _claims_verified(said), (
+            f"the card's signature ({variant}) does not verify, yet the tool calls it verified; {shown(r)}")
+        assert _UNVERIFIABLE.search(said), (
+            f"the card's signature ({variant}) does not verify: expected the tool to report it unverifiable; "
+            f"{shown(r)}")
