@@ -140,3 +140,28 @@ def test_a_required_extension_is_declared_or_clearly_refused(cli: Cli, agent: Ag
     assert optional.exit_code == 0 and a.a2a_requests(), (
         f"the tool also refuses when {uri} is optional, so its refusal is not about the required extension; "
         f"{shown(optional)}")
+
+
+# ── A2ACLI_TX_005 ─────────────────────────────────────────────────────────────────────────
+
+@pytest.mark.requirement("A2ACLI_TX_005")
+@pytest.mark.depends_on("A2ACLI_TASK_GET_001")
+def test_a_grpc_only_card_is_used_over_grpc(cli: Cli, agent: AgentMaker) -> None:
+    """Against a card whose only interface is gRPC, a waiting ``send`` and a ``task get`` of the task it
+    made both reach the agent over gRPC — every A2A request arrives on the gRPC server, the send creates
+    the task and completes, and ``task get`` reports the task's id and COMPLETED. Catches a tool without
+    a gRPC client, or one that guesses an HTTP endpoint instead."""
+    a = agent(Script(card=CardSpec(interfaces=(Interface("GRPC"),)), send=_SHORT_TASK), grpc=True)
+    r = cli.run("send", "--text", "over grpc", *card_ref(a))
+    reqs = a.a2a_requests()
+    assert r.exit_code == 0 and reqs and a.tasks, (
+        f"expected the send to reach the gRPC-only agent and exit 0; requests {_ops(reqs)}; {shown(r)}")
+    task_id = a.tasks[-1].id
+    got = cli.run("task", "get", task_id, *card_ref(a))
+    reqs = a.a2a_requests()
+    off_grpc = [op for op in _ops(reqs) if op[0] != "GRPC"]
+    assert not off_grpc, f"the card offers only gRPC, but requests came on {off_grpc}; {shown(got)}"
+    assert [q for q in reqs if q.operation == "GetTask"], (
+        f"`task get` sent no GetTask over gRPC (requests {_ops(reqs)}); {shown(got)}")
+    assert got.exit_code == 0 and task_id in got.stdout_text and "COMPLETED" in got.stdout_text.upper(), (
+        f"`task get {task_id}` over gRPC did not report the task and its COMPLETED state; {shown(got)}")
