@@ -54,8 +54,9 @@ def _used_with_preference(cli: Cli, a: ScriptedAgent, wanted: Binding) -> tuple[
 @pytest.mark.requirement("A2ACLI_TX_004")
 def test_at_least_two_transports_are_each_selectable(cli: Cli, agent: AgentMaker) -> None:
     """For each of JSON-RPC, HTTP+JSON and gRPC, a card offering all three lists that binding last and
-    ``send --transport <it>`` is run: the binding counts as supported and selectable only when the send
-    exits 0 and every A2A request the agent received came on it. At least two must count. Catches a
+    ``send --transport <it>`` is run (until two have counted): the binding counts as supported and
+    selectable only when the send exits 0 and every A2A request the agent received came on it. At least
+    two must count. Catches a
     tool that speaks one binding only, or whose --transport cannot reach a second one."""
     a = agent(Script(), grpc=True)
     selectable: list[str] = []
@@ -66,6 +67,8 @@ def test_at_least_two_transports_are_each_selectable(cli: Cli, agent: AgentMaker
         seen[wanted] = f"exit {r.exit_code}, requests {_ops(reqs)}"
         if r.exit_code == 0 and used == [wanted]:
             selectable.append(wanted)
+        if len(selectable) == 2:
+            break
     assert len(selectable) >= 2, (
         f"expected at least two bindings each selectable with --transport (card listing it last, the send "
         f"exiting 0 with every request on it); selectable: {selectable}; per binding: {seen}; last run: {shown(r)}")
