@@ -80,6 +80,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "A2ACLI_API_KEY": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
     # --- Tier 2/3: config, output, conformance, completion, chat, demo-server ---
     "A2ACLI_AGENT_CARD": (f"{_P}CONFIG_002",),
+    "completion": (f"{_P}CLI_002",),
 }
 
 #: Short spellings folded into the long one (SPEC.md §7.2).
