@@ -81,6 +81,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     # --- Tier 2/3: config, output, conformance, completion, chat, demo-server ---
     "A2ACLI_AGENT_CARD": (f"{_P}CONFIG_002",),
     "completion": (f"{_P}CLI_002",),
+    "chat": (f"{_P}CHAT_001",),
 }
 
 #: Short spellings folded into the long one (SPEC.md §7.2).
