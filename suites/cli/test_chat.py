@@ -52,7 +52,9 @@ def test_chat_carries_context_and_waiting_task_across_three_turns(
         if s.expect_prompt() is None:
             r = s.close()
             cli.require(r, "chat")
-            raise AssertionError(f"expected `chat` to show a prompt within {WAIT:g}s on a terminal; " f"{'it exited' if r.exit_code is not None else 'none came'}; {shown(r)}")
+            how = "it exited" if r.exit_code is not None else "none came"
+            raise AssertionError(f"expected `chat` to show a prompt within {WAIT:g}s on a terminal; {how}; "
+                                 f"{shown(r)}")
         words = [unique("turn-one"), unique("turn-two"), unique("turn-three")]
         shown_after: list[str] = []
         for i, w in enumerate(words):
@@ -68,7 +70,8 @@ def test_chat_carries_context_and_waiting_task_across_three_turns(
         texts = [" ".join(p.get("text", "") for p in m.get("parts", [])) for m in sent]
         if len(sent) < 3 or any(w not in t for w, t in zip(words, texts, strict=False)):
             r = s.close()
-            raise AssertionError(f"expected one message per typed line (3), each with its text; got {texts}; {shown(r)}")
+            raise AssertionError(f"expected one message per typed line (3), each with its text; got {texts}; "
+                                 f"{shown(r)}")
         first = a.tasks[0]
         assert ask in shown_after[0], (f"expected turn 1's reply (the agent's INPUT_REQUIRED message) shown; "
                                        f"{shown(s.close())}")
