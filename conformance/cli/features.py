@@ -82,6 +82,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "A2ACLI_AGENT_CARD": (f"{_P}CONFIG_002",),
     "completion": (f"{_P}CLI_002",),
     "chat": (f"{_P}CHAT_001",),
+    "conformance": (f"{_P}CONFORM_001",),
 }
 
 #: Short spellings folded into the long one (SPEC.md §7.2).
