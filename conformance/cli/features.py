@@ -83,6 +83,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "completion": (f"{_P}CLI_002",),
     "chat": (f"{_P}CHAT_001",),
     "conformance": (f"{_P}CONFORM_001",),
+    "demo-server": (f"{_P}DEMO_SERVER_001",),
 }
 
 #: Short spellings folded into the long one (SPEC.md §7.2).
