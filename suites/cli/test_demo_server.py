@@ -36,7 +36,7 @@ CHECKS_TIMEOUT = 120.0
 
 def core_checks(url: str, report_dir: Path) -> tuple[dict[str, Any], str]:
     """Run the chosen core checks against ``url`` in one child run; (rows by id, child's stderr tail)."""
-    cmd = [sys.executable, "-m", "conformance.command", "agent", "--family", "a2a", "--url", url,
+    cmd = [sys.executable, "-m", "conformance.command", "agent", "--family", "a2a", "--url", url, "--jobs", "1",
            "--only", *CORE_IDS, "--report-dir", str(report_dir)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHECKS_TIMEOUT, stdin=subprocess.DEVNULL)
     report = report_dir / "compliance-report.yaml"
