@@ -79,6 +79,12 @@ OWNERS: dict[str, tuple[str, ...]] = {
     # environment variables (SPEC.md §7.2, §12.1)
     "A2ACLI_BEARER": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
     "A2ACLI_API_KEY": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
+    # --- Tier 2/3: config, output, conformance, completion, chat, demo-server ---
+    "A2ACLI_AGENT_CARD": (f"{_P}CONFIG_002",),
+    "completion": (f"{_P}CLI_002",),
+    "chat": (f"{_P}CHAT_001",),
+    "conformance": (f"{_P}CONFORM_001",),
+    "demo-server": (f"{_P}DEMO_SERVER_001",),
 }
 
 #: Short spellings folded into the long one (SPEC.md §7.2).
