@@ -31,14 +31,14 @@ def run_cli_suite(tmp: Path, only: list[str], env: dict[str, str] | None = None,
 
 
 def test_every_requirement_has_a_killing_defect() -> None:
-    named = {rid.partition(":")[0] for d in DEFECTS.values() for rid in d.requirements}
+    named = {rid.partition(":")[0] for d in DEFECTS.values() for rid in d.ids}
     orphans = [rid for rid in ALL if rid not in named]
     assert not orphans, f"A2ACLI ids no defect of the reference CLI kills: {orphans}"
 
 
 def test_every_defect_names_known_requirements() -> None:
     registry = default_registry()
-    bad = {d.name: [r for r in d.requirements if r not in registry] for d in DEFECTS.values()}
+    bad = {d.name: [r for r in d.ids if r not in registry] for d in DEFECTS.values()}
     assert not any(bad.values()), f"defects naming unknown ids: { {k: v for k, v in bad.items() if v} }"
 
 
@@ -55,11 +55,11 @@ def test_clean_reference_cli_passes_every_tier(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("defect", sorted(DEFECTS))
 def test_defect_makes_its_requirements_fail(defect: str, tmp_path: Path) -> None:
-    ids = list(DEFECTS[defect].requirements)
+    ids = list(DEFECTS[defect].ids)
     # File defects (the skill layout) cannot be switched by the environment: lay the skill out as shipped
     # under this defect and point --skill at it, as a vendor would for their own tool.
     skill = materialize_skill(tmp_path / "skill", {defect})[0]
     report = run_cli_suite(tmp_path, ids, env={"REFCLI_DEFECTS": defect}, skill=skill)
     survived = survivors(report, ids, tmp_path / "report")
-    assert not survived, (f"defect {defect!r} ({DEFECTS[defect].description}) was not caught: {survived}; "
+    assert not survived, (f"defect {defect!r} ({DEFECTS[defect].what}) was not caught: {survived}; "
                           f"see {tmp_path}/report/summary.md")
