@@ -600,6 +600,21 @@ def test_a_dropped_subscription_resubscribes_to_the_full_task_first(http: httpx.
         assert again[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
+def test_a_held_tasks_stream_is_cut_and_the_task_moves_at_the_cut(http: httpx.Client, binding: str) -> None:
+    """`drop_moves_to`: only the next subscription's first event (the full Task) carries the new state."""
+    script = Script(drop_stream_after=1, drop_stream_limit=1, drop_moves_to="INPUT_REQUIRED")
+    with ScriptedAgent(script) as agent:
+        rec = agent.hold_task("WORKING")
+        first, clean = stream(http, agent, binding, "SubscribeToTask", {"id": rec.id})
+        assert not clean and [next(iter(e)) for e in first] == ["task"]
+        assert first[0]["task"]["status"]["state"] == "TASK_STATE_WORKING"
+        assert rec.state() == "TASK_STATE_INPUT_REQUIRED"
+        again, clean = stream(http, agent, binding, "SubscribeToTask", {"id": rec.id})
+        assert clean and [next(iter(e)) for e in again] == ["task"], again
+        assert again[0]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+
 # ----------------------------------------------------------------------------- artifacts for download (DOWNLOAD_001)
 
 

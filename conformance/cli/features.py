@@ -49,6 +49,11 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "task cancel": (f"{_P}TASK_CANCEL_001",),
     "config show": (f"{_P}CONFIG_001", f"{_P}CONFIG_002"),
     "help": (f"{_P}CLI_001",),
+    # Tier 2/3: tasks, push, download (SPEC.md §7.1, App. A)
+    "task list": (f"{_P}TASK_LIST_001",),
+    "task subscribe": (f"{_P}TASK_SUBSCRIBE_001", f"{_P}TASK_SUBSCRIBE_002"),
+    "task download": (f"{_P}DOWNLOAD_001",),
+    "task push-config": (f"{_P}PUSH_001", f"{_P}PUSH_002"),
     # flags (SPEC.md §7.2, §10)
     "--agent-card": (f"{_P}CARD_GET_001",),
     "--text": (f"{_P}SEND_006",),
@@ -63,7 +68,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "--timeout": (f"{_P}TASK_POLL_002",),
     "--history": (f"{_P}TASK_GET_001",),
     "--validate": (f"{_P}CARD_GET_002",),
-    "--context-id": (f"{_P}INTERACT_001", f"{_P}INTERACT_002"),
+    "--context-id": (f"{_P}INTERACT_001", f"{_P}INTERACT_002", f"{_P}TASK_LIST_001"),
     "--task-id": (f"{_P}INTERACT_002",),
     "--transport": (f"{_P}TX_002", f"{_P}DEFAULT_001", f"{_P}TX_004"),
     "--a2a-version": (f"{_P}DEFAULT_001", f"{_P}VER_001"),
@@ -75,6 +80,15 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "--verbose": (f"{_P}DEFAULT_001", f"{_P}AUTH_004"),
     "--config": (f"{_P}CONFIG_002",),
     "--help": (f"{_P}CLI_001",),
+    # Tier 2/3: the harness's spellings of the task commands' own options (ListTasks and
+    # TaskPushNotificationConfig fields)
+    "--page-size": (f"{_P}TASK_LIST_001",),
+    "--page-token": (f"{_P}TASK_LIST_001",),
+    "--status": (f"{_P}TASK_LIST_001",),
+    "--url": (f"{_P}PUSH_001",),
+    "--token": (f"{_P}PUSH_001",),
+    "--auth-scheme": (f"{_P}PUSH_001",),
+    "--auth-credentials": (f"{_P}PUSH_001",),
     "--version": (f"{_P}CLI_001",),
     # environment variables (SPEC.md §7.2, §12.1)
     "A2ACLI_BEARER": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
