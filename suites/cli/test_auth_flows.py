@@ -46,7 +46,7 @@ CI_CLIENT = "a2a-ci"  # a confidential client (client credentials)
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 SLOW_DOWN_STEP = 5.0  # RFC 8628 §3.5
 POLL_SLACK = 0.25
-LOGIN_TIMEOUT = 20.0  # a login the harness approves at once ends well inside this
+LOGIN_TIMEOUT = 15.0  # a login the harness approves at once ends well inside this (slow_down: 5 s)
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -266,7 +266,8 @@ def test_public_card_fetch_carries_no_credential(cli: Cli, agent: AgentMaker, ne
     a = agent(Script(card=CardSpec(security=(Bearer(token),))))
     r = cli.run("card", "get", *card_ref(a), "--bearer", token)
     fetched = [q for q in a.card_requests() if q.binding == "CARD"]
-    assert fetched, f"expected the public card to be fetched; the agent saw {[q.method for q in a.requests]}"
+    if not fetched:
+        blocked_by("A2ACLI_CARD_GET_001", f"card get fetched no card (exit {r.exit_code})")
     leaked = [q.credentials or ("the token",) for q in fetched if q.credentials or token in str(q.headers)]
     assert not leaked, f"the public card request presented {leaked}; no card endpoint declared a scheme; {shown(r)}"
     assert r.exit_code == 0, f"expected card get to succeed; {shown(r)}"
