@@ -46,7 +46,7 @@ CI_CLIENT = "a2a-ci"  # a confidential client (client credentials)
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 SLOW_DOWN_STEP = 5.0  # RFC 8628 §3.5
 POLL_SLACK = 0.25
-LOGIN_TIMEOUT = 15.0  # a login the harness approves at once ends well inside this (slow_down: 5 s)
+LOGIN_TIMEOUT = 12.0  # a login the harness approves at once ends well inside this (slow_down: 5 s)
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -150,7 +150,7 @@ def test_device_code_that_expires_ends_the_login_with_a_clear_error(cli: Cli, ag
     expiry. Catches a login that never ends (a bounded fail here) or that fails without saying why."""
     a = agent(_device_script())
     user = DeviceUser(a, "expire", after_polls=1)
-    r = _device_login(cli, a, user, timeout=10.0)
+    r = _device_login(cli, a, user, timeout=8.0)
     grant = user.grant()
     assert grant is not None, _no_code_shown(user, a, r)
     answers = [_oauth_error(q) for q in token_polls(a, grant.device_code)]
