@@ -78,11 +78,11 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "--version": (f"{_P}CLI_001",),
     # auth (SPEC.md §12.2-§12.4): `auth login`'s client and mutual TLS name no flags in the spec; these are
     # the harness's spellings (an adapter maps them), each owned by the rows whose flows need it
-    "--client-id": (f"{_P}AUTH_005", f"{_P}AUTH_006", f"{_P}AUTH_010"),
-    "--client-secret": (f"{_P}AUTH_006",),
+    "--client-id": (f"{_P}AUTH_005", f"{_P}AUTH_006", f"{_P}AUTH_007", f"{_P}AUTH_010"),
+    "--client-secret": (f"{_P}AUTH_006", f"{_P}AUTH_007"),
     "--client-cert": (f"{_P}AUTH_009",),
     "--client-key": (f"{_P}AUTH_009",),
-    "--extended": (f"{_P}CARD_GET_003",),
+    "--extended": (f"{_P}CARD_GET_003", f"{_P}AUTH_008"),  # §12.4, which both rows cite
     # environment variables (SPEC.md §7.2, §12.1)
     "A2ACLI_BEARER": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
     "A2ACLI_API_KEY": (f"{_P}AUTH_002", f"{_P}AUTH_001"),

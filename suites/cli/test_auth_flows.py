@@ -14,7 +14,7 @@ import json
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -39,6 +39,7 @@ from conformance.fixtures.scripted_agent import (
     TLSConfig,
 )
 from conformance.judge import blocked_by, clip, shown, unique
+from conformance.outcome import fail
 from conformance.suites.cli.conftest import card_ref
 
 PUBLIC_CLIENT = "a2a-cli"  # the authorization server's public client (device code)
@@ -93,6 +94,15 @@ def _no_code_shown(user: DeviceUser, a: ScriptedAgent, r: CliResult) -> str:
         return f"`auth login` never asked the card's authorization server for a device code; {shown(r)}"
     return ("`auth login` started a device flow but never showed its user code, so no user could approve "
             f"it; {shown(r)}")
+
+
+def _login_failed(a: ScriptedAgent, login: CliResult, flow_row: str, flow: str) -> NoReturn:
+    """A login that got no token: a tool that never spoke to the authorization server has no working
+    `auth login` (AUTH_007 names it: a fail); one whose flow went wrong is blocked by that flow's row."""
+    if not [q for q in a.requests if q.binding == "OAUTH"]:
+        fail(f"`auth login` made no request to the card's authorization server, so there is no token to store "
+             f"or attach; {shown(login)}")
+    blocked_by(flow_row, f"`auth login` ({flow}) got no token (exit {login.exit_code})")
 
 
 # ── A2ACLI_AUTH_006 ───────────────────────────────────────────────────────────────────────
@@ -182,7 +192,7 @@ def test_login_token_is_stored_0600_under_the_config_path_and_attached_to_a_late
                         home=home)
         issued = [t.access_token for t in a.issued_tokens() if t.grant_type == "client_credentials"]
         if login.exit_code != 0 or not issued:
-            blocked_by("A2ACLI_AUTH_006", f"`auth login` (client credentials) got no token (exit {login.exit_code})")
+            _login_failed(a, login, "A2ACLI_AUTH_006", "client credentials")
         token = issued[-1]
         written = home.written_since(before)
         holding = [p for p in written if token.encode() in p.read_bytes()] or written
@@ -216,7 +226,7 @@ def test_an_expired_stored_token_is_refreshed_and_the_send_goes_through(cli: Cli
         login = _device_login(cli, a, DeviceUser(a, "approve"), home=home)
         first = [t for t in a.issued_tokens() if t.grant_type == DEVICE_GRANT]
         if login.exit_code != 0 or not first:
-            blocked_by("A2ACLI_AUTH_005", f"`auth login` (device code) got no token (exit {login.exit_code})")
+            _login_failed(a, login, "A2ACLI_AUTH_005", "device code")
         a.expire_tokens()
         r = cli.run("send", "--text", "hi", *card_ref(a), home=home)
         refreshed = [t.access_token for t in a.issued_tokens() if t.grant_type == "refresh_token"]
@@ -274,7 +284,7 @@ def test_public_card_fetch_carries_no_credential(cli: Cli, agent: AgentMaker, ne
 
 
 @pytest.mark.requirement("A2ACLI_AUTH_008")
-@pytest.mark.depends_on("A2ACLI_AUTH_001", "A2ACLI_CARD_GET_003")
+@pytest.mark.depends_on("A2ACLI_AUTH_001")
 def test_extended_card_request_carries_only_what_a_declared_scheme_accepts(cli: Cli, agent: AgentMaker,
                                                                            new_secret: SecretMaker) -> None:
     """`card get --extended --bearer T --api-key K` against a card declaring only an API-key scheme:
@@ -285,8 +295,8 @@ def test_extended_card_request_carries_only_what_a_declared_scheme_accepts(cli: 
                                    extended_agent_card=True)))
     r = cli.run("card", "get", "--extended", *card_ref(a), "--bearer", token, "--api-key", key)
     asked = [q for q in a.card_requests() if q.operation == "GetExtendedAgentCard"]
-    if not asked:
-        blocked_by("A2ACLI_CARD_GET_003", f"card get --extended asked for no extended card (exit {r.exit_code})")
+    assert asked, (f"`card get --extended` asked for no extended card (§12.4: fetched with a scheme of the "
+                   f"public card), so no credential choice was made; {shown(r)}")
     for q in a.card_requests():
         what = "public card" if q.binding == "CARD" else f"{q.binding} GetExtendedAgentCard"
         assert token not in str(q.headers) and q.bearer is None, (
@@ -318,8 +328,7 @@ def test_auth_required_is_surfaced_and_the_same_task_continues_with_the_credenti
                      resume=TaskFlow.single("COMPLETED", ArtifactSpec([Text(done)])), auth_resume=Bearer(token)))
     r = cli.run("send", "--text", "book a meeting", *card_ref(a))
     tasks = a.tasks
-    if not tasks:
-        blocked_by("A2ACLI_SEND_001", f"send created no task (exit {r.exit_code})")
+    assert tasks, f"the send created no task, so no AUTH_REQUIRED pause was surfaced; {shown(r)}"
     task = tasks[0]
     assert r.exit_code == 0, (
         f"expected exit 0 for a task paused in AUTH_REQUIRED (a task state, not an error); {shown(r)}")
