@@ -1,4 +1,5 @@
-"""What every kill matrix shares: run the command on a bundled target, read back its report."""
+"""The one kill-matrix runner: run the command on a bundled reference, read back its report, judge
+whether a defect was caught. ``tests/test_kill_matrix.py`` applies it to the three references."""
 
 from __future__ import annotations
 
@@ -6,10 +7,19 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from conformance.fixtures.defect import Defect
+from conformance.fixtures.reference_agentd import DEFECTS as AGENTD_DEFECTS
+from conformance.fixtures.reference_cli.defects import DEFECTS as CLI_DEFECTS
+from conformance.fixtures.reference_cli.defects import materialize_skill
+from conformance.fixtures.scripted_agent.defects import DEFECTS as CORE_DEFECTS
+from conformance.registry import default_registry
 
 #: Statuses that show a defect was caught (partial: some separable part of the requirement failed).
 DETECTED = ("fail", "partial")
@@ -61,3 +71,62 @@ def survivors(report: dict[str, Any], ids: list[str], report_dir: Path) -> dict[
         elif not killed(outs, target):
             out[target] = f"{status} (no assertion failure{' in that part' if ':' in target else ''})"
     return out
+
+
+# ── the three references ────────────────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One reference implementation, its defect table, and how the command runs checks against it.
+
+    ``args(defect)`` is the command line (without ``--only``) that runs the family's checks against
+    the reference, with ``defect`` switched on when given.
+    """
+
+    key: str
+    family: str
+    defects: dict[str, Defect]
+    args: Callable[[str | None, Path], list[str]]
+    timeout: float = 900
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in default_registry().select(family=self.family)]
+
+    def run(self, tmp: Path, ids: list[str] | None = None, defect: str | None = None,
+            extra: Sequence[str] = ()) -> dict[str, Any]:
+        args = [*self.args(defect, tmp), *extra]
+        if ids:
+            args += ["--only", *ids]
+        return run_command(args, tmp / "report", timeout=self.timeout)
+
+
+def _cli_args(defect: str | None, tmp: Path) -> list[str]:
+    # File defects (the skill layout) cannot be switched by the environment: lay the skill out as shipped
+    # under this defect and point --skill at it, as a vendor would for their own tool.
+    skill = materialize_skill(tmp / "skill", {defect} if defect else set())[0]
+    return ["cli", "--skill", str(skill), *(["--env", f"REFCLI_DEFECTS={defect}"] if defect else [])]
+
+
+def _core_args(defect: str | None, tmp: Path, launch: str = "scripted") -> list[str]:
+    return ["agent", "--family", "a2a", "--launch", launch, "--timeout", "240",
+            *(["--defect", defect] if defect else [])]
+
+
+def _agentd_args(defect: str | None, tmp: Path) -> list[str]:
+    return ["agent", "--launch", "reference", "--family", "agentd", *(["--defect", defect] if defect else [])]
+
+
+CLI = Reference("cli", "a2acli", CLI_DEFECTS, _cli_args)
+CORE = Reference("core", "a2a", CORE_DEFECTS, _core_args, timeout=300)
+AGENTD = Reference("agentd", "agentd", AGENTD_DEFECTS, _agentd_args)
+REFERENCES = (CLI, CORE, AGENTD)
+
+
+def run_core(tmp: Path, launch: str, only: list[str] | None = None, defect: str | None = None) -> dict[str, Any]:
+    """The a2a family against a launched target (``scripted``, ``reference`` or ``sdk``)."""
+    args = _core_args(defect, tmp, launch)
+    if only:
+        args += ["--only", *only]
+    return run_command(args, tmp, timeout=CORE.timeout)

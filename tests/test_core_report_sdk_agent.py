@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from conformance.registry import default_registry
-from tests.killmatrix import run_command
-from tests.test_kill_matrix_core import run_core
+from tests.killmatrix import run_command, run_core
 
 A2A = [r.id for r in default_registry().select(family="a2a")]
 STATUSES = ("pass", "partial", "fail", "not_measured", "na")

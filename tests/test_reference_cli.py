@@ -508,11 +508,11 @@ def test_a_defect_changes_behaviour(agent: Agent) -> None:
 def test_every_tier1_requirement_has_a_defect() -> None:
     from conformance.fixtures.reference_cli.defects import DEFECTS
 
-    covered = {req for d in DEFECTS.values() for req in d.requirements}
+    covered = {req for d in DEFECTS.values() for req in d.ids}
     missing = [f"A2ACLI_{t}" for t in TIER1 if f"A2ACLI_{t}" not in covered]
     assert not missing, missing
     assert len(TIER1) == 39
-    assert all(d.name == name and d.requirements for name, d in DEFECTS.items())
+    assert all(d.name == name and d.ids for name, d in DEFECTS.items())
 
 
 def test_skill_layouts(tmp_path: Path) -> None:

@@ -105,7 +105,8 @@ def _echo_app(seen: list[str]) -> Starlette:
             "name": "echo", "description": "echoes your headers", "version": "1.0.0",
             "supportedInterfaces": [{"url": base + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
             "capabilities": {"streaming": False}, "defaultInputModes": ["text/plain"],
-            "defaultOutputModes": ["text/plain"], "skills": [],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "echo", "name": "echo", "description": "echoes", "tags": ["echo"]}],
             "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}},
             "securityRequirements": [{"schemes": {"bearer": {"list": []}}}],
         })

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from a2a.types.a2a_pb2 import AgentCard
 
-from conformance.agentd.footing import LISTENER_ROW, card_of
+from conformance.agentd.footing import CARD_ROW, LISTENER_ROW, card_of
 from conformance.agentd_page import (
     HEADER,
     UNIX_BINDING,
 )
-from conformance.judge import blocked_by, strict
+from conformance.judge import blocked_by, violations
 from conformance.outcome import fail, not_measured
 from conformance.targets import Endpoint
 from conformance.wire import Recorder
@@ -100,9 +100,15 @@ def served_card(instance: Instance, recorder: Recorder, token: str | None = None
 
 
 def public_card(instance: Instance, recorder: Recorder, token: str | None = None) -> dict[str, Any]:
-    """The public card as served, held strictly to the A2A AgentCard type (fails otherwise)."""
+    """The public card as served, held strictly to the A2A AgentCard type.
+
+    A card that does not read strictly is A2A_CARD_001's failure, not the agentd check's: the check
+    is not measured, blocked by that row (every agentd check declares it).
+    """
     card = served_card(instance, recorder, token)
-    strict(card, AgentCard, "the public card", path="$")
+    problems = violations(card, AgentCard, "$")
+    if problems:
+        blocked_by(CARD_ROW, f"the public card is not a strictly valid AgentCard: {'; '.join(problems)[:200]}")
     return card
 
 

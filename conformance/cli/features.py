@@ -63,9 +63,10 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "--poll-interval": (f"{_P}TASK_POLL_002",),
     "--timeout": (f"{_P}TASK_POLL_002",),
     "--history": (f"{_P}TASK_GET_001",),
+    "--validate": (f"{_P}CARD_GET_002",),
     "--context-id": (f"{_P}INTERACT_001", f"{_P}INTERACT_002"),
     "--task-id": (f"{_P}INTERACT_002",),
-    "--transport": (f"{_P}TX_002", f"{_P}DEFAULT_001"),
+    "--transport": (f"{_P}TX_002", f"{_P}DEFAULT_001", f"{_P}TX_004"),
     "--a2a-version": (f"{_P}DEFAULT_001", f"{_P}VER_001"),
     "--bearer": (f"{_P}AUTH_001",),
     "--api-key": (f"{_P}AUTH_001",),
@@ -86,6 +87,12 @@ OWNERS: dict[str, tuple[str, ...]] = {
     # environment variables (SPEC.md §7.2, §12.1)
     "A2ACLI_BEARER": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
     "A2ACLI_API_KEY": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
+    # --- Tier 2/3: config, output, conformance, completion, chat, demo-server ---
+    "A2ACLI_AGENT_CARD": (f"{_P}CONFIG_002",),
+    "completion": (f"{_P}CLI_002",),
+    "chat": (f"{_P}CHAT_001",),
+    "conformance": (f"{_P}CONFORM_001",),
+    "demo-server": (f"{_P}DEMO_SERVER_001",),
 }
 
 #: Short spellings folded into the long one (SPEC.md §7.2).

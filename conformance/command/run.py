@@ -36,7 +36,7 @@ from conformance.report.merge import latest_report, load_report, merge_into, row
 COMPLETED = (0, 1, 5)
 #: Load the plugin exactly once: by the name its pytest11 entry point registers it under, so an
 #: installed copy and the checkout's module are the same plugin (``-p`` finds the entry point first).
-PLUGIN_ARGS = ("-p", "conformance.plugin")
+PLUGIN_ARGS = ("-p", "conformance.plugin", "-p", "pytest_timeout")
 
 
 @dataclass
@@ -138,11 +138,14 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
            "--basetemp", str(tmp / "basetemp")]
     if jobs > 1:
-        cmd += ["-n", str(jobs)]
+        cmd += ["-p", "xdist.plugin", "-n", str(jobs)]
     if allure_dir:
-        cmd += ["--alluredir", str(Path(allure_dir).resolve())]
+        cmd += ["-p", "allure_pytest.plugin", "--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
+    # Only the plugins a run uses: every other installed pytest plugin would be imported by the child and by
+    # each xdist worker (hypothesis's alone costs more than a second of start-up per process).
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     # Every Python the run starts (xdist workers are ``python -c``) keeps the working directory off sys.path,
     # and the run itself starts in its private folder: a checkout there must not shadow the installed package.
     env["PYTHONSAFEPATH"] = "1"

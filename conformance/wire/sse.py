@@ -1,5 +1,6 @@
-"""Server-Sent Events: an incremental parser that follows the WHATWG event-stream rules, and a
-reader that consumes an httpx streaming response until the server closes it or a deadline cuts it.
+"""Server-Sent Events: an incremental parser (httpx-sse's decoders under the WHATWG event-stream
+rules) and a reader that consumes an httpx streaming response until the server closes it or a
+deadline cuts it.
 
 The parser is deliberately literal: it dispatches an event only at a blank line (a final block with
 no trailing blank line is *not* an event), so a target that ends its stream without terminating
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import httpx
+from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
 StreamEnd = Literal["server", "deadline", "error", "client"]
 
@@ -51,7 +53,15 @@ class SseEvent:
 
 @dataclass
 class SseParser:
-    """Feed bytes (or text) in any chunking; each :meth:`feed` returns the events it completed."""
+    """Feed bytes (or text) in any chunking; each :meth:`feed` returns the events it completed.
+
+    Built on httpx-sse: its line decoder splits on CR, LF and CRLF across chunk boundaries, and its
+    event decoder assembles each block's fields and dispatches at the blank line. On top of it this
+    parser keeps the spec's literal rules the harness judges by: a block without a ``data`` field
+    dispatches nothing, ``retry`` counts only when it is all ASCII digits, the last event id stays
+    None until a block sets one, comments are kept for evidence, and an unterminated final block is
+    never an event (:meth:`close` hands it back).
+    """
 
     comments: list[str] = field(default_factory=list)
     last_event_id: str | None = None
@@ -59,12 +69,12 @@ class SseParser:
     _decoder: codecs.IncrementalDecoder = field(
         default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="replace")
     )
-    _line: list[str] = field(default_factory=list)
-    _skip_lf: bool = False
+    _lines: SSELineDecoder = field(default_factory=SSELineDecoder)
+    _events: SSEDecoder = field(default_factory=SSEDecoder)
     _bom_checked: bool = False
-    _data: list[str] = field(default_factory=list)
+    _skip_lf: bool = False
+    _block: list[str] = field(default_factory=list)
     _has_data: bool = False
-    _event: str = ""
     _block_retry: int | None = None
 
     def feed(self, chunk: bytes | str) -> list[SseEvent]:
@@ -73,47 +83,40 @@ class SseParser:
             self._bom_checked = True
             if text.startswith("\ufeff"):
                 text = text[1:]
+        if text and self._skip_lf:
+            self._skip_lf = False
+            text = text[1:] if text.startswith("\n") else text
+        if not text:
+            return []
+        lines = self._lines.decode(text)
+        if self._lines.trailing_cr:
+            # A CR ends a line now: the decoder waits to see whether LF follows, a live stream cannot.
+            lines += self._lines.flush()
+            self._skip_lf = True
         events: list[SseEvent] = []
-        start = 0
-        i = 0
-        n = len(text)
-        while i < n:
-            ch = text[i]
-            if self._skip_lf:
-                self._skip_lf = False
-                if ch == "\n":
-                    i += 1
-                    start = i
-                    continue
-            if ch == "\r" or ch == "\n":
-                self._line.append(text[start:i])
-                line = "".join(self._line)
-                self._line.clear()
-                self._skip_lf = ch == "\r"
-                ev = self._process_line(line)
-                if ev is not None:
-                    events.append(ev)
-                start = i + 1
-            i += 1
-        if start < n:
-            self._line.append(text[start:])
+        for line in lines:
+            ev = self._process_line(line)
+            if ev is not None:
+                events.append(ev)
         return events
 
     def close(self) -> str:
-        """End of stream: flush the decoder and discard an unterminated block (per the SSE spec).
+        """End of stream: flush the decoders and discard an unterminated block (per the SSE spec).
 
         Returns the discarded, undispatched text (empty when the stream ended cleanly) so a reader
         can report it as evidence.
         """
         tail = self._decoder.decode(b"", final=True)
-        pending = "".join(self._line) + tail
-        if self._has_data or self._event:
-            pending = "data:" + "\n".join(self._data) + ("\n" + pending if pending else "")
-        self._line.clear()
-        self._data.clear()
+        if tail:
+            self._lines.decode(tail)
+        pending = [line for line in self._lines.flush() if line]
+        # A block without data or an event name would have dispatched nothing: only its cut line counts.
+        meaningful = self._has_data or any(line.partition(":")[0] == "event" for line in self._block)
+        undispatched = "\n".join([*(self._block if meaningful else ()), *pending])
+        self._block.clear()
+        self._events = SSEDecoder()
         self._has_data = False
-        self._event = ""
-        return pending
+        return undispatched
 
     def _process_line(self, line: str) -> SseEvent | None:
         if line == "":
@@ -121,34 +124,30 @@ class SseParser:
         if line.startswith(":"):
             self.comments.append(line[1:])
             return None
+        self._block.append(line)
         name, sep, value = line.partition(":")
         if sep and value.startswith(" "):
             value = value[1:]
         if name == "data":
-            self._data.append(value)
             self._has_data = True
-        elif name == "event":
-            self._event = value
-        elif name == "id":
-            if "\x00" not in value:
-                self.last_event_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
-            self.retry = int(value)
-            self._block_retry = self.retry
+        elif name == "id" and "\x00" not in value:
+            self.last_event_id = value
+        elif name == "retry":
+            if value.isascii() and value.isdigit():
+                self.retry = self._block_retry = int(value)
+            line = ""  # the spec's rule, not int()'s: a retry that is not all digits is ignored
+        if line:
+            self._events.decode(line)
         return None
 
     def _dispatch(self) -> SseEvent | None:
         retry, self._block_retry = self._block_retry, None
-        if not self._has_data:
-            self._event = ""
+        has_data, self._has_data = self._has_data, False
+        self._block.clear()
+        sse = self._events.decode("")
+        if not has_data or sse is None:
             return None
-        ev = SseEvent(
-            data="\n".join(self._data), event=self._event or "message", id=self.last_event_id, retry=retry
-        )
-        self._data.clear()
-        self._has_data = False
-        self._event = ""
-        return ev
+        return SseEvent(data=sse.data, event=sse.event or "message", id=self.last_event_id, retry=retry)
 
 
 def parse_sse(data: bytes | str) -> list[SseEvent]:
