@@ -97,6 +97,8 @@ SPEC_VALUE_FLAGS: frozenset[str] = frozenset({
     "--a2a-version", "-a", "--agent-card", "--bearer", "--api-key", "--config", "--context-id",
     "--metadata", "-o", "--output", "--poll-interval", "--timeout", "--svc-param", "--task-id",
     "--transport", "--history", "--text", "--file", "--data", "--media-type",
+    # `auth login` and mutual TLS (§12.2, §12.3 name no flags; the harness's spellings, mapped by adapters)
+    "--client-id", "--client-secret", "--client-cert", "--client-key",
 })
 
 #: Spec flags that take no value (§7.2, §10.1), including the OPTIONAL aliases, which are

@@ -54,6 +54,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "task subscribe": (f"{_P}TASK_SUBSCRIBE_001", f"{_P}TASK_SUBSCRIBE_002"),
     "task download": (f"{_P}DOWNLOAD_001",),
     "task push-config": (f"{_P}PUSH_001", f"{_P}PUSH_002"),
+    "auth login": (f"{_P}AUTH_005", f"{_P}AUTH_006", f"{_P}AUTH_007", f"{_P}AUTH_010"),
     # flags (SPEC.md §7.2, §10)
     "--agent-card": (f"{_P}CARD_GET_001",),
     "--text": (f"{_P}SEND_006",),
@@ -90,6 +91,13 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "--auth-scheme": (f"{_P}PUSH_001",),
     "--auth-credentials": (f"{_P}PUSH_001",),
     "--version": (f"{_P}CLI_001",),
+    # auth (SPEC.md §12.2-§12.4): `auth login`'s client and mutual TLS name no flags in the spec; these are
+    # the harness's spellings (an adapter maps them), each owned by the rows whose flows need it
+    "--client-id": (f"{_P}AUTH_005", f"{_P}AUTH_006", f"{_P}AUTH_007", f"{_P}AUTH_010"),
+    "--client-secret": (f"{_P}AUTH_006", f"{_P}AUTH_007"),
+    "--client-cert": (f"{_P}AUTH_009",),
+    "--client-key": (f"{_P}AUTH_009",),
+    "--extended": (f"{_P}CARD_GET_003", f"{_P}AUTH_008"),  # §12.4, which both rows cite
     # environment variables (SPEC.md §7.2, §12.1)
     "A2ACLI_BEARER": (f"{_P}AUTH_002", f"{_P}AUTH_001"),
     "A2ACLI_API_KEY": (f"{_P}AUTH_002", f"{_P}AUTH_001"),

@@ -22,6 +22,9 @@ What a run guarantees:
 * **Interrupts.** ``interrupt_when(stdout_so_far, stderr_so_far)`` is evaluated as output arrives;
   the first time it is true the child's process group gets SIGINT once, and the run then waits,
   still bounded by the timeout, for the exit.
+* **Watching.** ``watch(stdout_so_far, stderr_so_far)`` is called as output arrives, so the harness
+  can act on what the CLI shows while it runs (approve the user code `auth login` prints); it must
+  return quickly, and what it does is bounded by the run's timeout like everything else.
 
 Exit detection does not reap the child until the final group kill is done (``waitid`` with
 ``WNOWAIT`` and a pidfd), so the process-group id can never be reused by an unrelated process
@@ -60,6 +63,7 @@ _UNKILLABLE_GRACE = 5.0
 _CHUNK = 65536
 
 InterruptCondition = Callable[[bytes, bytes], bool]
+Watcher = Callable[[bytes, bytes], None]
 
 
 class ExecutableNotFound(Exception):
@@ -212,6 +216,7 @@ class CliRunner:
         cwd: str | os.PathLike[str] | None = None,
         pty: bool = False,
         interrupt_when: InterruptCondition | None = None,
+        watch: Watcher | None = None,
         keep_home: bool = False,
         home: IsolatedHome | None = None,
     ) -> CliResult:
@@ -240,7 +245,7 @@ class CliRunner:
             workdir = str(cwd) if cwd is not None else str(box.work)
             proc = _Process(argv, child_env, workdir, data, pty, self.output_cap)
             result = proc.wait(timeout if timeout is not None else self.timeout, self.kill_grace,
-                               interrupt_when)
+                               interrupt_when, watch)
         except BaseException:
             if owned:
                 box.cleanup()
@@ -327,8 +332,8 @@ class _Process:
         except ChildProcessError:  # pragma: no cover - only if someone else reaped it
             return True
 
-    def wait(self, timeout: float, kill_grace: float, interrupt_when: InterruptCondition | None
-             ) -> CliResult:
+    def wait(self, timeout: float, kill_grace: float, interrupt_when: InterruptCondition | None,
+             watch: Watcher | None = None) -> CliResult:
         sel = selectors.DefaultSelector()
         bufs: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
         assert self.proc.stderr is not None
@@ -434,6 +439,8 @@ class _Process:
                             term_at = time.monotonic()
                         truncated = True
                     buf += chunk
+                    if watch is not None and chunk:
+                        watch(bytes(bufs["out"]), bytes(bufs["err"]))
                     if (interrupt_when is not None and not interrupted and chunk
                             and interrupt_when(bytes(bufs["out"]), bytes(bufs["err"]))):
                         _signal_group(self.pid, signal.SIGINT)
