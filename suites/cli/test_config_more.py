@@ -237,10 +237,13 @@ def test_an_agent_specific_config_file_scopes_card_and_credential(
                 f"expected agent {k} never to see the other agent's token; it did; {shown(runs[k])}")
         for k in tokens:
             if not sent[k]:
-                control = cli.run("send", "--text", "control", "-a", agents[k].base_url)
+                # The agent asks for a bearer: a tool may rightly refuse to send without one, so the
+                # control carries it the Tier 1 way (the environment).
+                control = cli.run("send", "--text", "control", "-a", agents[k].base_url,
+                                  env={"A2ACLI_BEARER": tokens[k]})
                 if not agents[k].a2a_requests():
-                    blocked_by("A2ACLI_CARD_GET_001", f"`send -a <url>` reached no agent either (exit "
-                                                      f"{control.exit_code})")
+                    blocked_by("A2ACLI_CARD_GET_001", f"`send -a <url>` with A2ACLI_BEARER set reached no agent "
+                                                      f"either (exit {control.exit_code})")
             assert sent[k], (f"expected `send --config <agent-{k} file>` to reach the agent the file names; "
                              f"agent {k} received nothing; {shown(runs[k])}")
             if any(h != f"Bearer {tokens[k]}" for h in sent[k]):
