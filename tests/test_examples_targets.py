@@ -1,6 +1,7 @@
 """examples/targets.yaml runs as shipped (with a small ``only`` subset per target, for time) and gives
 the implementation report its flags: a row only the reference passes is "exactly one implementation
-passes"; a row no target measures is "measured by none"."""
+passes" (the "measured by none" flag is shown on synthetic matrices in ``test_html_report.py``: every
+row of the bundled families now has a check that one of these targets can satisfy)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tests.test_command import _env
 
 EXAMPLE = PACKAGE_DIR.parent / "examples" / "targets.yaml"
 ONLY = {
-    "cli": ["A2ACLI_SEND_001", "A2ACLI_SEND_002", "A2ACLI_TX_003", "A2ACLI_CARD_GET_001", "A2ACLI_CHAT_001"],
+    "cli": ["A2ACLI_SEND_001", "A2ACLI_SEND_002", "A2ACLI_TX_003", "A2ACLI_CARD_GET_001"],
     "agentd": ["AGENTD_DECL_001", "AGENTD_DECL_002", "AGENTD_DECL_004"],
     "a2a": ["A2A_CARD_001", "A2A_SEND_001"],
 }
@@ -43,5 +44,3 @@ def test_the_example_targets_file_runs_and_the_report_flags_rows(tmp_path: Path)
     page = (out / "implementation-report.html").read_text(encoding="utf-8")
     row = page[page.index('id="A2ACLI_SEND_002"'):].split("</tr>", 1)[0]
     assert "exactly one implementation passes" in row
-    chat = page[page.index('id="A2ACLI_CHAT_001"'):].split("</tr>", 1)[0]
-    assert "measured by none" in chat

@@ -61,9 +61,17 @@ def test_a_null_cli_gets_no_pass_no_partial_and_na_only_where_the_condition_hold
     assert all(REGISTRY[rid].conditional and "no --skill given" in str(note) for rid, note in na.items()), na
     # Every row is measured, and a tool with none of the Tier 2/3 features fails those rows: a missing
     # command is the row's own failure ("unsupported is fail"), never "not measured".
+    # The one exception is a row whose check needs an exchange a Tier 1 feature makes (OUT_007 logs the
+    # exchange of a `send`): it is "blocked by" that Tier 1 row, which must itself fail in the same report.
+    def settled(e: dict[str, Any]) -> bool:
+        if e["status"] == "fail":
+            return True
+        by = str(e.get("note") or "").removeprefix("blocked by ").split(":", 1)[0]
+        return (e["status"] == "not_measured" and by in reqs and REGISTRY[by].tier == 1
+                and reqs[by]["status"] == "fail")
     upper = {rid: (e["status"], e.get("note")) for rid, e in reqs.items()
-             if REGISTRY[rid].tier in (2, 3) and e["status"] != "fail"}
-    assert not upper, f"Tier 2/3 rows a null CLI ({name}) did not fail: {upper}"
+             if REGISTRY[rid].tier in (2, 3) and not settled(e)}
+    assert not upper, f"Tier 2/3 rows a null CLI ({name}) neither failed nor were blocked by a failing row: {upper}"
     assert not any(group["satisfied"] for group in report["summary"].values()), report["summary"]
     assert report["report"]["tier_claimed"] is None
     assert report["report"]["skill_given"] is False

@@ -251,7 +251,7 @@ def test_plugin_loads_once_when_its_entry_point_is_installed_too(suite: pytest.P
     The fake installation declares the entry point exactly as the package ships it."""
     entry_points = _pytest11_entry_points()
     assert list(entry_points.values()) == ["conformance.plugin"], entry_points
-    assert ("-p", *entry_points) == PLUGIN_ARGS, "the command must load the plugin by its entry point's name"
+    assert ("-p", *entry_points) == PLUGIN_ARGS[:2], "the command must load the plugin by its entry point's name"
     dist = tmp_path / "site" / "agentd_conformance-0.1.0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: agentd-conformance\nVersion: 0.1.0\n")

@@ -36,7 +36,7 @@ from conformance.report.merge import latest_report, load_report, merge_into, row
 COMPLETED = (0, 1, 5)
 #: Load the plugin exactly once: by the name its pytest11 entry point registers it under, so an
 #: installed copy and the checkout's module are the same plugin (``-p`` finds the entry point first).
-PLUGIN_ARGS = ("-p", "conformance.plugin", "-p", "pytest_timeout")
+PLUGIN_ARGS = ("-p", "conformance.plugin", "-p", "timeout")
 
 
 @dataclass
@@ -138,9 +138,9 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
            "--basetemp", str(tmp / "basetemp")]
     if jobs > 1:
-        cmd += ["-p", "xdist.plugin", "-n", str(jobs)]
+        cmd += ["-p", "xdist", "-n", str(jobs)]
     if allure_dir:
-        cmd += ["-p", "allure_pytest.plugin", "--alluredir", str(Path(allure_dir).resolve())]
+        cmd += ["-p", "allure_pytest", "--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
     # Only the plugins a run uses: every other installed pytest plugin would be imported by the child and by
