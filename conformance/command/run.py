@@ -281,6 +281,35 @@ def baseline(opts: RunOptions) -> Baseline:
     return Baseline(expected, path, write)
 
 
+@dataclass
+class Planned:
+    """Where one run writes and what it measures: the ids in scope (None: all of the family, narrowed
+    by ``--rerun-failed``) with the note of those left out, the baseline, the report's target name
+    and folder, and the earlier report a rerun merges into."""
+
+    ids: list[str] | None
+    note: str
+    expected: Baseline
+    name: str
+    out: Path
+    previous: Path | None
+
+    def conclude(self, code: int, opts: RunOptions) -> int:
+        """Merge a rerun into its earlier report, then :func:`finish`; returns the exit code."""
+        merge_rerun(self.out, code, self.previous, self.ids)
+        return finish(self.out, code, opts.require, self.expected)
+
+
+def plan(opts: RunOptions, family: str, tier: int | None, default_name: str) -> Planned:
+    """The scope, baseline, report folder and rerun of a run (usage errors raised before it starts)."""
+    ids, note = scope(family, opts.only, tier)
+    expected = baseline(opts)
+    name = opts.name or default_name
+    out = report_dir(opts.report_dir, name)
+    previous, ids = rerun(opts, name, out, ids)
+    return Planned(ids, note, expected, name, out, previous)
+
+
 def finish(report_dir: Path, code: int, required: str | None, baseline: Baseline | None = None) -> int:
     """Read the finished report, print its summary, and judge the required tier or level and the baseline."""
     report = read_report(report_dir, code)
