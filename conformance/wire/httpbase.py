@@ -266,6 +266,14 @@ class HttpClient:
     through (``self._http``), its recorder, and closing it (also as a context manager)."""
 
     _http: HttpEndpoint
+    headers: dict[str, Any]
+
+    def _connect(self, url: str, binding: Binding, default_headers: Mapping[str, str],
+                 headers: HeaderSpec | None, connection: Connection) -> None:
+        """Open the endpoint at ``url``; ``headers`` on top of ``default_headers`` go with every call."""
+        self._http = HttpEndpoint(url, binding=binding, **connection)
+        self.headers = dict(default_headers)
+        self.headers.update(headers or {})
 
     @property
     def recorder(self) -> Recorder:

@@ -17,15 +17,7 @@ from typing import Any, TypeAlias, Unpack
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
-from conformance.wire.httpbase import (
-    Connection,
-    HeaderSpec,
-    HttpClient,
-    HttpEndpoint,
-    HttpReply,
-    StreamReply,
-    merge_headers,
-)
+from conformance.wire.httpbase import Connection, HeaderSpec, HttpClient, HttpReply, StreamReply, merge_headers
 from conformance.wire.sse import SseEvent
 
 DEFAULT_HEADERS: Mapping[str, str] = {
@@ -115,10 +107,8 @@ class JsonRpcClient(HttpClient):
         uds = connection.get("uds")
         if uds and not url.startswith(("http://", "https://")):
             url = "http://localhost" + (url if url.startswith("/") else "/" + url)
-        self._http = HttpEndpoint(url, binding="JSONRPC-UNIX" if uds else "JSONRPC", **connection)
+        self._connect(url, "JSONRPC-UNIX" if uds else "JSONRPC", DEFAULT_HEADERS, headers, connection)
         self.url = self._http.base_url
-        self.headers: dict[str, Any] = dict(DEFAULT_HEADERS)
-        self.headers.update(headers or {})
         self._ids = itertools.count(1)
 
     def envelope(self, method: str, params: Params = None, request_id: Any = None) -> dict[str, Any]:

@@ -12,15 +12,7 @@ from urllib.parse import quote
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
-from conformance.wire.httpbase import (
-    Connection,
-    HeaderSpec,
-    HttpClient,
-    HttpEndpoint,
-    HttpReply,
-    StreamReply,
-    merge_headers,
-)
+from conformance.wire.httpbase import Connection, HeaderSpec, HttpClient, HttpReply, StreamReply, merge_headers
 from conformance.wire.sse import SseEvent
 
 DEFAULT_HEADERS: Mapping[str, str] = {
@@ -47,11 +39,9 @@ class RestClient(HttpClient):
         headers: HeaderSpec | None = None,
         **connection: Unpack[Connection],
     ) -> None:
-        self._http = HttpEndpoint(base_url, binding="HTTP+JSON", **connection)
+        self._connect(base_url, "HTTP+JSON", DEFAULT_HEADERS, headers, connection)
         self.base_url = self._http.base_url
         self.tenant = tenant
-        self.headers: dict[str, Any] = dict(DEFAULT_HEADERS)
-        self.headers.update(headers or {})
 
     def path(self, route: str) -> str:
         """``route`` with the tenant prefix applied."""
