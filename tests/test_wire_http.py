@@ -18,6 +18,7 @@ from tests.wire_servers import (
     RunningHttp,
     ScriptedHandler,
     a2a_app,
+    entered,
     normal_stream_client,
     serve_http,
 )
@@ -37,8 +38,7 @@ def app(handler: ScriptedHandler) -> HeaderLog:
 
 @pytest.fixture(scope="module")
 def server(app: HeaderLog) -> Iterator[RunningHttp]:
-    with serve_http(app) as srv:
-        yield srv
+    yield from entered(serve_http(app))
 
 
 @pytest.fixture

@@ -256,9 +256,14 @@ def _wait(cond: Callable[[], bool], what: str, timeout: float = START_TIMEOUT) -
 _C = TypeVar("_C")
 
 
+def entered(context: contextlib.AbstractContextManager[_C]) -> Iterator[_C]:
+    """A yield fixture's body: what ``context`` gives, for the fixture's scope, then ``context`` left."""
+    with context as value:
+        yield value
+
+
 def normal_stream_client(handler: ScriptedHandler, client: contextlib.AbstractContextManager[_C]) -> Iterator[_C]:
     """A client fixture's body: ``handler`` back to normal streams (a test may have changed them), then
     ``client`` open for the test and closed after it."""
     handler.stream_mode = "normal"
-    with client as c:
-        yield c
+    yield from entered(client)
