@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
 from conformance.baseline import BaselineError, compare, load_baseline, render_baseline, render_comparison
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, NothingToRerun, UsageFailure
 from conformance.context import RunContext, private_dir
@@ -31,6 +29,7 @@ from conformance.paths import SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError
 from conformance.report.merge import latest_report, load_report, merge_into, rows_to_rerun
+from conformance.yamldoc import load_mapping
 
 #: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
 COMPLETED = (0, 1, 5)
@@ -197,13 +196,8 @@ def read_report(report_dir: Path, code: int) -> dict[str, Any]:
     if code not in COMPLETED or not path.is_file():
         raise HarnessFailure(f"the harness could not complete the run (pytest exit {code}); "
                              f"see {report_dir / 'pytest.log'}")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise HarnessFailure(f"the report {path} is unreadable: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("summary"), dict):
-        raise HarnessFailure(f"the report {path} is malformed")
-    return data
+    return load_mapping(path, "summary", lambda exc: HarnessFailure(f"the report {path} is unreadable: {exc}"),
+                        lambda: HarnessFailure(f"the report {path} is malformed"))
 
 
 def print_summary(report: dict[str, Any], report_dir: Path) -> None:
