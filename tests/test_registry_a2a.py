@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 
-from conformance.paths import REGISTRY_DATA_DIR
-from conformance.registry import Requirement, default_registry, load_file
+from conformance.registry import Requirement, default_registry
+from tests.registry_family import (
+    assert_every_area_used,
+    assert_ids_unique_and_well_formed,
+    load_family,
+    numbers_by_area,
+)
 
-_PATH = REGISTRY_DATA_DIR / "a2a.yaml"
 _AREAS = {"CARD", "VER", "EXT", "SEND", "TASK", "LIST", "CANCEL", "SUB", "STREAM", "PUSH", "MULTI", "ERR", "DATA"}
 
 
 def _load() -> tuple[dict[str, str], list[Requirement]]:
-    info, reqs = load_file(_PATH)
-    assert info.name == "a2a"
-    return info.areas, reqs
+    return load_family("a2a")
 
 
 def test_a2a_family_loads_with_its_areas_and_is_in_the_bundled_registry() -> None:
@@ -28,21 +29,13 @@ def test_a2a_family_loads_with_its_areas_and_is_in_the_bundled_registry() -> Non
 
 def test_a2a_every_declared_area_is_used() -> None:
     areas, reqs = _load()
-    unused = set(areas) - {r.area for r in reqs}
-    assert not unused, f"areas with no requirement: {sorted(unused)}"
+    assert_every_area_used(areas, reqs)
 
 
 def test_a2a_ids_are_unique_well_formed_and_dense_per_area() -> None:
     _, reqs = _load()
-    ids = [r.id for r in reqs]
-    dupes = [i for i, n in Counter(ids).items() if n > 1]
-    assert not dupes, f"duplicate ids: {dupes}"
-    bad = [i for i in ids if not re.fullmatch(r"A2A_[A-Z]+_\d{3}", i)]
-    assert not bad, f"malformed ids: {bad}"
-    by_area: dict[str, list[int]] = {}
-    for r in reqs:
-        by_area.setdefault(r.area, []).append(int(r.id.rsplit("_", 1)[1]))
-    for area, nums in by_area.items():
+    assert_ids_unique_and_well_formed(reqs, r"A2A_[A-Z]+_\d{3}")
+    for area, nums in numbers_by_area(reqs).items():
         assert sorted(nums) == list(range(1, len(nums) + 1)), f"{area}: numbering {sorted(nums)}"
 
 

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-
-from conformance.paths import REGISTRY_DATA_DIR
-from conformance.registry import Requirement, load_file
-
-_PATH = REGISTRY_DATA_DIR / "agentd.yaml"
+from conformance.registry import Requirement
+from tests.registry_family import (
+    assert_every_area_used,
+    assert_ids_unique_and_well_formed,
+    load_family,
+    numbers_by_area,
+)
 
 
 def _load() -> tuple[dict[str, str], list[Requirement]]:
-    info, reqs = load_file(_PATH)
-    assert info.name == "agentd"
-    return info.areas, reqs
+    return load_family("agentd")
 
 
 def test_agentd_family_loads_with_the_eight_areas() -> None:
@@ -25,17 +23,12 @@ def test_agentd_family_loads_with_the_eight_areas() -> None:
 
 def test_agentd_ids_are_unique_and_well_formed() -> None:
     _, reqs = _load()
-    ids = [r.id for r in reqs]
-    dupes = [i for i, n in Counter(ids).items() if n > 1]
-    assert not dupes, f"duplicate ids: {dupes}"
-    bad = [i for i in ids if not re.fullmatch(r"AGENTD_[A-Z]+_\d{3}", i)]
-    assert not bad, f"malformed ids: {bad}"
+    assert_ids_unique_and_well_formed(reqs, r"AGENTD_[A-Z]+_\d{3}")
 
 
 def test_agentd_every_area_is_used() -> None:
     areas, reqs = _load()
-    unused = set(areas) - {r.area for r in reqs}
-    assert not unused, f"areas with no requirement: {sorted(unused)}"
+    assert_every_area_used(areas, reqs)
 
 
 def test_agentd_every_row_has_level_spec_and_heading() -> None:
@@ -67,10 +60,7 @@ def test_agentd_has_no_row_nobody_can_check() -> None:
 def test_agentd_numbers_are_dense_per_area_but_for_retired_ids() -> None:
     """Ids run 001.. without gaps in each area except the retired ones, so a missing row is visible."""
     _, reqs = _load()
-    by_area: dict[str, list[int]] = {}
-    for r in reqs:
-        by_area.setdefault(r.area, []).append(int(r.id.rsplit("_", 1)[1]))
-    for area, nums in by_area.items():
+    for area, nums in numbers_by_area(reqs).items():
         retired = {int(i.rsplit("_", 1)[1]) for i in RETIRED if i.split("_")[1] == area}
         expected = [n for n in range(1, len(nums) + len(retired) + 1) if n not in retired]
         assert sorted(nums) == expected, f"{area}: numbering {sorted(nums)}"

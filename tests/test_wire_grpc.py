@@ -10,7 +10,7 @@ from a2a.types import a2a_pb2
 
 from conformance.wire import errors
 from conformance.wire.grpc import GrpcClient, merge_metadata
-from tests.wire_servers import KNOWN_TASK, RunningGrpc, ScriptedHandler, serve_grpc
+from tests.wire_servers import KNOWN_TASK, RunningGrpc, ScriptedHandler, entered, normal_stream_client, serve_grpc
 
 
 @pytest.fixture(scope="module")
@@ -20,15 +20,12 @@ def handler() -> ScriptedHandler:
 
 @pytest.fixture(scope="module")
 def server(handler: ScriptedHandler) -> Iterator[RunningGrpc]:
-    with serve_grpc(handler) as srv:
-        yield srv
+    yield from entered(serve_grpc(handler))
 
 
 @pytest.fixture
 def client(server: RunningGrpc, handler: ScriptedHandler) -> Iterator[GrpcClient]:
-    handler.stream_mode = "normal"
-    with GrpcClient(server.target, timeout=5) as c:
-        yield c
+    yield from normal_stream_client(handler, GrpcClient(server.target, timeout=5))
 
 
 def test_unary_call_returns_the_message_and_records_it(client: GrpcClient, handler: ScriptedHandler) -> None:

@@ -12,7 +12,16 @@ from conformance.wire import errors
 from conformance.wire.exchange import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 from conformance.wire.rest import RestClient
-from tests.wire_servers import KNOWN_TASK, HeaderLog, RunningHttp, ScriptedHandler, a2a_app, serve_http
+from tests.wire_servers import (
+    KNOWN_TASK,
+    HeaderLog,
+    RunningHttp,
+    ScriptedHandler,
+    a2a_app,
+    entered,
+    normal_stream_client,
+    serve_http,
+)
 
 SEND = {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
 
@@ -29,22 +38,17 @@ def app(handler: ScriptedHandler) -> HeaderLog:
 
 @pytest.fixture(scope="module")
 def server(app: HeaderLog) -> Iterator[RunningHttp]:
-    with serve_http(app) as srv:
-        yield srv
+    yield from entered(serve_http(app))
 
 
 @pytest.fixture
 def rpc(server: RunningHttp, handler: ScriptedHandler) -> Iterator[JsonRpcClient]:
-    handler.stream_mode = "normal"
-    with JsonRpcClient(server.url + "/a2a", recorder=Recorder()) as c:
-        yield c
+    yield from normal_stream_client(handler, JsonRpcClient(server.url + "/a2a", recorder=Recorder()))
 
 
 @pytest.fixture
 def rest(server: RunningHttp, handler: ScriptedHandler) -> Iterator[RestClient]:
-    handler.stream_mode = "normal"
-    with RestClient(server.url) as c:
-        yield c
+    yield from normal_stream_client(handler, RestClient(server.url))
 
 
 def test_call_returns_result_and_records_the_exchange(rpc: JsonRpcClient) -> None:

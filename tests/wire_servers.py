@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import uvicorn
@@ -251,3 +251,19 @@ def _wait(cond: Callable[[], bool], what: str, timeout: float = START_TIMEOUT) -
         if time.monotonic() > end:
             raise TimeoutError(what)
         time.sleep(0.01)
+
+
+_C = TypeVar("_C")
+
+
+def entered(context: contextlib.AbstractContextManager[_C]) -> Iterator[_C]:
+    """A yield fixture's body: what ``context`` gives, for the fixture's scope, then ``context`` left."""
+    with context as value:
+        yield value
+
+
+def normal_stream_client(handler: ScriptedHandler, client: contextlib.AbstractContextManager[_C]) -> Iterator[_C]:
+    """A client fixture's body: ``handler`` back to normal streams (a test may have changed them), then
+    ``client`` open for the test and closed after it."""
+    handler.stream_mode = "normal"
+    yield from entered(client)

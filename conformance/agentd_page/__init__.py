@@ -40,24 +40,18 @@ PAGE_URIS: Final = (*EXTENSIONS, UNIX_BINDING)
 #: The roles a principal has ("the caller's role and grants"); ``operator`` reaches every op.
 ROLES: Final = ("operator", "user", "agent")
 #: The op families of the page's table, and when each is served.
-ALWAYS_OPS: Final = (
+_WORK_OPS: Final = (
     "status", "config",
     "workflow.run", "workflow.status", "workflow.cancel", "workflow.signal",
     "subagent.send", "subagent.kill", "subagent.status", "plan.get",
-    "admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set",
 )  # fmt: skip
+_ADMIN_OPS: Final = ("admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set")
+ALWAYS_OPS: Final = (*_WORK_OPS, *_ADMIN_OPS)
 INTROSPECTION_OPS: Final = ("conversation.get", "run.get", "subagent.get", "debug.events")
 SIGN_IN_OPS: Final = ("auth.device.pending", "auth.device.approve", "auth.device.deny")
 SESSION_OPS: Final = ("auth.sessions", "auth.sessions.revoke")
 #: Every op the page's families table names, in its order (the public vocabulary holds at least these).
-PAGE_OPS: Final = (
-    "status", "config",
-    "workflow.run", "workflow.status", "workflow.cancel", "workflow.signal",
-    "subagent.send", "subagent.kill", "subagent.status", "plan.get",
-    *INTROSPECTION_OPS,
-    "admin.drain", "admin.pause", "admin.resume", "admin.cancel", "admin.set",
-    *SIGN_IN_OPS, *SESSION_OPS,
-)  # fmt: skip
+PAGE_OPS: Final = (*_WORK_OPS, *INTROSPECTION_OPS, *_ADMIN_OPS, *SIGN_IN_OPS, *SESSION_OPS)
 #: "The admin.* and auth.* ops, config and debug.events are operator-only, and no grant reaches them."
 OPERATOR_ONLY_OPS: Final = (
     "config", "debug.events",

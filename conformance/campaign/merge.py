@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from conformance.campaign.table import build_table, write_table
+from conformance.yamldoc import load_mapping
 
 
 class MergeError(Exception):
@@ -22,13 +23,9 @@ class MergeError(Exception):
 
 
 def _load(path: Path) -> dict[str, Any]:
-    try:
-        doc = yaml.safe_load((path / "matrix.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise MergeError(f"{path}: cannot read matrix.yaml: {exc}") from exc
-    if not isinstance(doc, dict) or not isinstance(doc.get("shard"), dict):
-        raise MergeError(f"{path}: matrix.yaml is not a shard's (run matrix --shard I/N)")
-    return doc
+    return load_mapping(path / "matrix.yaml", "shard",
+                        lambda exc: MergeError(f"{path}: cannot read matrix.yaml: {exc}"),
+                        lambda: MergeError(f"{path}: matrix.yaml is not a shard's (run matrix --shard I/N)"))
 
 
 def merge_shards(dirs: list[Path], out: Path, previous: dict[str, Any] | None) -> dict[str, Any]:

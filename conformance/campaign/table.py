@@ -14,6 +14,7 @@ import yaml
 
 from conformance.registry import default_registry
 from conformance.report.html import render_implementation_html
+from conformance.yamldoc import load_mapping
 
 
 class PreviousError(ValueError):
@@ -83,13 +84,9 @@ def load_previous(previous: Path | None) -> dict[str, Any] | None:
         return None
     if previous.is_dir():
         previous = previous / "matrix.yaml"
-    try:
-        doc = yaml.safe_load(previous.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise PreviousError(f"--previous {previous}: cannot read: {exc}") from exc
-    if not isinstance(doc, dict) or not isinstance(doc.get("cells"), dict):
-        raise PreviousError(f"--previous {previous}: not a matrix.yaml (no cells)")
-    return doc
+    path = previous
+    return load_mapping(path, "cells", lambda exc: PreviousError(f"--previous {path}: cannot read: {exc}"),
+                        lambda: PreviousError(f"--previous {path}: not a matrix.yaml (no cells)"))
 
 
 def write_table(out: Path, doc: dict[str, Any], extra: dict[str, Any] | None,

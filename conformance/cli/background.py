@@ -16,10 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from conformance.cli.features import undeclared, used_features
-from conformance.cli.home import IsolatedHome
-from conformance.cli.runner import CliResult, check_executable
-from conformance.judge import DEPENDS_MARKER
+from conformance.cli.runner import CliResult
 
 if TYPE_CHECKING:
     from conformance.cli.invocations import Cli
@@ -32,24 +29,9 @@ class Background:
     """One long-running invocation of the CLI under test."""
 
     def __init__(self, cli: Cli, args: list[str]) -> None:
-        features = used_features(args)
-        bad = undeclared(features, cli.own, cli.declared)
-        if bad:
-            raise RuntimeError(f"harness: the check uses {', '.join(bad)} without declaring it "
-                               f"(@pytest.mark.{DEPENDS_MARKER})")
+        self.argv, env, self.home = cli.launch(args, "dumb")
         self.cli = cli
         self.spec_args = list(args)
-        runner = cli.runner
-        run_args, overrides = (runner.adapter.translate(args, {}) if runner.adapter is not None
-                               else (list(args), {}))
-        self.home = IsolatedHome()
-        env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "TERM": "dumb", **self.home.env()}
-        for k, v in {**runner.base_env, **overrides}.items():
-            if v is None:
-                env.pop(k, None)
-            else:
-                env[k] = v
-        self.argv = [check_executable(runner.prefix, env.get("PATH", "")), *runner.prefix[1:], *run_args]
         self.out_path = self.home.tmp / "stdout"
         self.err_path = self.home.tmp / "stderr"
         self.started = time.monotonic()
@@ -101,9 +83,7 @@ class Background:
                            stdout=out.encode(), stderr=err.encode(), duration=time.monotonic() - self.started,
                            timed_out=self.timed_out, term_signal=-code if code < 0 else None,
                            spec_args=self.spec_args)
-        self.cli.results.append(result)
-        self.cli.evidence.add(f"cli run {len(self.cli.results)} (background)",
-                              result.to_evidence(self.cli.secrets.redact))
+        self.cli.record(result, "run", "background")
         self.home.cleanup()
         self.stopped = result
         return result

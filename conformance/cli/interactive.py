@@ -20,10 +20,7 @@ from typing import TYPE_CHECKING
 
 import pexpect
 
-from conformance.cli.features import undeclared, used_features
-from conformance.cli.home import IsolatedHome
-from conformance.cli.runner import CliResult, check_executable
-from conformance.judge import DEPENDS_MARKER
+from conformance.cli.runner import CliResult
 
 if TYPE_CHECKING:
     from conformance.cli.invocations import Cli
@@ -38,26 +35,10 @@ class Session:
     """One interactive run of the CLI under test."""
 
     def __init__(self, cli: Cli, args: list[str], timeout: float) -> None:
-        features = used_features(args)
-        bad = undeclared(features, cli.own, cli.declared)
-        if bad:
-            raise RuntimeError(f"harness: the check uses {', '.join(bad)} without declaring it "
-                               f"(@pytest.mark.{DEPENDS_MARKER})")
+        self.argv, env, self.home = cli.launch(args, "xterm")
         self.cli = cli
         self.spec_args = list(args)
         self.timeout = timeout
-        runner = cli.runner
-        run_args, overrides = (runner.adapter.translate(args, {}) if runner.adapter is not None
-                               else (list(args), {}))
-        self.home = IsolatedHome()
-        env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "TERM": "xterm", **self.home.env()}
-        for k, v in {**runner.base_env, **overrides}.items():
-            if v is None:
-                env.pop(k, None)
-            else:
-                env[k] = v
-        exe = check_executable(runner.prefix, env.get("PATH", ""))
-        self.argv = [exe, *runner.prefix[1:], *run_args]
         self.started = time.monotonic()
         self.child = pexpect.spawn(self.argv[0], self.argv[1:], env=env, cwd=str(self.home.work),
                                    encoding="utf-8", codec_errors="replace", timeout=timeout,
@@ -137,9 +118,7 @@ class Session:
                 rest = self.child.read_nonblocking(65536, timeout=0)
                 self._take(rest)
         result = self.result()
-        self.cli.results.append(result)
-        self.cli.evidence.add(f"cli session {len(self.cli.results)} (pty)",
-                              result.to_evidence(self.cli.secrets.redact))
+        self.cli.record(result, "session", "pty")
         self.home.cleanup()
         self.closed = result
         return result

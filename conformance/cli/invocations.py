@@ -3,7 +3,8 @@ applies the blame rule to what each run shows missing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from conformance.cli.adapter import Unsupported
@@ -15,7 +16,8 @@ from conformance.cli.features import (
     undeclared,
     used_features,
 )
-from conformance.cli.runner import CliResult, CliRunner
+from conformance.cli.home import IsolatedHome
+from conformance.cli.runner import CliResult, CliRunner, check_executable
 from conformance.evidence import Evidence, SecretSet
 from conformance.judge import DEPENDS_MARKER
 from conformance.targets.model import CliTarget
@@ -60,11 +62,7 @@ class Cli:
         ``usage_error_expected``: the check provokes a usage error on purpose, so a rejection in this
         run is its subject, not a missing feature.
         """
-        features = used_features(args, kwargs.get("env"))
-        bad = undeclared(features, self.own, self.declared)
-        if bad:
-            raise RuntimeError(f"harness: the check uses {', '.join(bad)} without declaring it "
-                               f"(@pytest.mark.{DEPENDS_MARKER})")
+        features = self.check_declared(args, kwargs.get("env"))
         cap = self.target.timeout_cap
         if cap is not None and kwargs.get("timeout") is not None:
             kwargs["timeout"] = min(float(kwargs["timeout"]), cap)
@@ -74,11 +72,43 @@ class Cli:
             self.evidence.add(f"cli run {len(self.results) + 1} (not run)",
                               {"spec_args": [self.secrets.redact(a) for a in args], "unsupported": exc.what})
             judge_missing(Missing(exc.feature, ADAPTER_UNSUPPORTED), self.own)
-        self.results.append(result)
-        self.evidence.add(f"cli run {len(self.results)}", result.to_evidence(self.secrets.redact))
+        self.record(result, "run")
         if not usage_error_expected:
             require_features(result, features, self.own, self.target.adapter)
         return result
+
+    def check_declared(self, args: Sequence[str], env: Mapping[str, str | None] | None = None) -> list[str]:
+        """The spec features ``args`` (and ``env``) use; a harness error when one of them is neither
+        named by ``own`` nor governed by ``declared``."""
+        features = used_features(args, env)
+        bad = undeclared(features, self.own, self.declared)
+        if bad:
+            raise RuntimeError(f"harness: the check uses {', '.join(bad)} without declaring it "
+                               f"(@pytest.mark.{DEPENDS_MARKER})")
+        return features
+
+    def launch(self, args: Sequence[str], term: str) -> tuple[list[str], dict[str, str], IsolatedHome]:
+        """For a child that outlives one call (background, pseudo-terminal): the feature check, the
+        adapter's translation, a fresh isolated home and the minimal environment (``TERM=term``);
+        returns the argv to execute, its environment and the home (the caller cleans it up)."""
+        self.check_declared(args)
+        runner = self.runner
+        run_args, overrides = (runner.adapter.translate(list(args), {}) if runner.adapter is not None
+                               else (list(args), {}))
+        home = IsolatedHome()
+        env = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "TERM": term, **home.env()}
+        for k, v in {**runner.base_env, **overrides}.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+        return [check_executable(runner.prefix, env.get("PATH", "")), *runner.prefix[1:], *run_args], env, home
+
+    def record(self, result: CliResult, kind: str, how: str = "") -> None:
+        """Keep ``result`` as this check's next run, and as evidence (``cli <kind> N (<how>)``)."""
+        self.results.append(result)
+        label = f"cli {kind} {len(self.results)}" + (f" ({how})" if how else "")
+        self.evidence.add(label, result.to_evidence(self.secrets.redact))
 
     def command_words(self, *spec_command: str) -> list[str]:
         """The words by which the tool under test names a spec command (through its adapter, if any)."""

@@ -283,6 +283,14 @@ def _override_env(base: Mapping[str, str], overrides: Mapping[str, str | None]) 
     return out
 
 
+def _due(now: float, at: float, wake: list[float]) -> bool:
+    """Whether the moment ``at`` has come; if not, it is added to the times to ``wake`` at."""
+    if now >= at:
+        return True
+    wake.append(at)
+    return False
+
+
 def _signal_group(pgid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
@@ -375,34 +383,21 @@ class _Process:
                 if exited_at is not None:
                     if not open_streams:
                         break
-                    if kill_at is None:
-                        if now >= exited_at + DRAIN_GRACE:
-                            _signal_group(self.pid, signal.SIGKILL)
-                            kill_at = now
-                        else:
-                            wake.append(exited_at + DRAIN_GRACE)
-                    if kill_at is not None:
-                        if now >= kill_at + DRAIN_GRACE:
-                            break
-                        wake.append(kill_at + DRAIN_GRACE)
+                    if kill_at is None and _due(now, exited_at + DRAIN_GRACE, wake):
+                        _signal_group(self.pid, signal.SIGKILL)
+                        kill_at = now
+                    if kill_at is not None and _due(now, kill_at + DRAIN_GRACE, wake):
+                        break
                 else:
-                    if term_at is None:
-                        if now >= deadline:
-                            timed_out = True
-                            _signal_group(self.pid, signal.SIGTERM)
-                            term_at = now
-                        else:
-                            wake.append(deadline)
-                    if term_at is not None and kill_at is None:
-                        if now >= term_at + kill_grace:
-                            _signal_group(self.pid, signal.SIGKILL)
-                            kill_at = now
-                        else:
-                            wake.append(term_at + kill_grace)
-                    if kill_at is not None:
-                        if now >= kill_at + _UNKILLABLE_GRACE:
-                            break
-                        wake.append(kill_at + _UNKILLABLE_GRACE)
+                    if term_at is None and _due(now, deadline, wake):
+                        timed_out = True
+                        _signal_group(self.pid, signal.SIGTERM)
+                        term_at = now
+                    if term_at is not None and kill_at is None and _due(now, term_at + kill_grace, wake):
+                        _signal_group(self.pid, signal.SIGKILL)
+                        kill_at = now
+                    if kill_at is not None and _due(now, kill_at + _UNKILLABLE_GRACE, wake):
+                        break
                 delay = max(0.0, min(wake) - now) if wake else 0.05
                 if pidfd is None and exited_at is None:
                     delay = min(delay, 0.05)

@@ -14,17 +14,12 @@ from typing import Any
 from conformance.command.errors import HarnessFailure, UsageFailure
 from conformance.command.run import (
     RunOptions,
-    baseline,
     command_line,
-    finish,
-    merge_rerun,
     pairs,
+    plan,
     print_summary,
     read_report,
-    report_dir,
-    rerun,
     run_suite,
-    scope,
     started,
 )
 from conformance.context import RunContext
@@ -58,11 +53,8 @@ def cmd_agent(args: argparse.Namespace) -> int:
 
 def run_agent(target: AgentTarget, opts: RunOptions) -> int:
     """Run the family's suite against ``target``; returns the exit code."""
-    ids, note = scope(opts.family, opts.only, None)
-    expected = baseline(opts)
-    name = opts.name or target.default_name()
-    out = report_dir(opts.report_dir, name)
-    previous, ids = rerun(opts, name, out, ids)
+    planned = plan(opts, opts.family, None, target.default_name())
+    name, out = planned.name, planned.out
     schema_dir = _schema_source(opts.schema_source, target, out)
     if schema_dir is not None:
         target.schema_dir = str(schema_dir)
@@ -81,7 +73,7 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
         run={"target": name, "agent_tested": target.where(),
              "command": command_line(_redacted_argv(sys.argv[1:])),
              "started": started(), "extra": extra},
-        secrets=list(target.tokens.values()), scope=ids, scope_note=note)
+        secrets=list(target.tokens.values()), scope=planned.ids, scope_note=planned.note)
     suite = SUITES_DIR / "agent" / ("agentd" if opts.family == "agentd" else "core")
     if target.running:
         _preflight(target, ctx, out)
@@ -91,8 +83,7 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
     finally:
         if target.kind == CONTAINER:
             lifecycle.cleanup(target)
-    merge_rerun(out, code, previous, ids)
-    return finish(out, code, opts.require, expected)
+    return planned.conclude(code, opts)
 
 
 def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> None:

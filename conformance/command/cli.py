@@ -14,19 +14,7 @@ from pathlib import Path
 from conformance.cli.adapter import Adapter, Unsupported
 from conformance.cli.cost import Cost, cli_process_seconds
 from conformance.command.errors import UsageFailure
-from conformance.command.run import (
-    RunOptions,
-    baseline,
-    command_line,
-    finish,
-    merge_rerun,
-    pairs,
-    report_dir,
-    rerun,
-    run_suite,
-    scope,
-    started,
-)
+from conformance.command.run import RunOptions, command_line, pairs, plan, run_suite, started
 from conformance.context import RunContext, private_dir
 from conformance.paths import SUITES_DIR
 from conformance.targets.model import CliTarget, TargetError
@@ -47,11 +35,8 @@ def cmd_cli(args: argparse.Namespace) -> int:
 
 def run_cli(target: CliTarget, opts: RunOptions) -> int:
     """Run the CLI suite against ``target``; returns the exit code."""
-    ids, note = scope("a2acli", opts.only, opts.tier)
-    expected = baseline(opts)
-    name = opts.name or target.default_name()
-    out = report_dir(opts.report_dir, name)
-    previous, ids = rerun(opts, name, out, ids)
+    planned = plan(opts, "a2acli", opts.tier, target.default_name())
+    name, out = planned.name, planned.out
     adapter = target.adapter
     ctx = RunContext(
         family="a2acli", target=target.to_dict(),
@@ -61,13 +46,12 @@ def run_cli(target: CliTarget, opts: RunOptions) -> int:
                        "skill": str(target.skill) if target.skill else "none (no --skill given)"},
              "adapter": adapter.identity() if adapter is not None else None, "agent_tested": AGENT_TESTED,
              "command": command_line(sys.argv[1:]), "started": started()},
-        scope=ids, scope_note=note)
+        scope=planned.ids, scope_note=planned.note)
     sys.stderr.write(f"agentd-conformance: checking {shlex.join(target.prefix)} → {out}\n")
     t0 = time.monotonic()
     code = run_suite(SUITE, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)
     wall = time.monotonic() - t0
-    merge_rerun(out, code, previous, ids)
-    result = finish(out, code, opts.require, expected)
+    result = planned.conclude(code, opts)
     print(Cost(*cli_process_seconds(out), wall, opts.jobs).line())
     return result
 

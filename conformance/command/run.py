@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-
 from conformance.baseline import BaselineError, compare, load_baseline, render_baseline, render_comparison
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, NothingToRerun, UsageFailure
 from conformance.context import RunContext, private_dir
@@ -31,6 +29,7 @@ from conformance.paths import SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError
 from conformance.report.merge import latest_report, load_report, merge_into, rows_to_rerun
+from conformance.yamldoc import load_mapping
 
 #: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
 COMPLETED = (0, 1, 5)
@@ -197,13 +196,8 @@ def read_report(report_dir: Path, code: int) -> dict[str, Any]:
     if code not in COMPLETED or not path.is_file():
         raise HarnessFailure(f"the harness could not complete the run (pytest exit {code}); "
                              f"see {report_dir / 'pytest.log'}")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise HarnessFailure(f"the report {path} is unreadable: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("summary"), dict):
-        raise HarnessFailure(f"the report {path} is malformed")
-    return data
+    return load_mapping(path, "summary", lambda exc: HarnessFailure(f"the report {path} is unreadable: {exc}"),
+                        lambda: HarnessFailure(f"the report {path} is malformed"))
 
 
 def print_summary(report: dict[str, Any], report_dir: Path) -> None:
@@ -279,6 +273,35 @@ def baseline(opts: RunOptions) -> Baseline:
     if write is not None and not write.resolve().parent.is_dir():
         raise UsageFailure(f"--write-baseline: no such folder: {write.resolve().parent}")
     return Baseline(expected, path, write)
+
+
+@dataclass
+class Planned:
+    """Where one run writes and what it measures: the ids in scope (None: all of the family, narrowed
+    by ``--rerun-failed``) with the note of those left out, the baseline, the report's target name
+    and folder, and the earlier report a rerun merges into."""
+
+    ids: list[str] | None
+    note: str
+    expected: Baseline
+    name: str
+    out: Path
+    previous: Path | None
+
+    def conclude(self, code: int, opts: RunOptions) -> int:
+        """Merge a rerun into its earlier report, then :func:`finish`; returns the exit code."""
+        merge_rerun(self.out, code, self.previous, self.ids)
+        return finish(self.out, code, opts.require, self.expected)
+
+
+def plan(opts: RunOptions, family: str, tier: int | None, default_name: str) -> Planned:
+    """The scope, baseline, report folder and rerun of a run (usage errors raised before it starts)."""
+    ids, note = scope(family, opts.only, tier)
+    expected = baseline(opts)
+    name = opts.name or default_name
+    out = report_dir(opts.report_dir, name)
+    previous, ids = rerun(opts, name, out, ids)
+    return Planned(ids, note, expected, name, out, previous)
 
 
 def finish(report_dir: Path, code: int, required: str | None, baseline: Baseline | None = None) -> int:

@@ -27,21 +27,25 @@ from conformance.report import ReportWriteError, RunInfo
 from conformance.scrub import Scrubber
 from conformance.verdict import requirement_verdict
 
+#: The plugin's command-line options, in --help order: (name, metavar, help); no metavar: a switch.
+_OPTIONS: tuple[tuple[str, str | None, str], ...] = (
+    ("--conformance-report", "DIR", "write the compliance report, summary, junit.xml and evidence into DIR"),
+    ("--conformance-family", "FAMILY", "registry family the report covers (a2acli, agentd, a2a)"),
+    ("--conformance-context", "FILE", "run context file written by the agentd-conformance command"),
+    ("--conformance-only", "IDS", "comma-separated requirement ids: run only their checks"),
+    ("--conformance-progress", None, "print requirements resolved / total on stderr"),
+    ("--conformance-collect-map", "FILE",
+     "write {nodeid: {ids, depends_on}} of the collected checks to FILE (for coverage)"),
+)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentd-conformance")
-    group.addoption("--conformance-report", metavar="DIR", default=None,
-                    help="write the compliance report, summary, junit.xml and evidence into DIR")
-    group.addoption("--conformance-family", metavar="FAMILY", default=None,
-                    help="registry family the report covers (a2acli, agentd, a2a)")
-    group.addoption("--conformance-context", metavar="FILE", default=None,
-                    help="run context file written by the agentd-conformance command")
-    group.addoption("--conformance-only", metavar="IDS", default=None,
-                    help="comma-separated requirement ids: run only their checks")
-    group.addoption("--conformance-progress", action="store_true", default=False,
-                    help="print requirements resolved / total on stderr")
-    group.addoption("--conformance-collect-map", metavar="FILE", default=None,
-                    help="write {nodeid: {ids, depends_on}} of the collected checks to FILE (for coverage)")
+    for name, metavar, text in _OPTIONS:
+        if metavar is None:
+            group.addoption(name, action="store_true", default=False, help=text)
+        else:
+            group.addoption(name, metavar=metavar, default=None, help=text)
 
 
 def pytest_configure(config: pytest.Config) -> None:

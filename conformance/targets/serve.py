@@ -27,9 +27,7 @@ Anything malformed is refused at start (exit 2, one line), as agentd refuses a b
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -122,16 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     except (EnvError, ConfigError, TypeError) as exc:
         print(f"reference-agentd: configuration refused: {exc}", file=sys.stderr)
         return 2
-    from conformance.fixtures.reference_agentd.server import ReferenceAgentd
+    from conformance.fixtures.reference_agentd.server import ReferenceAgentd, serve_until_stopped
 
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    with ReferenceAgentd(config, bind=bind, public_url=public) as agent:
+    def announce(agent: ReferenceAgentd) -> str:
         where = agent.uds_path if agent.uds_path else f"{bind[0] if bind else '?'}:{agent.port}"
-        print(f"reference agentd serving {agent.url} (listening on {where}, uid {os.getuid()})", flush=True)
-        stop.wait()
-    return 0
+        return f"reference agentd serving {agent.url} (listening on {where}, uid {os.getuid()})"
+
+    served: int = serve_until_stopped(lambda: ReferenceAgentd(config, bind=bind, public_url=public), announce)
+    return served
 
 
 if __name__ == "__main__":

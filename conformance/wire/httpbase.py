@@ -9,7 +9,7 @@ import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self, TypeAlias
+from typing import Any, Self, TypeAlias, TypedDict
 
 import httpx
 
@@ -94,6 +94,17 @@ class StreamReply:
     @property
     def is_sse(self) -> bool:
         return self.content_type.split(";")[0].strip().lower() == "text/event-stream"
+
+
+class Connection(TypedDict, total=False):
+    """How an HTTP binding client reaches its server, as keyword arguments passed on to
+    :class:`HttpEndpoint` (whose signature holds the defaults)."""
+
+    uds: str | None
+    timeout: float
+    verify: ssl.SSLContext | bool
+    cert: tuple[str, str] | None
+    recorder: Recorder | None
 
 
 class HttpEndpoint:
@@ -255,6 +266,14 @@ class HttpClient:
     through (``self._http``), its recorder, and closing it (also as a context manager)."""
 
     _http: HttpEndpoint
+    headers: dict[str, Any]
+
+    def _connect(self, url: str, binding: Binding, default_headers: Mapping[str, str],
+                 headers: HeaderSpec | None, connection: Connection) -> None:
+        """Open the endpoint at ``url``; ``headers`` on top of ``default_headers`` go with every call."""
+        self._http = HttpEndpoint(url, binding=binding, **connection)
+        self.headers = dict(default_headers)
+        self.headers.update(headers or {})
 
     @property
     def recorder(self) -> Recorder:

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import itertools
 import json
-import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, Unpack
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
-from conformance.wire.exchange import Recorder
-from conformance.wire.httpbase import HeaderSpec, HttpClient, HttpEndpoint, HttpReply, StreamReply, merge_headers
+from conformance.wire.httpbase import Connection, HeaderSpec, HttpClient, HttpReply, StreamReply, merge_headers
 from conformance.wire.sse import SseEvent
 
 DEFAULT_HEADERS: Mapping[str, str] = {
@@ -102,28 +100,15 @@ class JsonRpcClient(HttpClient):
         self,
         url: str = "",
         *,
-        uds: str | None = None,
         headers: HeaderSpec | None = None,
-        timeout: float = 10.0,
-        verify: ssl.SSLContext | bool = True,
-        cert: tuple[str, str] | None = None,
-        recorder: Recorder | None = None,
+        **connection: Unpack[Connection],
     ) -> None:
         """``url`` is the JSON-RPC endpoint (for a unix socket, the path on it, default ``/``)."""
+        uds = connection.get("uds")
         if uds and not url.startswith(("http://", "https://")):
             url = "http://localhost" + (url if url.startswith("/") else "/" + url)
-        self._http = HttpEndpoint(
-            url,
-            binding="JSONRPC-UNIX" if uds else "JSONRPC",
-            uds=uds,
-            timeout=timeout,
-            verify=verify,
-            cert=cert,
-            recorder=recorder,
-        )
+        self._connect(url, "JSONRPC-UNIX" if uds else "JSONRPC", DEFAULT_HEADERS, headers, connection)
         self.url = self._http.base_url
-        self.headers: dict[str, Any] = dict(DEFAULT_HEADERS)
-        self.headers.update(headers or {})
         self._ids = itertools.count(1)
 
     def envelope(self, method: str, params: Params = None, request_id: Any = None) -> dict[str, Any]:

@@ -5,16 +5,14 @@
 from __future__ import annotations
 
 import json
-import ssl
 from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, Unpack
 from urllib.parse import quote
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
-from conformance.wire.exchange import Recorder
-from conformance.wire.httpbase import HeaderSpec, HttpClient, HttpEndpoint, HttpReply, StreamReply, merge_headers
+from conformance.wire.httpbase import Connection, HeaderSpec, HttpClient, HttpReply, StreamReply, merge_headers
 from conformance.wire.sse import SseEvent
 
 DEFAULT_HEADERS: Mapping[str, str] = {
@@ -38,26 +36,12 @@ class RestClient(HttpClient):
         base_url: str = "",
         *,
         tenant: str | None = None,
-        uds: str | None = None,
         headers: HeaderSpec | None = None,
-        timeout: float = 10.0,
-        verify: ssl.SSLContext | bool = True,
-        cert: tuple[str, str] | None = None,
-        recorder: Recorder | None = None,
+        **connection: Unpack[Connection],
     ) -> None:
-        self._http = HttpEndpoint(
-            base_url,
-            binding="HTTP+JSON",
-            uds=uds,
-            timeout=timeout,
-            verify=verify,
-            cert=cert,
-            recorder=recorder,
-        )
+        self._connect(base_url, "HTTP+JSON", DEFAULT_HEADERS, headers, connection)
         self.base_url = self._http.base_url
         self.tenant = tenant
-        self.headers: dict[str, Any] = dict(DEFAULT_HEADERS)
-        self.headers.update(headers or {})
 
     def path(self, route: str) -> str:
         """``route`` with the tenant prefix applied."""

@@ -8,32 +8,16 @@ request used, so the checks read the choice off the wire, not off the tool's own
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from conformance.cli.invocations import AgentMaker, Cli
-from conformance.fixtures.scripted_agent import (
-    CardSpec,
-    Interface,
-    RecordedRequest,
-    Script,
-    ScriptedAgent,
-    TaskFlow,
-)
+from conformance.cli.transport_checks import bindings as _bindings
+from conformance.cli.transport_checks import short_task_script as _script
+from conformance.fixtures.scripted_agent import Interface, RecordedRequest, ScriptedAgent
 from conformance.judge import blocked_by, shown
 from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
-
-
-#: A task that is WORKING first and COMPLETED shortly after, so a waiting send makes several requests
-#: (a stream, or polls) — every one of them is checked, not only the first.
-_SHORT_TASK = TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 0.3)))
-
-
-def _script(*interfaces: Interface, versions: Sequence[str] = ("1.0",)) -> Script:
-    return Script(card=CardSpec(interfaces=interfaces), send=_SHORT_TASK, versions=versions)
 
 
 def _send(cli: Cli, a: ScriptedAgent, *extra: str) -> list[RecordedRequest]:
@@ -43,10 +27,6 @@ def _send(cli: Cli, a: ScriptedAgent, *extra: str) -> list[RecordedRequest]:
     reqs = a.a2a_requests()
     assert reqs, f"expected A2A requests, the CLI sent none; agent saw: {[(q.binding, q.method) for q in a.requests]}"
     return reqs
-
-
-def _bindings(reqs: list[RecordedRequest]) -> list[str]:
-    return sorted({q.binding for q in reqs})
 
 
 # ── A2ACLI_TX_001 / TX_002 ────────────────────────────────────────────────────────────────

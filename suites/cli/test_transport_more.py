@@ -15,28 +15,17 @@ import pytest
 
 from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
-from conformance.fixtures.scripted_agent import (
-    CardSpec,
-    Extension,
-    Interface,
-    RecordedRequest,
-    Script,
-    ScriptedAgent,
-    TaskFlow,
-)
+from conformance.cli.transport_checks import SHORT_TASK as _SHORT_TASK
+from conformance.cli.transport_checks import bindings
+from conformance.cli.transport_checks import ops as _ops
+from conformance.fixtures.scripted_agent import CardSpec, Extension, Interface, RecordedRequest, Script, ScriptedAgent
 from conformance.fixtures.scripted_agent.card import Binding
 from conformance.judge import blocked_by, shown, unique
 from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
-#: WORKING, then COMPLETED shortly after: a waiting send makes more than one request (a stream or polls).
-_SHORT_TASK = TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 0.3)))
 _ALL: tuple[Binding, ...] = ("JSONRPC", "HTTP+JSON", "GRPC")
-
-
-def _ops(reqs: list[RecordedRequest]) -> list[tuple[str, str | None]]:
-    return [(q.binding, q.operation) for q in reqs]
 
 
 # ── A2ACLI_TX_004 ─────────────────────────────────────────────────────────────────────────
@@ -63,7 +52,7 @@ def test_at_least_two_transports_are_each_selectable(cli: Cli, agent: AgentMaker
     seen: dict[str, str] = {}
     for wanted in _ALL:
         r, reqs = _used_with_preference(cli, a, wanted)
-        used = sorted({q.binding for q in reqs})
+        used = bindings(reqs)
         seen[wanted] = f"exit {r.exit_code}, requests {_ops(reqs)}"
         if r.exit_code == 0 and used == [wanted]:
             selectable.append(wanted)
