@@ -7,10 +7,19 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from conformance.cli.runner import let_children_take_sigint
 
 pytest_plugins = ["pytester"]
 
 settings.register_profile("harness", max_examples=int(os.environ.get("HARNESS_EXAMPLES", "60")), deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 settings.load_profile("harness")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The runner tests interrupt their children: a test session started with SIGINT ignored must not
+    pass that on to them (see ``let_children_take_sigint``)."""
+    let_children_take_sigint()

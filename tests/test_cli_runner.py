@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -261,6 +262,35 @@ def test_sigint_is_delivered_once_the_condition_holds(tmp_path: Path) -> None:
     assert r.exit_code == 130, r
     assert r.stdout == b"ready\ngot SIGINT\n" and r.stderr == b"interrupted\n"
     assert seen and b"ready" in seen[-1]
+
+
+HARNESS_WITH_SIGINT_IGNORED = """
+import json, signal, sys
+from conformance.cli.runner import CliRunner, let_children_take_sigint
+assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+if sys.argv[2] == "fixed":
+    let_children_take_sigint()
+r = CliRunner([sys.executable, sys.argv[1]], timeout=4).run([], interrupt_when=lambda o, e: b"ready" in o)
+print(json.dumps({"exit": r.exit_code, "timed_out": r.timed_out}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["as-started", "fixed"])
+def test_a_harness_started_with_sigint_ignored_still_interrupts_its_cli(tmp_path: Path, mode: str) -> None:
+    """A harness process that inherited SIGINT ignored (nohup, a background job) would hand the ignore
+    to the CLI, which then sleeps through the interrupt: as started, the CLI is not interrupted (the
+    hazard is real); after ``let_children_take_sigint`` (what the plugin does at configure) it is."""
+    child = script(tmp_path, SIGINT_CHILD)[-1]
+    harness = tmp_path / "harness.py"
+    harness.write_text(HARNESS_WITH_SIGINT_IGNORED, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(harness), child, mode], capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = json.loads(proc.stdout.splitlines()[-1])
+    if mode == "fixed":
+        assert seen == {"exit": 130, "timed_out": False}, seen
+    else:
+        assert seen["timed_out"] is True, seen
 
 
 def test_no_sigint_while_the_condition_is_false(tmp_path: Path) -> None:

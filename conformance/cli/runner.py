@@ -40,6 +40,7 @@ import shutil
 import signal
 import subprocess
 import termios
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -289,6 +290,20 @@ def _due(now: float, at: float, wake: list[float]) -> bool:
         return True
     wake.append(at)
     return False
+
+
+def let_children_take_sigint() -> None:
+    """Make sure the CLIs this process starts can be interrupted.
+
+    A process started with SIGINT ignored (``nohup``, a background job of a non-interactive shell,
+    some CI runners) passes the ignore on through fork and exec, and an interpreter that finds SIGINT
+    ignored at start-up never installs its handler: the CLI under test would sleep through the
+    harness's Ctrl-C and fail the interrupt checks for the harness's sake. A handled signal, by
+    contrast, is reset to its default on exec. Call from the main thread (pytest's configure hooks).
+    """
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _signal_group(pgid: int, sig: int) -> None:

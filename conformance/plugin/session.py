@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from conformance.cli.runner import let_children_take_sigint
 from conformance.outcome import FAIL, NOT_MEASURED, PASS, Outcome
 from conformance.pipeline import conclude
 from conformance.plugin.state import STATE, TRANSPORT_NAMES, RunState
@@ -49,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    let_children_take_sigint()
     state = RunState(config)
     config.stash[STATE] = state
     config.pluginmanager.register(Scrubber(state.secrets), "agentd-conformance-scrubber")
