@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 import yaml
 
+from conformance.cli.features import OWNERS
+from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
 from tests.killmatrix import run_command
 from tests.null_agents import minimal_card, serve_401, serve_404, serve_a2a_nothing
+from tests.tier1_only_cli import removed
 
 REGISTRY = default_registry()
 
@@ -241,3 +244,29 @@ def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None
         if e["status"] == "not_measured":
             assert (e.get("note") or "").startswith(("blocked by A2A_CARD_007", "needs ")), (rid, e.get("note"))
     _judge_null(report, "a2a", card, allowed=passes)
+
+
+def test_a_tier1_only_cli_fails_each_tier23_row_whose_feature_it_lacks(tmp_path: Path) -> None:
+    """The reference CLI with every Tier 2/3 command and flag removed (``tests/tier1_only_cli.py``):
+    each row that names a removed feature fails (``partial`` where a part needs only Tier 1), the note
+    naming the feature; every other Tier 2/3 row — a behaviour the stand-in still has — passes. No
+    row is "not measured": lacking a feature is the failure of the requirement that names it."""
+    exe = tmp_path / "tier1-only-cli"
+    exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{PACKAGE_DIR.parent / "tests" / "tier1_only_cli.py"}" "$@"\n',
+                   encoding="utf-8")
+    exe.chmod(0o755)
+    upper = [rid for rid in CLI_IDS if REGISTRY[rid].tier in (2, 3)]
+    report = run_command(["cli", "--exe", str(exe), "--jobs", "3", "--only", *upper], tmp_path / "report")
+    reqs: dict[str, Any] = report["requirements"]
+    gone = removed()
+    naming = {rid for feature in gone for rid in OWNERS[feature]}
+    assert naming, "the stand-in removes no feature: nothing is tested"
+    wrong = {}
+    for rid in upper:
+        status, note = reqs[rid]["status"], str(reqs[rid].get("note") or "")
+        if rid in naming:
+            if status not in ("fail", "partial") or not any(f"expected {f}," in note for f in gone):
+                wrong[rid] = (status, note[:200])
+        elif status != "pass":
+            wrong[rid] = (status, note[:200])
+    assert not wrong, f"rows of a Tier-1-only CLI judged otherwise than by the feature it lacks: {wrong}"
