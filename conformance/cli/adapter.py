@@ -99,6 +99,8 @@ SPEC_VALUE_FLAGS: frozenset[str] = frozenset({
     "--transport", "--history", "--text", "--file", "--data", "--media-type",
     # `auth login` and mutual TLS (§12.2, §12.3 name no flags; the harness's spellings, mapped by adapters)
     "--client-id", "--client-secret", "--client-cert", "--client-key",
+    # `task list` and `task push-config` (App. A's ListTasks and push-config fields; the harness's spellings)
+    "--page-size", "--page-token", "--status", "--url", "--token", "--auth-scheme", "--auth-credentials",
 })
 
 #: Spec flags that take no value (§7.2, §10.1), including the OPTIONAL aliases, which are
