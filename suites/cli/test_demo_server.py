@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from conformance.cli.background import Background
 from conformance.cli.invocations import Cli
 from conformance.evidence import Evidence
 from conformance.judge import shown
+from conformance.paths import python_module
 
 DEMO = "A2ACLI_DEMO_SERVER_001"
 #: The core checks a demo agent must pass: card served and well-formed, its interfaces usable, a
@@ -36,7 +36,7 @@ CHECKS_TIMEOUT = 120.0
 
 def core_checks(url: str, report_dir: Path) -> tuple[dict[str, Any], str]:
     """Run the chosen core checks against ``url`` in one child run; (rows by id, child's stderr tail)."""
-    cmd = [sys.executable, "-m", "conformance.command", "agent", "--family", "a2a", "--url", url, "--jobs", "1",
+    cmd = [*python_module("conformance.command"), "agent", "--family", "a2a", "--url", url, "--jobs", "1",
            "--only", *CORE_IDS, "--report-dir", str(report_dir)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHECKS_TIMEOUT, stdin=subprocess.DEVNULL)
     report = report_dir / "compliance-report.yaml"
