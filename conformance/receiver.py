@@ -92,7 +92,12 @@ class Receiver:
     """A threaded HTTP/1.1 server on 127.0.0.1 (or a private unix socket) that keeps every request."""
 
     def __init__(self, answer: Callable[[Received], Reply] = no_content, *, path: str = "/hook",
-                 unix: bool = False) -> None:
+                 unix: bool = False, host: str = "127.0.0.1") -> None:
+        """``host``: the address to listen on: loopback, or the harness's own address on the internal
+        network it made for containers (``Instance.callback_host``); never a wildcard."""
+        if host in ("", "0.0.0.0", "::"):  # noqa: S104 - refused, not used
+            raise ValueError(f"a receiver listens on one address the harness owns, not {host!r}")
+        self.host = host
         self._received: list[Received] = []
         self._cond = threading.Condition()
         self._answer = answer
@@ -112,8 +117,8 @@ class Receiver:
             server = socketserver.ThreadingUnixStreamServer(sock, handler)
             self.url = f"unix://{sock}"
         else:
-            server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
-            self.url = f"http://127.0.0.1:{server.server_address[1]}{path}"
+            server = socketserver.ThreadingTCPServer((self.host, 0), handler)
+            self.url = f"http://{self.host}:{server.server_address[1]}{path}"
         server.daemon_threads = True
         server.block_on_close = False
         return server

@@ -39,6 +39,7 @@ def answer(req: Received) -> Reply:
         {"jsonrpc": "2.0", "id": rid, "result": result}).encode()
 
 
-def recording_peer(*, unix: bool = False) -> Receiver:
-    """A recording A2A peer on loopback (or on a unix socket only); its ``url`` is what to name as the peer."""
-    return Receiver(answer, path="/", unix=unix)
+def recording_peer(*, unix: bool = False, host: str = "127.0.0.1") -> Receiver:
+    """A recording A2A peer on ``host`` (loopback, or the target's ``callback_host``), or on a unix socket
+    only; its ``url`` is what to name as the peer."""
+    return Receiver(answer, path="/", unix=unix, host=host)

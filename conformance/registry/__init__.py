@@ -32,7 +32,8 @@ _ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condit
 #: limit, never a condition: a requirement whose need the run lacks is ``not_measured``, naming it.
 NEEDS: dict[str, str] = {
     "executable": "the target's own executable (a launched target, or --agentd-binary)",
-    "launch_config": "a target the harness launches and configures itself (--launch reference)",
+    "launch_config": ("a target the harness launches and configures itself (--launch reference, or --container "
+                      "with an image that takes a configuration document: container.switches.config)"),
     "restartable": "a target the harness can restart (--launch reference)",
     "unix_socket": "a target listening on a unix socket on this host (--unix PATH, or --launch reference)",
     "root": "the harness running as root (to start a client under another uid)",

@@ -21,6 +21,13 @@ overridden by the target's ``container:`` entry:
 ``dev.agentd-conformance.tokens``      ``role=VAR,...``: variables that give a role's bearer token
 ``dev.agentd-conformance.long-running-text``  a message answered with a task that stays working
                                        (as ``--long-running-text``, which overrides it)
+``dev.agentd-conformance.control``     the variable naming a socket path where the image serves the
+                                       harness's control (tasks in chosen states, revocation): the
+                                       reference image's back door, :mod:`conformance.targets.serve`
+
+On the internal network the container reaches the harness at the network's gateway address (a
+bridge the harness made, with no route out): receivers a check serves for it (a peer, a webhook)
+listen there, and the image is told the host (``callback_hosts`` switch) so it may call it.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ PREFIX = "dev.agentd-conformance"
 READY_PATH = "/.well-known/agent-card.json"
 READY_TIMEOUT = 60.0
 SOCKET_NAME = "agentd.sock"
+#: Where the control socket's host folder is mounted inside.
+CONTROL_MOUNT = "/run/agentd-control"
 #: Bounds on what a container may cost the run: its log file on the engine, and what the harness reads back.
 LOG_MAX_SIZE, LOG_FILES = "2m", "1"
 LOG_TAIL_LINES, LOG_TAIL_CHARS = 200, 8000
@@ -53,6 +62,10 @@ _POLL = 0.1
 
 class ContainerFailure(Exception):
     """A container did not start, did not become ready, or died; the message says which, with its logs."""
+
+
+class ContainerExited(ContainerFailure):
+    """The container's process ended before its card answered (as a daemon refusing its configuration does)."""
 
 
 def _pairs(text: str | None) -> dict[str, str]:
@@ -89,6 +102,8 @@ class ContainerSpec:
     #: "internal" (default: a network of the harness's own, no egress) or "bridge" (published on loopback).
     network_mode: str = "internal"
     network: Network | None = None
+    #: The variable that names the control socket (label ``control``), when the image serves one.
+    control_env: str | None = None
 
     @classmethod
     def resolve(cls, entry: dict[str, Any], client: Any | None = None) -> ContainerSpec:
@@ -115,6 +130,7 @@ class ContainerSpec:
         spec.defaults = _pairs(labels.get(f"{PREFIX}.defaults"))
         spec.tokens_env = _pairs(labels.get(f"{PREFIX}.tokens"))
         spec.long_running_text = labels.get(f"{PREFIX}.long-running-text") or None
+        spec.control_env = labels.get(f"{PREFIX}.control") or None
         if entry.get("port") is not None:
             spec.port = int(entry["port"])
         if entry.get("socket_dir"):
@@ -152,10 +168,15 @@ class ContainerAgent:
     """One running container of ``spec`` with ``env``: ``with ContainerAgent(...) as c: c.url``."""
 
     def __init__(self, spec: ContainerSpec, env: dict[str, str], *, listen: str = "tcp", name: str = "agent",
-                 socket_folder: str | None = None) -> None:
-        """``socket_folder``: a host folder of the caller's to bind-mount for the socket (default: a fresh one)."""
+                 socket_folder: str | None = None, mounts: tuple[str, ...] = ()) -> None:
+        """``socket_folder``: a host folder of the caller's to bind-mount for the socket (default: a fresh one);
+        ``mounts``: host folders bind-mounted at the same path (a unix peer's socket folder)."""
         self.spec = spec
         self.env = dict(env)
+        self.mounts = tuple(mounts)
+        #: The control socket on this host, when the image serves one (see ContainerSpec.control_env).
+        self.control_path: str | None = None
+        self._control_dir: Path | None = None
         self.listen = listen
         self.name = name
         self.url = ""
@@ -204,10 +225,23 @@ class ContainerAgent:
             self.uds_path = str(self.host_dir / SOCKET_NAME)
             self.url = f"unix://{self.uds_path}"
             env.setdefault("AGENTD_LISTEN", "unix")
+        if self.spec.control_env and self._control_dir is None:
+            self._control_dir = Path(tempfile.mkdtemp(prefix="agentd-control-"))
+            self._control_dir.chmod(0o777)  # the daemon makes its socket here under its own uid
+            self.control_path = str(self._control_dir / "control.sock")
+            env[self.spec.control_env] = f"{CONTROL_MOUNT}/control.sock"
+            env["AGENTD_CONTROL_UID"] = str(os.geteuid())
+        for folder in self.mounts:
+            with contextlib.suppress(OSError):
+                os.chmod(folder, os.stat(folder).st_mode | 0o011)  # the daemon's uid may pass to the socket
         for attempt in range(5):
             tc = DockerContainer(self.spec.image, env=dict(env)).with_kwargs(**kwargs)
             if self.spec.command:
                 tc.with_command(self.spec.command[1:])
+            if self._control_dir is not None:
+                tc.with_volume_mapping(str(self._control_dir), CONTROL_MOUNT, "rw")
+            for folder in self.mounts:
+                tc.with_volume_mapping(folder, folder, "rw")
             if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
                 tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
                 tc.env["AGENTD_PUBLIC_URL"] = self.url
@@ -256,7 +290,7 @@ class ContainerAgent:
             while True:
                 state, code = self.state()
                 if state not in ("running", "created", "restarting"):
-                    raise ContainerFailure(f"{self.describe()} exited (status {state}, exit code {code}) before "
+                    raise ContainerExited(f"{self.describe()} exited (status {state}, exit code {code}) before "
                                            f"its card answered; last log lines:\n{self.logs()}")
                 if not self.uds_path or os.path.exists(self.uds_path):
                     try:
@@ -289,6 +323,9 @@ class ContainerAgent:
         self._cleanup_dir()
 
     def _cleanup_dir(self) -> None:
+        if self._control_dir is not None:
+            shutil.rmtree(self._control_dir, ignore_errors=True)
+            self._control_dir = None
         if self.host_dir is not None:
             if self._own_dir:
                 shutil.rmtree(self.host_dir, ignore_errors=True)
@@ -364,6 +401,11 @@ class Network:
     #: Where this process's addresses start (xdist workers of one run share the network, not addresses).
     offset: int = 0
     _next: int = 0
+
+    @property
+    def gateway(self) -> str:
+        """The harness's own address on this network (its first host): what a container reaches it at."""
+        return str(next(ipaddress.ip_network(self.subnet).hosts()))
 
     def allocate(self) -> str:
         hosts = ipaddress.ip_network(self.subnet).hosts()

@@ -65,3 +65,51 @@ class ScriptedControl:
 def _scripted(state: str) -> str:
     """``input-required`` -> ``INPUT_REQUIRED`` (the scripted agent's spelling)."""
     return state.upper().replace("-", "_")
+
+
+class ControlRefused(Exception):
+    """The control socket could not be reached or refused a request (the message says which)."""
+
+
+class ContainerControl:
+    """The reference image's control socket (``AGENTD_CONTROL_SOCKET``, in a folder bind-mounted on
+    this host): the same hooks as :class:`ReferenceControl`, one JSON request per connection."""
+
+    TIMEOUT = 10.0
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        import json
+        import socket
+
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(self.TIMEOUT)
+                s.connect(self.path)
+                s.sendall(json.dumps(request).encode() + b"\n")
+                raw = b""
+                while not raw.endswith(b"\n"):
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        break
+                    raw += chunk
+        except OSError as exc:
+            raise ControlRefused(f"the container's control socket {self.path}: {exc}") from None
+        try:
+            answer = json.loads(raw or b"null")
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict) or "error" in answer:
+            raise ControlRefused(f"the container's control socket refused {request.get('do')}: {answer!r}")
+        return answer
+
+    def new_task(self, state: str) -> str:
+        return str(self._ask({"do": "new_task", "state": state})["id"])
+
+    def move(self, task_id: str, state: str) -> None:
+        self._ask({"do": "move", "task": task_id, "state": state})
+
+    def revoke(self, token: str) -> bool:
+        return bool(self._ask({"do": "revoke", "token": token}).get("revoked"))

@@ -74,6 +74,8 @@ class CoreAgent:
     #: The target's long-running hint: ``{"text": ..., "metadata": {...}}``, a message the agent answers
     #: with a task that stays working until canceled (``--long-running-text``); None when not given.
     long_running: dict[str, Any] | None = None
+    #: Where the harness's webhook listens so this agent reaches it (Instance.callback_host).
+    callback_host: str | None = "127.0.0.1"
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
     _silent: dict[str, str | None] = field(default_factory=dict)
 
@@ -81,7 +83,8 @@ class CoreAgent:
     def open(cls, instance: Instance, targets: AgentTargets | None) -> CoreAgent:
         hint = targets.target.long_running if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
-                   targets=targets, long_running=dict(hint) if hint else None, control=instance.control)
+                   targets=targets, long_running=dict(hint) if hint else None, control=instance.control,
+                   callback_host=instance.callback_host)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:

@@ -53,7 +53,7 @@ LABEL = "dev.agentd-conformance"
 SWITCHES = {"listen": "AGENTD_LISTEN", "events": "AGENTD_EVENTS", "introspection": "AGENTD_INTROSPECTION",
             "device_grant": "AGENTD_DEVICE_GRANT", "push": "AGENTD_PUSH", "ring": "AGENTD_RING",
             "stream_deadline": "AGENTD_STREAM_DEADLINE", "cors_origins": "AGENTD_CORS_ORIGINS",
-            "defects": "AGENTD_DEFECTS", "config": "AGENTD_CONFIG"}
+            "defects": "AGENTD_DEFECTS", "config": "AGENTD_CONFIG", "callback_hosts": "AGENTD_CALLBACK_HOSTS"}
 DEFAULTS = {"listen": "tcp", "events": "on", "introspection": "off", "device_grant": "off", "push": "on"}
 #: Folders of a minbase rootfs nothing at run time reads.
 TRIM = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "usr/share/lintian",
@@ -272,6 +272,7 @@ def image_labels(digest: str) -> dict[str, str]:
             f"{LABEL}.switches": ",".join(f"{k}={v}" for k, v in SWITCHES.items()),
             f"{LABEL}.defaults": ",".join(f"{k}={v}" for k, v in DEFAULTS.items()),
             f"{LABEL}.long-running-text": "hold",  # the reference's hold_text: a task that stays working
+            f"{LABEL}.control": "AGENTD_CONTROL_SOCKET",  # the harness's hooks (conformance.targets.serve)
             f"{LABEL}.tokens": ",".join(f"{r}=AGENTD_{r.upper()}_TOKEN" for r in ("operator", "user", "agent"))}
 
 

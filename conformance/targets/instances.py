@@ -21,7 +21,7 @@ from conformance.agentd_page import ROLES
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
 from conformance.outcome import not_measured
-from conformance.targets.control import Control, ReferenceControl, ScriptedControl
+from conformance.targets.control import ContainerControl, Control, ReferenceControl, ScriptedControl
 from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
 from conformance.targets.pool import ContainerHandle, ContainerPool
 from conformance.targets.resolve import AgentLocation, resolve
@@ -45,8 +45,12 @@ class Instance:
     facts: dict[str, str]
     launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
     recorder: Recorder = field(default_factory=Recorder)
-    #: How the harness puts its tasks into a chosen state (a launched reference or scripted agent only).
+    #: How the harness puts its tasks into a chosen state (a launched reference or scripted agent, or an
+    #: image serving the control socket).
     control: Control | None = None
+    #: The address a receiver of the harness (a peer, a webhook) listens on so this agent reaches it:
+    #: loopback, or the gateway of the harness's network for a container; None when there is none.
+    callback_host: str | None = "127.0.0.1"
     _location: AgentLocation | None = field(default=None, repr=False)
 
     @property
@@ -143,10 +147,34 @@ class AgentTargets:
         return Instance(url=server.url, uds_path=server.uds_path, tokens=tokens, facts=facts, launched=server,
                         control=ReferenceControl(server))
 
+    @property
+    def callback_host(self) -> str | None:
+        """Where a receiver of the harness listens so the agent under test reaches it (see Instance)."""
+        return self.containers.callback_host if self.containers is not None else "127.0.0.1"
+
+    def refusal(self, **needs: Any) -> tuple[str | None, Instance | None]:
+        """Start a private instance whose configuration the agent is expected to refuse: (the refusal's
+        words, None) when it refused to start, (None, the instance) when it started anyway. A launched
+        reference refuses with a ConfigError; an image by exiting before its card answers."""
+        if self.containers is not None:
+            started = self.containers.refusal(needs)
+            if isinstance(started, str):
+                return started, None
+            return None, self._instance_of(*started)
+        from conformance.fixtures.reference_agentd import ConfigError
+
+        try:
+            return None, self.agentd(fresh=True, **needs)
+        except ConfigError as exc:
+            return f"ConfigError: {exc}", None
+
     def _container(self, pool: ContainerPool, needs: dict[str, Any], fresh: bool) -> Instance:
-        agent, tokens, facts = pool.get(needs, fresh)
+        return self._instance_of(*pool.get(needs, fresh))
+
+    def _instance_of(self, agent: Any, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
+        control = ContainerControl(agent.control_path) if agent.control_path else None
         return Instance(url=agent.url, uds_path=agent.uds_path, tokens=tokens, facts=facts,
-                        launched=ContainerHandle(agent))
+                        launched=ContainerHandle(agent), control=control, callback_host=self.callback_host)
 
     def _external(self, needs: dict[str, Any]) -> Instance:
         t = self.target

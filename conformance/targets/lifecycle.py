@@ -46,6 +46,8 @@ def preflight(target: AgentTarget, report_dir: Path, secrets: Iterable[str] = ()
     except ContainerFailure as exc:
         raise PreflightUsage(str(exc)) from None
     entry.setdefault("socket_dir", spec.socket_dir)
+    # What the image can be switched to (its labels, with the entry's overrides): provides() reads it.
+    entry["switches"] = dict(spec.switches)
     target.socket_dir = spec.socket_dir
     target.image_id = spec.image_id
     if spec.long_running_text and target.long_running is None:

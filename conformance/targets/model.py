@@ -163,11 +163,14 @@ class AgentTarget:
             have.add("unix_socket")
         if self.kind == CONTAINER:
             # docker restart is a real restart; the image's entry point is its executable (run with no
-            # network); the socket folder is bind-mounted on this host. Not launch_config: an image is
-            # configured only through the switches its environment offers.
+            # network); the socket folder is bind-mounted on this host. launch_config only when the image
+            # takes a whole configuration document (a config switch, as the reference image's
+            # AGENTD_CONFIG): the environment's other switches cannot carry workflows or principals.
             have |= {"restartable", "executable"}
             if self.socket_dir:
                 have.add("unix_socket")
+            if "config" in ((self.container or {}).get("switches") or {}):
+                have.add("launch_config")
         if self.binary:
             have.add("executable")
         if os.geteuid() == 0:

@@ -1,9 +1,12 @@
 """The containers of one test process: one per configuration a check asks for, as ``--launch reference``.
 
 A check's needs (``events=False``, ``listen="unix"``, ``auth=True``, ...) become the container's
-environment through the image's switches. What no switch expresses (workflow objects, principals
-with grants, a socket at a path of the check's choosing) ends the check ``not_measured`` naming the
-need: a container is configured only through its environment.
+environment through the image's switches; reference objects (workflows, principals with grants) go
+as one configuration document through the image's ``config`` switch. What the image offers no
+switch for ends the check ``not_measured`` naming the need: a container is configured only
+through its environment. A unix peer a workflow names has its folder bind-mounted at the same path,
+and the image is told the harness's address on the internal network (``callback_hosts``), so its
+outbound calls reach the receivers a check serves there (:attr:`ContainerPool.callback_host`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import secrets as _secrets
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +25,14 @@ from conformance.outcome import fail, not_measured
 from conformance.targets.container import (
     SOCKET_NAME,
     ContainerAgent,
+    ContainerExited,
     ContainerFailure,
     ContainerSpec,
     Network,
     join_network,
     make_network,
 )
+from conformance.targets.control import ContainerControl
 from conformance.targets.model import AgentTarget
 
 #: Needs that are reference objects: only an image with a ``config`` switch (the reference's) takes them,
@@ -54,13 +58,16 @@ def fact_value(v: Any) -> str:
     return str(v)
 
 
-class ContainerHandle:
-    """What a check may do to a container it was handed (``Instance.launched``): restart it, no more."""
+#: Why a receiver of the harness cannot be reached from a container on the engine's default bridge
+#: (``network: bridge``): its 127.0.0.1 is its own, and the harness listens on no other address there.
+UNREACHABLE = ("delivery from a container on the engine's default bridge to a receiver of the harness cannot be "
+               "provoked (the container's 127.0.0.1 is its own); run on the harness's internal network (the "
+               "default) or with --launch reference to measure it")
 
-    #: Why a webhook on the harness's loopback cannot be reached from inside the container (checks of
-    #: delivery end not_measured with it; the container's loopback is its own).
-    webhook_unreachable = ("webhook delivery from a container to a receiver on the harness's loopback cannot be "
-                           "provoked: the container's 127.0.0.1 is its own; run with --launch reference to measure it")
+
+class ContainerHandle:
+    """What a check may do to a container it was handed (``Instance.launched``): restart it, and revoke
+    a credential through the image's control socket (the in-process hook a launched reference offers)."""
 
     def __init__(self, agent: ContainerAgent) -> None:
         self.agent = agent
@@ -72,8 +79,10 @@ class ContainerHandle:
             fail(f"after a restart: {exc}")
 
     def revoke(self, token: str) -> bool:
-        del token
-        not_measured("revoking a session needs the daemon's in-process hook; a container target offers none")
+        if self.agent.control_path is None:
+            not_measured(f"revoking a session needs the daemon's control hook; the image {self.agent.spec.image} "
+                         "serves none (label dev.agentd-conformance.control)")
+        return ContainerControl(self.agent.control_path).revoke(token)
 
 
 class ContainerPool:
@@ -105,11 +114,20 @@ class ContainerPool:
                     self._own_network = self._spec.network = make_network()
         return self._spec
 
+    @property
+    def callback_host(self) -> str | None:
+        """The address a receiver of the harness listens on so this run's containers reach it: the gateway
+        of the harness's internal network; None on the engine's default bridge."""
+        net = self.spec.network
+        return net.gateway if net is not None else None
+
     def environment(self, needs: dict[str, Any]) -> tuple[dict[str, str], str, dict[str, str], dict[str, str]]:
         """(environment, listen, tokens, facts) for ``needs``, or ``not_measured`` naming what cannot be set."""
         spec = self.spec
         needs = dict(needs)
         env: dict[str, str] = {}
+        if self.callback_host and "callback_hosts" in spec.switches:
+            env[spec.switches["callback_hosts"]] = self.callback_host
         facts = {**spec.defaults, **self.facts}
         tokens: dict[str, str] = {}
         structured = {k: needs.pop(k) for k in STRUCTURED if k in needs}
@@ -157,9 +175,9 @@ class ContainerPool:
         return env, listen, tokens, facts
 
     def _token(self, role: str) -> str:
-        tok = f"{role}-{_secrets.token_urlsafe(18)}"
-        self.secrets.add(tok)
-        return tok
+        # SecretSet.make keeps the readable part short: a token spelled "operator-…" would redact the
+        # word operator wherever a report says it.
+        return self.secrets.make(role)
 
     def _config_document(self, structured: dict[str, Any], auth: bool) -> tuple[str, dict[str, str]]:
         """The reference's Config fields as YAML (its ``--config`` shape), and the roles' tokens in it."""
@@ -183,9 +201,51 @@ class ContainerPool:
                 doc[key] = structured[key]
         return yaml.safe_dump(doc, sort_keys=True), tokens
 
+    def refusal(self, needs: dict[str, Any]) -> str | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
+        """Start a private container for ``needs`` expecting the image to refuse the configuration: the
+        text of its exit (with its last log lines) when it ended before its card answered, else the ready
+        container as :meth:`get` gives it. One that neither exits nor becomes ready fails the check."""
+        return self._start(needs)
+
+    @staticmethod
+    def _key(needs: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(sorted((k, repr(v)) for k, v in needs.items()))
+
+    @staticmethod
+    def _unix_peers(needs: dict[str, Any]) -> tuple[str, ...]:
+        """Folders of the unix peers the needs' workflows name (bind-mounted at the same path)."""
+        folders = []
+        for w in needs.get("workflows") or ():
+            path = getattr(getattr(w, "send_to", None), "uds_path", None)
+            if path:
+                with contextlib.suppress(OSError):
+                    os.chmod(path, 0o666)  # connect() needs write on the socket; its folder is private
+                folders.append(os.path.dirname(path))
+        return tuple(dict.fromkeys(folders))
+
+    def _start(self, needs: dict[str, Any]) -> str | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
+        """A started, ready container for ``needs`` with its tokens and facts, or the text of its exit
+        before it was ready; any other failure to start fails the check, with the container's logs."""
+        env, listen, tokens, facts = self.environment(needs)
+        name = "-".join(f"{k}={fact_value(v)}" for k, v in sorted(needs.items())) or "default"
+        agent = ContainerAgent(self.spec, env, listen=listen, name=slug(name, 60),
+                               socket_folder=facts.pop("uds_folder") or None, mounts=self._unix_peers(needs))
+        self.started.append(agent)
+        try:
+            agent.start()
+        except ContainerFailure as exc:
+            message = self.secrets.redact(str(exc))
+            self._save_logs(agent)
+            agent.stop()
+            if isinstance(exc, ContainerExited):
+                return message
+            fail(message)
+        self.used.append(agent)
+        return agent, tokens, facts
+
     def get(self, needs: dict[str, Any], fresh: bool) -> tuple[ContainerAgent, dict[str, str], dict[str, str]]:
         """A ready container for ``needs`` (cached unless ``fresh``); fails with its logs when it is not."""
-        key = tuple(sorted((k, repr(v)) for k, v in needs.items()))
+        key = self._key(needs)
         cached = None if fresh else self._cache.get(key)
         if isinstance(cached, str):
             fail(cached)  # it did not start before: the same failure, without waiting again
@@ -197,25 +257,12 @@ class ContainerPool:
                      f"{agent.logs()}")
             self.used.append(agent)
             return cached
-        env, listen, tokens, facts = self.environment(needs)
-        name = "-".join(f"{k}={fact_value(v)}" for k, v in sorted(needs.items())) or "default"
-        agent = ContainerAgent(self.spec, env, listen=listen, name=slug(name, 60),
-                               socket_folder=facts.pop("uds_folder") or None)
-        self.started.append(agent)
-        try:
-            agent.start()
-        except ContainerFailure as exc:
-            message = self.secrets.redact(str(exc))
-            if not fresh:
-                self._cache[key] = message
-            self._save_logs(agent)
-            agent.stop()
-            fail(message)
-        result = (agent, tokens, facts)
+        started = self._start(needs)
         if not fresh:
-            self._cache[key] = result
-        self.used.append(agent)
-        return result
+            self._cache[key] = started
+        if isinstance(started, str):
+            fail(started)
+        return started
 
     def drain_used(self) -> list[ContainerAgent]:
         used, self.used = list(dict.fromkeys(self.used)), []

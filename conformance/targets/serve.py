@@ -19,7 +19,19 @@ listener configured by these variables (the switches a container target sets per
 ``AGENTD_DEFECTS``          comma-separated named defects of the reference (for kill runs only)
 ``AGENTD_CONFIG``           YAML of the reference's Config fields (principals with grants, workflows, ...),
                             applied first; the variables above override it
+``AGENTD_CALLBACK_HOSTS``   comma-separated hosts besides loopback that peers and webhooks may name
+                            (the harness's address on its internal network)
+``AGENTD_CONTROL_SOCKET``   a socket path (in a bind-mounted folder) where the harness's control is
+                            served: the in-process hooks of ``--launch reference`` (put a task into a
+                            chosen state, move it, revoke a credential), for the harness only;
+                            ``AGENTD_CONTROL_UID``: the harness's uid, answered besides root
 ==========================  =====================================================================
+
+The control socket speaks one JSON object per connection each way (:mod:`conformance.targets.control`
+is its client): ``{"do": "new_task", "state": S}`` → ``{"id": ...}``; ``{"do": "move", "task": ID,
+"state": S}`` → ``{"ok": true}``; ``{"do": "revoke", "token": T}`` → ``{"revoked": bool}``; anything
+else → ``{"error": ...}``. It is a harness fixture's back door, never part of what is judged: every
+check still observes the daemon over its listener.
 
 Anything malformed is refused at start (exit 2, one line), as agentd refuses a bad configuration.
 """
@@ -55,6 +67,10 @@ def _switch(env: Mapping[str, str], key: str) -> bool | None:
     raise EnvError(f"{key} must be on or off, got {raw!r}")
 
 
+def _list(raw: str) -> tuple[str, ...]:
+    return tuple(h.strip() for h in raw.split(",") if h.strip())
+
+
 def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None, str | None]:
     """(Config, TCP bind address or None, public URL) from the environment."""
     from conformance.fixtures.reference_agentd.config import Config, Principal, from_mapping
@@ -67,6 +83,8 @@ def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None
             raise EnvError(f"AGENTD_CONFIG is not YAML: {' '.join(str(exc).split())}") from None
         if not isinstance(doc, dict):
             raise EnvError("AGENTD_CONFIG must be a mapping of Config fields")
+        if env.get("AGENTD_CALLBACK_HOSTS"):  # the document's peers are validated against them
+            doc["callback_hosts"] = _list(env["AGENTD_CALLBACK_HOSTS"])
         base = from_mapping(doc)
     fields: dict[str, Any] = {}
     listen = env.get("AGENTD_LISTEN", "tcp") or "tcp"
@@ -101,6 +119,8 @@ def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None
                 raise EnvError(f"{key} must be a number, got {env[key]!r}") from None
     if env.get("AGENTD_CORS_ORIGINS"):
         fields["cors_origins"] = tuple(o.strip() for o in env["AGENTD_CORS_ORIGINS"].split(",") if o.strip())
+    if env.get("AGENTD_CALLBACK_HOSTS"):
+        fields["callback_hosts"] = _list(env["AGENTD_CALLBACK_HOSTS"])
     if env.get("AGENTD_DEFECTS"):
         fields["defects"] = frozenset(d.strip() for d in env["AGENTD_DEFECTS"].split(",") if d.strip())
     return base.with_(**fields), bind, env.get("AGENTD_PUBLIC_URL") or None
@@ -126,8 +146,65 @@ def main(argv: list[str] | None = None) -> int:
         where = agent.uds_path if agent.uds_path else f"{bind[0] if bind else '?'}:{agent.port}"
         return f"reference agentd serving {agent.url} (listening on {where}, uid {os.getuid()})"
 
-    served: int = serve_until_stopped(lambda: ReferenceAgentd(config, bind=bind, public_url=public), announce)
+    control = os.environ.get("AGENTD_CONTROL_SOCKET") or None
+
+    def make() -> ReferenceAgentd:
+        agent = ReferenceAgentd(config, bind=bind, public_url=public)
+        if control:
+            uid = os.environ.get("AGENTD_CONTROL_UID", "")
+            serve_control(agent, control, int(uid) if uid.isdigit() else None)
+        return agent
+
+    served: int = serve_until_stopped(make, announce)
     return served
+
+
+def _control_answer(agent: Any, request: Any) -> dict[str, Any]:
+    """The control socket's answer to one request (see the module's docstring)."""
+    if not isinstance(request, dict):
+        return {"error": "a request is a JSON object"}
+    try:
+        if request.get("do") == "new_task":
+            return {"id": agent.create_task(state=str(request["state"]))}
+        if request.get("do") == "move":
+            agent.set_task_state(str(request["task"]), str(request["state"]))
+            return {"ok": True}
+        if request.get("do") == "revoke":
+            return {"revoked": bool(agent.revoke(str(request["token"])))}
+    except (KeyError, AssertionError, ValueError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"error": f"unknown request {request.get('do')!r}"}
+
+
+def serve_control(agent: Any, path: str, harness_uid: int | None = None) -> None:
+    """Serve the harness's control on the unix socket ``path`` in a daemon thread, for as long as the
+    process lives. Only root, the daemon's own uid and ``harness_uid`` (``AGENTD_CONTROL_UID``: the
+    harness on the host, which may not be root) are answered: the kernel names the caller (SO_PEERCRED)."""
+    import json
+    import socket
+    import socketserver
+    import struct
+    import threading
+
+    allowed = {0, os.getuid()} | ({harness_uid} if harness_uid is not None else set())
+
+    class Handler(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            cred = self.request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            if struct.unpack("3i", cred)[1] not in allowed:
+                return
+            try:
+                request = json.loads(self.rfile.readline(65536) or b"null")
+            except ValueError:
+                request = None
+            self.wfile.write(json.dumps(_control_answer(agent, request)).encode() + b"\n")
+
+    if os.path.exists(path):
+        os.unlink(path)
+    server = socketserver.ThreadingUnixStreamServer(path, Handler)
+    server.daemon_threads = True
+    os.chmod(path, 0o666)  # the folder is the harness's; the peer's uid is checked per connection
+    threading.Thread(target=server.serve_forever, name="control", daemon=True).start()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from conformance.judge import quote, strict, unique
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
 from conformance.targets.instances import AgentTargets, Instance
+from conformance.targets.pool import UNREACHABLE
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
@@ -332,14 +333,14 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
 @pytest.mark.requirement("AGENTD_ANN_012")
 def test_webhook_body_never_carries_annotations(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A webhook registered (and the task canceled) by requests naming task-annotations delivers
-    bodies without them, to a loopback receiver in the test process.
+    bodies without them, to a receiver in the test process (on loopback, or where a container reaches it).
     Catches ``webhook-carries-annotations``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     if (served_card(inst, recorder).get("capabilities") or {}).get("pushNotifications") is not True:
         not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
-    if getattr(inst.launched, "webhook_unreachable", None):
-        not_measured(inst.launched.webhook_unreachable)
-    with Receiver() as hook, rpc_client(inst, recorder=recorder) as c:
+    if inst.callback_host is None:
+        not_measured(UNREACHABLE)
+    with Receiver(host=inst.callback_host) as hook, rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         cfg = ok_result(c.call("CreateTaskPushNotificationConfig",
                                {"taskId": held["id"], "url": hook.url, "token": unique("hook")},

@@ -30,6 +30,7 @@ from conformance.agentd_page import (
     SIGN_IN_OPS,
 )
 from conformance.context import RunContext
+from conformance.evidence import Evidence
 from conformance.judge import expect_refusal, quote, refusal, refusal_problems, strict, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
@@ -398,18 +399,21 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Ag
 
 @pytest.mark.requirement("AGENTD_CMD_018")
 def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_targets: AgentTargets,
-                                                                          recorder: Recorder) -> None:
-    """An instance configured with a workflow whose command is ``status`` does not start; a target
-    that starts anyway shadows a built-in op. Catches ``workflow-shadows-builtin``."""
+                                                                          recorder: Recorder,
+                                                                          evidence: Evidence) -> None:
+    """An instance configured with a workflow whose command is ``status`` does not start (a launched
+    reference raises its configuration error; an image's process exits before its card answers); a
+    target that starts anyway shadows a built-in op. Catches ``workflow-shadows-builtin``."""
     if not agent_targets.launchable:
         lacking("launch_config")
-    from conformance.fixtures.reference_agentd import ConfigError, Workflow
+    from conformance.fixtures.reference_agentd import Workflow
 
     shadow = Workflow("shadow", command="status", schema={"type": "object", "properties": {}})
-    try:
-        inst = agent_targets.agentd(fresh=True, workflows=(shadow,))  # launch_config
-    except ConfigError:
+    refused, inst = agent_targets.refusal(workflows=(shadow,))  # launch_config
+    if refused is not None:
+        evidence.add("the refusal to start", refused)
         return
+    assert inst is not None
     with rpc_client(inst, recorder=recorder) as c:
         reply = send_command(c, "status")
     fail(f"an instance whose workflow 'shadow' declares the built-in op 'status' started; status now answers "

@@ -3,7 +3,9 @@
 The harness serves a recording peer, launches the target with a workflow whose ``a2a.send`` step
 aims at that peer, starts the workflow over the wire (``workflow.run``, command extension
 activated) and holds the request the peer received to the page. A running daemon's peers cannot be
-configured from outside, so against an external target these checks end ``not_measured``.
+configured from outside, so against an external target these checks end ``not_measured``; an image
+is configured through its config switch, and reaches the peer on the harness's internal network (a
+unix peer's folder is bind-mounted).
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from conformance.agentd_page import (
 )
 from conformance.evidence import Evidence
 from conformance.judge import quote, strict
-from conformance.outcome import fail
+from conformance.outcome import fail, not_measured
 from conformance.receiver import Received, Receiver
 from conformance.targets.instances import AgentTargets, Instance
+from conformance.targets.pool import UNREACHABLE
 from conformance.wire import Recorder
 from conformance.wire.methods import CORE_METHODS, REQUEST_TYPES
 
@@ -52,9 +55,12 @@ def _relay_instance(agent_targets: AgentTargets, peer_url: str) -> Instance:
 
 
 def _need_launch(agent_targets: AgentTargets, what: str) -> None:
-    """The target must be configured with an a2a.send step aimed at ``what`` the harness serves."""
+    """The target must be configured with an a2a.send step aimed at ``what`` the harness serves, and
+    reach the harness where it serves a peer."""
     if not agent_targets.launchable:
         lacking("launch_config")
+    if agent_targets.callback_host is None:
+        not_measured(UNREACHABLE)
 
 
 def _send_reaching_peer(agent_targets: AgentTargets, peer: Receiver, recorder: Recorder,
@@ -102,7 +108,7 @@ def test_outbound_client_activates_the_command_extension_by_header_and_message(
     the command URI and ``message.extensions`` lists it, with the command as the one DataPart under
     ``agentd``. Catches ``outbound-command-header-only`` and ``outbound-command-unmarked-header``."""
     _need_launch(agent_targets, "a peer")
-    with recording_peer() as peer:
+    with recording_peer(host=str(agent_targets.callback_host)) as peer:
         req = _send_reaching_peer(agent_targets, peer, recorder, evidence)
     msg = _sent_message(req)
     parts = msg.get("parts") or []
