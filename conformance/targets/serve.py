@@ -73,9 +73,11 @@ def _list(raw: str) -> tuple[str, ...]:
 
 def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None, str | None]:
     """(Config, TCP bind address or None, public URL) from the environment."""
-    from conformance.fixtures.reference_agentd.config import Config, Principal, from_mapping
+    from conformance.fixtures.reference_agentd.config import Principal, make, typed_fields
 
-    base = Config()
+    # The document's fields, then the variables over them, validated once as a whole: a peer on a callback
+    # host, or a defect that lets a refused workflow through, is judged with everything it depends on.
+    base: dict[str, Any] = {}
     if env.get("AGENTD_CONFIG"):
         try:
             doc = yaml.safe_load(env["AGENTD_CONFIG"]) or {}
@@ -83,9 +85,7 @@ def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None
             raise EnvError(f"AGENTD_CONFIG is not YAML: {' '.join(str(exc).split())}") from None
         if not isinstance(doc, dict):
             raise EnvError("AGENTD_CONFIG must be a mapping of Config fields")
-        if env.get("AGENTD_CALLBACK_HOSTS"):  # the document's peers are validated against them
-            doc["callback_hosts"] = _list(env["AGENTD_CALLBACK_HOSTS"])
-        base = from_mapping(doc)
+        base = typed_fields(doc)
     fields: dict[str, Any] = {}
     listen = env.get("AGENTD_LISTEN", "tcp") or "tcp"
     if listen not in ("tcp", "unix"):
@@ -110,7 +110,7 @@ def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None
     principals = [Principal(name=f"{role}-1", token=env[f"AGENTD_{role.upper()}_TOKEN"], role=role)
                   for role in ROLES if env.get(f"AGENTD_{role.upper()}_TOKEN")]
     if principals:
-        fields["principals"] = base.principals + tuple(principals)
+        fields["principals"] = tuple(base.get("principals", ())) + tuple(principals)
     for key, name, kind in (("AGENTD_RING", "ring", int), ("AGENTD_STREAM_DEADLINE", "stream_deadline", float)):
         if env.get(key):
             try:
@@ -123,7 +123,7 @@ def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None
         fields["callback_hosts"] = _list(env["AGENTD_CALLBACK_HOSTS"])
     if env.get("AGENTD_DEFECTS"):
         fields["defects"] = frozenset(d.strip() for d in env["AGENTD_DEFECTS"].split(",") if d.strip())
-    return base.with_(**fields), bind, env.get("AGENTD_PUBLIC_URL") or None
+    return make({**base, **fields}), bind, env.get("AGENTD_PUBLIC_URL") or None
 
 
 def main(argv: list[str] | None = None) -> int:
