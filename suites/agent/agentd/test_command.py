@@ -31,7 +31,7 @@ from conformance.agentd_page import (
 )
 from conformance.context import RunContext
 from conformance.evidence import Evidence
-from conformance.judge import expect_refusal, quote, refusal, refusal_problems, strict, unique
+from conformance.judge import blocked_by, expect_refusal, quote, refusal, refusal_problems, strict, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -398,6 +398,7 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Ag
 
 
 @pytest.mark.requirement("AGENTD_CMD_018")
+@pytest.mark.depends_on("AGENTD_CMD_016")
 def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_targets: AgentTargets,
                                                                           recorder: Recorder,
                                                                           evidence: Evidence) -> None:
@@ -408,7 +409,14 @@ def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_
         lacking("launch_config")
     from conformance.fixtures.reference_agentd import Workflow
 
-    shadow = Workflow("shadow", command="status", schema={"type": "object", "properties": {}})
+    schema = {"type": "object", "properties": {}}
+    # The paired control: the same workflow declaring a free op name must start, or a refusal of the
+    # shadowing one says nothing about reserved names (an image that refuses every workflow, say).
+    free, _started = agent_targets.refusal(workflows=(Workflow("shadow", command="shadow.probe", schema=schema),))
+    if free is not None:
+        blocked_by("AGENTD_CMD_016", f"an instance configured with a workflow declaring the free op "
+                                     f"'shadow.probe' does not start either: {free[:600]}")
+    shadow = Workflow("shadow", command="status", schema=schema)
     refused, inst = agent_targets.refusal(workflows=(shadow,))  # launch_config
     if refused is not None:
         evidence.add("the refusal to start", refused)
