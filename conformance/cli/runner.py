@@ -369,6 +369,7 @@ class _Terminal(pexpect.spawn):  # type: ignore[misc]  # pexpect ships no type h
                  stderr_fd: int) -> None:
         self._stdin_fd = stdin_fd
         self._stderr_fd = stderr_fd
+        # 24x80: the size tools fall back to on a terminal that reports none (as the bare pty did before)
         super().__init__(argv[0], argv[1:], env=env, cwd=cwd, preexec_fn=self._in_child, dimensions=(24, 80))
 
     def _spawnpty(self, args: list[bytes | str], **kwargs: Any) -> ptyprocess.PtyProcess:
