@@ -322,6 +322,61 @@ def test_pty_mode_still_times_out(tmp_path: Path) -> None:
     assert r.timed_out and r.stdout == b"hi\n"
 
 
+TERMINAL_PROBE = """
+    import os, sys
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR))
+        tty = "reachable"
+    except OSError:
+        tty = "unreachable"
+    print(int(os.isatty(0)), repr(sys.stdin.read()), tty, os.getpgrp() == os.getpid())
+"""
+
+
+def test_pty_mode_keeps_stdin_on_a_pipe_and_the_terminal_out_of_reach(tmp_path: Path) -> None:
+    """On a pty only stdout is the terminal: given bytes arrive on stdin (a pipe; /dev/null without
+    them), the terminal is not the CLI's controlling terminal (no /dev/tty to wait on for a password
+    nobody types), and the CLI leads its own process group."""
+    runner = CliRunner(script(tmp_path, TERMINAL_PROBE))
+    fed = runner.run([], pty=True, stdin="fed")
+    assert fed.stdout == b"0 'fed' unreachable True\n", fed.stdout
+    empty = runner.run([], pty=True)
+    assert empty.stdout == b"0 '' unreachable True\n", empty.stdout
+
+
+def test_pty_mode_interrupts_once_the_condition_holds(tmp_path: Path) -> None:
+    r = CliRunner(script(tmp_path, SIGINT_CHILD), timeout=20).run(
+        [], pty=True, interrupt_when=lambda out, err: b"ready" in out)
+    assert r.interrupted and not r.timed_out and r.exit_code == 130, r
+    assert r.stdout == b"ready\ngot SIGINT\n" and r.stderr == b"interrupted\n"
+
+
+def test_pty_mode_caps_a_flood_and_stops_the_child(tmp_path: Path) -> None:
+    prefix = script(tmp_path, """
+        import sys
+        while True:
+            sys.stdout.buffer.write(b"x" * 65536)
+    """)
+    r = CliRunner(prefix, timeout=20, output_cap=128 * 1024).run([], pty=True)
+    assert r.truncated and not r.timed_out and r.term_signal == signal.SIGTERM, r
+    assert len(r.stdout) == 128 * 1024 and set(r.stdout) == {ord("x")}
+
+
+def test_pty_mode_leftovers_neither_hold_the_run_nor_survive_it() -> None:
+    r = CliRunner(SH, timeout=20).run(["sleep 30 & echo $!"], pty=True)
+    assert r.exit_code == 0 and not r.timed_out, r
+    assert r.duration < 10, "the run waited for a leftover background process"
+    assert wait_gone(int(r.stdout_text.strip())), "leftover background process survived the run"
+
+
+def test_pty_mode_reports_a_missing_interpreter_as_a_missing_executable(tmp_path: Path) -> None:
+    exe = tmp_path / "cli"
+    exe.write_text("#!/no/such/interpreter\n")
+    exe.chmod(0o755)
+    with pytest.raises(ExecutableNotFound):
+        CliRunner([str(exe)]).run([], pty=True)
+
+
 # ---- executables -----------------------------------------------------------------------------------
 
 def test_missing_executable_is_reported_by_name(tmp_path: Path) -> None:

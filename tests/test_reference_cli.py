@@ -515,6 +515,38 @@ def test_every_tier1_requirement_has_a_defect() -> None:
     assert all(d.name == name and d.ids for name, d in DEFECTS.items())
 
 
+def test_every_defect_of_behaviour_lives_in_a_seam_the_main_logic_offers() -> None:
+    """Each defect of the table (but the skill's file defects) is registered in the seam of its layer at
+    a point the main logic passes through, and the main logic names no defect: its deviations live
+    only in ``seams/``. A step point's defects take the clean step first; a value point's do not."""
+    import importlib
+    import inspect
+    import re
+
+    from conformance.fixtures.reference_cli import seams
+    from conformance.fixtures.reference_cli.defects import DEFECTS, FILE_DEFECTS
+
+    root = Path(seams.__file__).parent.parent
+    main_logic = {f.stem: f.read_text(encoding="utf-8") for f in root.glob("*.py") if not f.stem.startswith("__")}
+    for module in main_logic:  # the step points are marked at import
+        importlib.import_module(f"conformance.fixtures.reference_cli.{module}")
+    where = seams.registered()
+    assert set(where) == set(DEFECTS) - FILE_DEFECTS, set(DEFECTS) ^ set(where)
+    offered: dict[str, set[str]] = {}
+    for text in main_logic.values():
+        for layer, point in re.findall(r'\b(PARSER|WIRE|RENDER)(?:\.hook)?\(\s*"([^"]+)"', text):
+            offered.setdefault(layer.lower(), set()).add(point)
+    for seam in seams.SEAMS:
+        assert set(seam.registered) == offered.get(seam.layer, set()), seam.layer
+        for point, entries in seam.registered.items():
+            for name, fn in entries:
+                takes_clean = next(iter(inspect.signature(fn).parameters)) == "clean"
+                assert takes_clean == (point in seam.steps), (seam.layer, point, name)
+    named = {name for name in DEFECTS for module, text in main_logic.items()
+             if module != "defects" and f'"{name}"' in text}
+    assert not named, f"the main logic names defects: {sorted(named)}"
+
+
 def test_skill_layouts(tmp_path: Path) -> None:
     from conformance.fixtures.reference_cli.defects import materialize_skill
 

@@ -16,9 +16,11 @@ What a run guarantees:
   cannot hang the harness.
 * **Capture.** stdout and stderr are read apart and concurrently with one selector loop (no pipe
   can fill and deadlock the child); each stream keeps at most ``output_cap`` bytes and marks the
-  result ``truncated`` beyond it. With ``pty=True`` stdout is a pseudo-terminal (output
-  post-processing is switched off on it, so ``\\n`` is not rewritten to ``\\r\\n``) while stderr
-  stays a separate pipe.
+  result ``truncated`` beyond it. With ``pty=True`` the child is started by pexpect on a
+  pseudo-terminal, and stdout alone stays on it: stdin and stderr are put back on the runner's
+  pipe (or ``/dev/null``) before the CLI starts, the terminal is not its controlling terminal (as
+  with a plain subprocess: it cannot be read through ``/dev/tty``), and output post-processing is
+  switched off, so ``\\n`` is not rewritten to ``\\r\\n``.
 * **Interrupts.** ``interrupt_when(stdout_so_far, stderr_so_far)`` is evaluated as output arrives;
   the first time it is true the child's process group gets SIGINT once, and the run then waits,
   still bounded by the timeout, for the exit.
@@ -34,6 +36,8 @@ while the runner still signals it.
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
 import selectors
 import shutil
@@ -46,6 +50,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pexpect
+import ptyprocess
 
 from conformance.cli.home import IsolatedHome
 
@@ -311,6 +318,134 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
+class _Piped:
+    """A child on three pipes (or ``/dev/null`` for stdin), started by :mod:`subprocess`."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str, feed: bool) -> None:
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if feed else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except (FileNotFoundError, PermissionError) as exc:  # e.g. a shebang naming no interpreter
+            raise ExecutableNotFound(argv[0]) from exc
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self.pid = self.proc.pid
+        self.out_fd = self.proc.stdout.fileno()
+        self.err_fd = self.proc.stderr.fileno()
+        self.in_fd = None if self.proc.stdin is None else self.proc.stdin.fileno()
+
+    def close_stdin(self) -> None:
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+
+    def close(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def reap(self, grace: float) -> int | None:
+        try:
+            return self.proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+class _Terminal(pexpect.spawn):  # type: ignore[misc]  # pexpect ships no type hints
+    """pexpect's spawn with stdout alone on the terminal: before the CLI starts, the child gives up the
+    terminal as its controlling terminal, switches output post-processing off, and takes its stdin and
+    stderr from the runner's descriptors (ptyprocess keeps them open across its clean-up of the
+    child's descriptors because they are passed as ``pass_fds``)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str, stdin_fd: int | None,
+                 stderr_fd: int) -> None:
+        self._stdin_fd = stdin_fd
+        self._stderr_fd = stderr_fd
+        # 24x80: the size tools fall back to on a terminal that reports none (as the bare pty did before)
+        super().__init__(argv[0], argv[1:], env=env, cwd=cwd, preexec_fn=self._in_child, dimensions=(24, 80))
+
+    def _spawnpty(self, args: list[bytes | str], **kwargs: Any) -> ptyprocess.PtyProcess:
+        passed = tuple(fd for fd in (self._stdin_fd, self._stderr_fd) if fd is not None)
+        return ptyprocess.PtyProcess.spawn(args, pass_fds=passed, **kwargs)
+
+    def _in_child(self) -> None:
+        """Runs in the forked child just before exec (only what is imported already may be used)."""
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # giving up the terminal sends our own group SIGHUP
+        fcntl.ioctl(1, termios.TIOCNOTTY)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # as subprocess does (restore_signals)
+            signal.signal(sig, signal.SIG_DFL)
+        attrs = termios.tcgetattr(1)
+        attrs[1] &= ~termios.OPOST  # pass the child's bytes through unmodified
+        termios.tcsetattr(1, termios.TCSANOW, attrs)
+        os.dup2(os.open(os.devnull, os.O_RDONLY) if self._stdin_fd is None else self._stdin_fd, 0)
+        os.dup2(self._stderr_fd, 2)
+
+
+class _OnTerminal:
+    """A child whose stdout is a pseudo-terminal (see :class:`_Terminal`), stdin and stderr pipes."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str, feed: bool) -> None:
+        err_r, err_w = os.pipe()
+        in_r, in_w = os.pipe() if feed else (None, None)
+        try:
+            self.terminal = _Terminal(argv, env, cwd, in_r, err_w)
+        except BaseException as exc:
+            for fd in (err_r, in_w):
+                if fd is not None:
+                    os.close(fd)
+            if isinstance(exc, pexpect.ExceptionPexpect) or (
+                    isinstance(exc, OSError) and exc.errno in (errno.ENOENT, errno.EACCES, errno.EPERM)):
+                raise ExecutableNotFound(argv[0]) from exc
+            raise
+        finally:
+            for fd in (err_w, in_r):
+                if fd is not None:
+                    os.close(fd)
+        self.terminal.delayafterclose = 0.0  # the child is reaped before the terminal is closed
+        self.terminal.ptyproc.delayafterclose = 0.0
+        self.pid: int = self.terminal.pid
+        self.out_fd: int = self.terminal.child_fd
+        self.err_fd = err_r
+        self.in_fd = in_w
+        self._stderr_open = True
+
+    def close_stdin(self) -> None:
+        if self.in_fd is not None:
+            os.close(self.in_fd)
+            self.in_fd = None
+
+    def close(self) -> None:
+        self.close_stdin()
+        if self._stderr_open:
+            os.close(self.err_fd)
+            self._stderr_open = False
+
+    def reap(self, grace: float) -> int | None:
+        """The exit status (negative: the signal), once the child is reaped; the terminal is closed."""
+        end = time.monotonic() + grace
+        pause = 0.0005
+        try:
+            while self.terminal.isalive():
+                if time.monotonic() >= end:
+                    return None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+        finally:
+            with contextlib.suppress(pexpect.ExceptionPexpect, OSError):
+                self.terminal.close(force=True)  # reaped: closes the terminal and signals nothing
+        signalled = self.terminal.signalstatus
+        return -int(signalled) if signalled is not None else int(self.terminal.exitstatus)
+
+
 class _Process:
     """One child process and its capture loop (private to :class:`CliRunner`)."""
 
@@ -319,34 +454,11 @@ class _Process:
         if not os.path.isdir(cwd):
             raise NotADirectoryError(f"working directory for the CLI does not exist: {cwd}")
         self.cap = cap
+        self.argv = argv
         self.stdin_data = stdin
-        self.master: int | None = None
-        slave: int | None = None
-        if use_pty:
-            self.master, slave = os.openpty()
-            attrs = termios.tcgetattr(slave)
-            attrs[1] &= ~termios.OPOST  # pass the child's bytes through unmodified
-            termios.tcsetattr(slave, termios.TCSANOW, attrs)
-        try:
-            self.proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                stdout=slave if slave is not None else subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=cwd,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except (FileNotFoundError, PermissionError) as exc:  # e.g. a shebang naming no interpreter
-            if self.master is not None:
-                os.close(self.master)
-            raise ExecutableNotFound(argv[0]) from exc
-        finally:
-            if slave is not None:
-                os.close(slave)
+        self.child: _Piped | _OnTerminal = (_OnTerminal if use_pty else _Piped)(argv, env, cwd, stdin is not None)
         self.started = time.monotonic()
-        self.pid = self.proc.pid
+        self.pid = self.child.pid
 
     def _exited(self) -> bool:
         """Has the child exited? Leaves it unreaped, so its pid (= group id) stays reserved."""
@@ -359,18 +471,18 @@ class _Process:
              watch: Watcher | None = None) -> CliResult:
         sel = selectors.DefaultSelector()
         bufs: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
-        assert self.proc.stderr is not None
-        out_fd = self.master if self.master is not None else self.proc.stdout.fileno()  # type: ignore[union-attr]
-        sel.register(out_fd, selectors.EVENT_READ, "out")
-        sel.register(self.proc.stderr.fileno(), selectors.EVENT_READ, "err")
+        child = self.child
+        fds = {"out": child.out_fd, "err": child.err_fd}
+        sel.register(fds["out"], selectors.EVENT_READ, "out")
+        sel.register(fds["err"], selectors.EVENT_READ, "err")
         open_streams = {"out", "err"}
         pending = memoryview(self.stdin_data or b"")
-        if self.proc.stdin is not None:
+        if child.in_fd is not None:
             if pending:
-                os.set_blocking(self.proc.stdin.fileno(), False)
-                sel.register(self.proc.stdin.fileno(), selectors.EVENT_WRITE, "in")
+                os.set_blocking(child.in_fd, False)
+                sel.register(child.in_fd, selectors.EVENT_WRITE, "in")
             else:
-                self.proc.stdin.close()
+                child.close_stdin()
         pidfd: int | None = None
         try:
             pidfd = os.pidfd_open(self.pid)
@@ -385,8 +497,7 @@ class _Process:
         timed_out = interrupted = truncated = False
 
         def close_stream(tag: str) -> None:
-            fd = out_fd if tag == "out" else self.proc.stderr.fileno()  # type: ignore[union-attr]
-            sel.unregister(fd)
+            sel.unregister(fds[tag])
             open_streams.discard(tag)
 
         try:
@@ -431,7 +542,7 @@ class _Process:
                             pending = pending[:0]
                         if not pending:
                             sel.unregister(key.fd)
-                            self.proc.stdin.close()  # type: ignore[union-attr]
+                            child.close_stdin()
                         continue
                     try:
                         chunk = os.read(key.fd, _CHUNK)
@@ -460,19 +571,11 @@ class _Process:
             sel.close()
             if pidfd is not None:
                 os.close(pidfd)
-            if self.master is not None:
-                os.close(self.master)
-            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
-            try:
-                rc: int | None = self.proc.wait(timeout=_UNKILLABLE_GRACE)
-            except subprocess.TimeoutExpired:
-                rc = None
+            child.close()
+            rc = child.reap(_UNKILLABLE_GRACE)
         duration = time.monotonic() - self.started
         return CliResult(
-            argv=list(self.proc.args),  # type: ignore[arg-type]
+            argv=list(self.argv),
             env_shown={},
             exit_code=rc if rc is not None and rc >= 0 else None,
             term_signal=-rc if rc is not None and rc < 0 else None,
