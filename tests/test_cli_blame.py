@@ -89,6 +89,20 @@ def test_a_usage_error_rejecting_a_command_by_name_shows_it_missing(stderr: str)
     assert missing is not None and missing.feature == "config show"
 
 
+@pytest.mark.parametrize("stderr", [
+    "Error: No such option '--timeout'. Did you mean '--text'?",                 # click
+    "Error: No such option '--timeout'. (Did you mean one of: '--text', '--task-id'?)",
+    "error: unrecognized arguments: --timeout 5s; maybe you meant --text",
+    "error: unknown flag: --timeout (similar flags: --text, --context-id)",
+])
+def test_a_parsers_suggestions_are_never_taken_for_the_rejected_feature(stderr: str) -> None:
+    """Seen on a real tool (a2a-handler 0.4.0): the suggestion named --text, and the check was blocked
+    by the row owning --text although the tool has it; the rejected flag is the one before the hint."""
+    missing = rejected_feature(result(2, stderr), ["send", "--text", "--context-id", "--task-id", "--timeout"])
+    assert missing is not None and missing.feature == "--timeout", missing
+    assert rejected_feature(result(2, stderr), ["send", "--text", "--task-id"]) is None
+
+
 @pytest.mark.parametrize("run", [
     result(2, "usage: null-cli <command> [options]"),            # a usage error naming nothing
     result(1, "error: unknown option --poll-interval"),          # not the usage status

@@ -124,6 +124,12 @@ _COMMAND_REJECTS = (
     r"['\"`]{w}['\"`]\s+is not an?\s+(?:valid\s+|known\s+)?(?:sub)?command",
 )
 
+#: Where a parser's suggestions begin ("No such option '--timeout'. Did you mean '--text'?"): what follows
+#: names features the tool *has*, so it is cut off before a line is searched for the rejected one.
+_SUGGESTS = re.compile(
+    r"did you mean|maybe you meant|perhaps you meant|you may have meant|similar (?:options?|commands?|flags?)"
+    r"|possible (?:options|commands|choices)|the most similar|\(choose from|choose from", re.I)
+
 ADAPTER_UNSUPPORTED = "unsupported by the tool (adapter)"
 
 
@@ -201,8 +207,9 @@ def rejected_feature(result: CliResult, features: Sequence[str], own: Sequence[s
     it by name), the check's own features first; None when the run shows no such thing."""
     if result.exit_code != 2:
         return None
-    lines = [ln.strip() for ln in (result.stderr_text + "\n" + result.stdout_text).splitlines()
-             if _REJECTS.search(ln)]
+    lines = [_SUGGESTS.split(ln, maxsplit=1)[0].strip()
+             for ln in (result.stderr_text + "\n" + result.stdout_text).splitlines() if _REJECTS.search(ln)]
+    lines = [ln for ln in lines if _REJECTS.search(ln)]
     if not lines:
         return None
     # the check's own features first, then flags (named precisely) before commands
