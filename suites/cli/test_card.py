@@ -23,6 +23,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
 )
 from conformance.judge import shown, unique
+from conformance.suites.cli.conftest import card_ref
 
 EXTRA_CARD_PATH = "/agents/conformance/card.json"
 
@@ -93,17 +94,18 @@ def test_card_get_reads_a_local_card_file(
 def test_transport_follows_the_order_of_the_card_it_read(
     cli: Cli, agent: AgentMaker, tmp_path: Path, first: str
 ) -> None:
-    """A `send` through a local card file goes to the card's first interface, on its binding.
+    """A `send` goes to the first interface of the card it read, on its binding.
 
     Both orders are tried, so a CLI hard-wired to one binding (or one that ignores the card and
-    guesses an endpoint) fails one of them.
+    guesses an endpoint) fails one of them. The card is the agent's own, fetched by URL: reading a
+    card file is the part ``file_path``, and a tool without it is not failed here for that (seen on
+    a2a-handler 0.4.0, whose file refusal also failed this part).
     """
     order = ("JSONRPC", "HTTP+JSON") if first == "JSONRPC" else ("HTTP+JSON", "JSONRPC")
     card = CardSpec(interfaces=tuple(Interface(b) for b in order))
     a = agent(Script(card=card, send=TaskFlow.single("COMPLETED")))
-    ref = a.card_file(tmp_path).resolve().as_uri()
-    r = cli.run("send", "--text", "which transport?", "-a", ref)
-    assert r.exit_code == 0, f"expected exit 0 for a send through the card file; {shown(r)}"
+    r = cli.run("send", "--text", "which transport?", *card_ref(a))
+    assert r.exit_code == 0, f"expected exit 0 for a send through the agent's card; {shown(r)}"
     protocol = [(q.binding, q.operation) for q in a.a2a_requests()]
     assert protocol, f"the agent received no protocol request; {shown(r)}"
     wrong = [p for p in protocol if p[0] != first]
