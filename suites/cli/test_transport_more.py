@@ -9,8 +9,6 @@ what the agent received.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from conformance.cli.invocations import AgentMaker, Cli
@@ -72,8 +70,9 @@ _STREAM_OPS = ("SendStreamingMessage", "SubscribeToTask")
 @pytest.mark.depends_on("A2ACLI_SEND_003")
 def test_no_streaming_request_to_a_card_without_the_streaming_capability(cli: Cli, agent: AgentMaker) -> None:
     """Against a card declaring ``capabilities.streaming: false``, ``send --stream`` sends no streaming
-    request at all — the tool read the card first — says so (its output mentions streaming), and either
-    falls back (a request reached the agent) or fails with a non-zero exit. Then the control: with the
+    request at all — the tool read the card first — and either falls back (a request reached the agent)
+    or fails with a non-zero exit. §13.3 asks for the check, not for words about it: a silent fallback
+    (seen on a2a-handler 0.4.0) satisfies it, so the output is not searched for a notice. Then the control: with the
     card changed to ``streaming: true`` the same ``send --stream`` reaches the agent as
     SendStreamingMessage (else the tool never streams, and there was no gate to observe: blocked by
     SEND_003). Catches a tool that opens the stream regardless and only learns from the refusal."""
@@ -83,9 +82,6 @@ def test_no_streaming_request_to_a_card_without_the_streaming_capability(cli: Cl
     gated = [op for op in _ops(reqs) if op[1] in _STREAM_OPS]
     assert not gated, (f"the card declares streaming: false, yet the tool sent {gated} "
                        f"(all requests: {_ops(reqs)}); {shown(r)}")
-    said = r.stdout_text + r.stderr_text
-    assert re.search(r"stream", said, re.I), (
-        f"the tool did not say that the agent does not stream (no mention of streaming); {shown(r)}")
     assert r.exit_code != 0 or reqs, (
         f"the tool neither fell back (no request reached the agent) nor failed clearly (exit 0); {shown(r)}")
     before = len(reqs)
