@@ -81,9 +81,14 @@ def _instance(agent_targets: AgentTargets, config: str) -> Instance:
 
 
 # ---- declarations on the card ---------------------------------------------------------------------
-def _card_declares(agent_targets: AgentTargets, config: str, recorder: Recorder, uri: str) -> None:
-    """The public card of the instance in ``config`` declares ``uri`` (an unreadable card is this row's fail)."""
-    with judged_here(CARD_ROW):
+def _card_declares(agent_targets: AgentTargets, config: str, recorder: Recorder, uri: str, own: str) -> None:
+    """The public card of the instance in ``config`` declares ``uri``. An unreadable card is the card row's
+    fail when ``own`` is that row, and blocks any other (a2a-lite 1.2.1's card, missing a skill's tags,
+    once failed DECL_002 for DECL_001's sake)."""
+    if own == CARD_ROW:
+        with judged_here(CARD_ROW):
+            card = public_card(_instance(agent_targets, config), recorder)
+    else:
         card = public_card(_instance(agent_targets, config), recorder)
     if uri not in declared_uris(card):
         fail(f"capabilities.extensions lacks {uri}; declared: {declared_uris(card)}")
@@ -95,15 +100,16 @@ def test_card_always_declares_the_command_extension(agent_targets: AgentTargets,
                                                     recorder: Recorder) -> None:
     """The public card declares the command extension, with the feed on and off. Catches
     no-command-declaration."""
-    _card_declares(agent_targets, config, recorder, COMMAND)
+    _card_declares(agent_targets, config, recorder, COMMAND, "AGENTD_DECL_001")
 
 
 @pytest.mark.requirement("AGENTD_DECL_002")
+@pytest.mark.depends_on(CARD_ROW)
 @pytest.mark.parametrize("config", FEED_CONFIGS)
 def test_card_always_declares_task_annotations(agent_targets: AgentTargets, config: str, recorder: Recorder) -> None:
     """The public card declares the task-annotations extension, with the feed on and off. Catches
     no-annotations-declaration."""
-    _card_declares(agent_targets, config, recorder, ANNOTATIONS)
+    _card_declares(agent_targets, config, recorder, ANNOTATIONS, "AGENTD_DECL_002")
 
 
 @pytest.mark.requirement("AGENTD_DECL_003")
@@ -118,8 +124,8 @@ def test_events_declared_exactly_while_the_feed_is_on(agent_targets: AgentTarget
         # A running target is judged only as agentd: a card declaring nothing of agentd's says nothing
         # about a feed, and no fact about one could help.
         require_agentd(card_of(agent_targets.agentd()))
-    with judged_here(CARD_ROW):
-        declared = declared_uris(public_card(agent_targets.agentd(**CONFIGS[config]), recorder))
+    # An unreadable card in either feed setting is DECL_001's fail (it reads both): here it blocks.
+    declared = declared_uris(public_card(agent_targets.agentd(**CONFIGS[config]), recorder))
     if (EVENTS in declared) != on:
         fail(f"feed {'on' if on else 'off'}, yet the events extension is "
              f"{'absent from' if on else 'declared on'} the card; declared: {declared}")
