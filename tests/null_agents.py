@@ -81,13 +81,23 @@ def minimal_card(base: str) -> dict[str, Any]:
     }
 
 
+def untagged_card(base: str) -> dict[str, Any]:
+    """:func:`minimal_card` with its skill's required ``tags`` left out (as a2a-lite 1.2.1 serves its cards):
+    readable JSON, not a strictly valid AgentCard."""
+    card = minimal_card(base)
+    del card["skills"][0]["tags"]
+    return card
+
+
 class _A2ANothing(_Base):
+    card = staticmethod(minimal_card)
+
     def answer(self) -> None:
         raw = self._drain()
         path = self.path.split("?", 1)[0]
         if self.command == "GET" and path == CARD_PATH:
             host = self.headers.get("Host") or f"{LOOPBACK}:{self.server.server_address[1]}"
-            body = json.dumps(minimal_card(f"http://{host}")).encode()
+            body = json.dumps(self.card(f"http://{host}")).encode()
             self._send(200, body, "application/json")
             return
         if self.command == "POST" and path == RPC_PATH:
@@ -127,6 +137,15 @@ def serve_401() -> contextlib.AbstractContextManager[str]:
 
 def serve_a2a_nothing() -> contextlib.AbstractContextManager[str]:
     return _serve(_A2ANothing)
+
+
+class _Untagged(_A2ANothing):
+    card = staticmethod(untagged_card)
+
+
+def serve_untagged_card() -> contextlib.AbstractContextManager[str]:
+    """The a2a-shaped nothing behind :func:`untagged_card`."""
+    return _serve(_Untagged)
 
 
 NULL_AGENTS = {"404": serve_404, "401": serve_401, "a2a-nothing": serve_a2a_nothing}

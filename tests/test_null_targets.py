@@ -20,7 +20,7 @@ from conformance.cli.features import OWNERS
 from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
 from tests.killmatrix import run_command
-from tests.null_agents import minimal_card, serve_401, serve_404, serve_a2a_nothing
+from tests.null_agents import minimal_card, serve_401, serve_404, serve_a2a_nothing, serve_untagged_card
 from tests.tier1_only_cli import removed
 
 REGISTRY = default_registry()
@@ -210,6 +210,22 @@ def test_an_a2a_shaped_nothing_passes_no_agentd_row(tmp_path: Path) -> None:
     for rid in ("AGENTD_DECL_004", "AGENTD_DECL_008", "AGENTD_DECL_009", "AGENTD_NEG_003", "AGENTD_NEG_004"):
         assert reqs[rid]["status"] == "not_measured" and reqs[rid]["note"].startswith("blocked by AGENTD_DECL_00"), (
             rid, reqs[rid])
+
+
+def test_an_unreadable_card_is_the_card_rows_fail_and_blocks_the_other_declaration_rows(tmp_path: Path) -> None:
+    """A card that is JSON but not a strictly valid AgentCard (a skill without tags) fails AGENTD_DECL_001,
+    the row that reads the card, and only it: DECL_002 and DECL_003 are blocked by it, not failed for it."""
+    with serve_untagged_card() as url:
+        cmd = [sys.executable, "-m", "conformance.command", "agent", "--url", url, "--only", "AGENTD_DECL_001",
+               "AGENTD_DECL_002", "AGENTD_DECL_003", "--report-dir", str(tmp_path / "r")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert proc.returncode in COMPLETED, proc.stderr[-1500:]
+    reqs = yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8"))["requirements"]
+    card_row = reqs["AGENTD_DECL_001"]
+    assert card_row["status"] == "fail" and "tags" in card_row["note"], card_row
+    for rid in ("AGENTD_DECL_002", "AGENTD_DECL_003"):
+        assert reqs[rid]["status"] == "not_measured", (rid, reqs[rid])
+        assert reqs[rid]["note"].startswith("blocked by AGENTD_DECL_001"), (rid, reqs[rid])
 
 
 def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None:
