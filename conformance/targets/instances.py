@@ -157,7 +157,7 @@ class AgentTargets:
         words, None) when it refused to start, (None, the instance) when it started anyway. A launched
         reference refuses with a ConfigError; an image by exiting before its card answers."""
         if self.containers is not None:
-            started = self.containers.refusal(needs)
+            started = self.containers.start(needs)
             if isinstance(started, str):
                 return started, None
             return None, self._instance_of(*started)

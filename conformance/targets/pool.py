@@ -85,6 +85,14 @@ class ContainerHandle:
         return ContainerControl(self.agent.control_path).revoke(token)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Failed:
+    """A container that did not become ready: the redacted message, and whether its process exited first."""
+
+    message: str
+    exited: bool
+
+
 class ContainerPool:
     """Starts, caches and finally removes the containers of one test process."""
 
@@ -201,12 +209,6 @@ class ContainerPool:
                 doc[key] = structured[key]
         return yaml.safe_dump(doc, sort_keys=True), tokens
 
-    def refusal(self, needs: dict[str, Any]) -> str | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
-        """Start a private container for ``needs`` expecting the image to refuse the configuration: the
-        text of its exit (with its last log lines) when it ended before its card answered, else the ready
-        container as :meth:`get` gives it. One that neither exits nor becomes ready fails the check."""
-        return self._start(needs)
-
     @staticmethod
     def _key(needs: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(sorted((k, repr(v)) for k, v in needs.items()))
@@ -223,9 +225,20 @@ class ContainerPool:
                 folders.append(os.path.dirname(path))
         return tuple(dict.fromkeys(folders))
 
-    def _start(self, needs: dict[str, Any]) -> str | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
-        """A started, ready container for ``needs`` with its tokens and facts, or the text of its exit
-        before it was ready; any other failure to start fails the check, with the container's logs."""
+    def start(self, needs: dict[str, Any]) -> str | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
+        """A private container for ``needs`` expecting the image may refuse the configuration: the text of
+        its exit (with its last log lines) when it ended before its card answered, else the ready container
+        with its tokens and facts. One that neither exits nor becomes ready fails the check."""
+        started = self._start(needs)
+        if isinstance(started, _Failed):
+            if not started.exited:
+                fail(started.message)
+            return started.message
+        return started
+
+    def _start(self, needs: dict[str, Any]) -> _Failed | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
+        """A started, ready container for ``needs`` with its tokens and facts, or how it failed to start
+        (its logs saved, the container removed)."""
         env, listen, tokens, facts = self.environment(needs)
         name = "-".join(f"{k}={fact_value(v)}" for k, v in sorted(needs.items())) or "default"
         agent = ContainerAgent(self.spec, env, listen=listen, name=slug(name, 60),
@@ -234,12 +247,9 @@ class ContainerPool:
         try:
             agent.start()
         except ContainerFailure as exc:
-            message = self.secrets.redact(str(exc))
             self._save_logs(agent)
             agent.stop()
-            if isinstance(exc, ContainerExited):
-                return message
-            fail(message)
+            return _Failed(self.secrets.redact(str(exc)), isinstance(exc, ContainerExited))
         self.used.append(agent)
         return agent, tokens, facts
 
@@ -258,11 +268,12 @@ class ContainerPool:
             self.used.append(agent)
             return cached
         started = self._start(needs)
+        result = started.message if isinstance(started, _Failed) else started
         if not fresh:
-            self._cache[key] = started
-        if isinstance(started, str):
-            fail(started)
-        return started
+            self._cache[key] = result
+        if isinstance(result, str):
+            fail(result)
+        return result
 
     def drain_used(self) -> list[ContainerAgent]:
         used, self.used = list(dict.fromkeys(self.used)), []
