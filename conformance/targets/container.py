@@ -231,9 +231,6 @@ class ContainerAgent:
             self.control_path = str(self._control_dir / "control.sock")
             env[self.spec.control_env] = f"{CONTROL_MOUNT}/control.sock"
             env["AGENTD_CONTROL_UID"] = str(os.geteuid())
-        for folder in self.mounts:
-            with contextlib.suppress(OSError):
-                os.chmod(folder, os.stat(folder).st_mode | 0o011)  # the daemon's uid may pass to the socket
         for attempt in range(5):
             tc = DockerContainer(self.spec.image, env=dict(env)).with_kwargs(**kwargs)
             if self.spec.command:

@@ -215,14 +215,17 @@ class ContainerPool:
 
     @staticmethod
     def _unix_peers(needs: dict[str, Any]) -> tuple[str, ...]:
-        """Folders of the unix peers the needs' workflows name (bind-mounted at the same path)."""
+        """Folders of the unix peers the needs' workflows name (bind-mounted at the same path), opened to the
+        daemon's uid: it may pass the private folder and connect() (write) to the socket."""
         folders = []
         for w in needs.get("workflows") or ():
             path = getattr(getattr(w, "send_to", None), "uds_path", None)
             if path:
+                folder = os.path.dirname(path)
                 with contextlib.suppress(OSError):
-                    os.chmod(path, 0o666)  # connect() needs write on the socket; its folder is private
-                folders.append(os.path.dirname(path))
+                    os.chmod(folder, os.stat(folder).st_mode | 0o011)
+                    os.chmod(path, 0o666)
+                folders.append(folder)
         return tuple(dict.fromkeys(folders))
 
     def start(self, needs: dict[str, Any]) -> str | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
