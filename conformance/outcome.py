@@ -83,6 +83,9 @@ class Outcome:
     duration: float = 0.0
     #: For a ``not_measured`` outcome: the other requirement whose missing feature blocked the check.
     blocked_by: str | None = None
+    #: A ``fail`` of an ``observed`` row that another row's check saw on the wire (a finding), not an
+    #: outcome of the row's own check.
+    finding: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in TEST_OUTCOMES:

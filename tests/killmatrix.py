@@ -50,7 +50,7 @@ def killed(outs: list[dict[str, Any]], target: str) -> bool:
     named with its part, the failure must be in that part.
     """
     rid, _, part = target.partition(":")
-    return any(o["requirement"] == rid and o["status"] == "fail" and not o["harness_error"]
+    return any(o["requirement"] == rid and o["status"] == "fail" and not o["harness_error"] and not o.get("finding")
                and (not part or o["part"] == part) for o in outs)
 
 
@@ -71,6 +71,16 @@ def survivors(report: dict[str, Any], ids: list[str], report_dir: Path) -> dict[
         elif not killed(outs, target):
             out[target] = f"{status} (no assertion failure{' in that part' if ':' in target else ''})"
     return out
+
+
+def moved(report: dict[str, Any], ids: Sequence[str], clean: dict[str, str]) -> dict[str, str]:
+    """The rows outside ``ids`` (a defect's declared ids, "ID" or "ID:part") whose status differs from
+    ``clean`` (id → status of the clean reference), each with its status and note: what the defect moved
+    that it does not own (DESIGN.md §2.11)."""
+    own = {rid.partition(":")[0] for rid in ids}
+    reqs = report["requirements"]
+    return {rid: f"{clean[rid]} → {reqs[rid]['status']}: {reqs[rid].get('note')}" for rid in clean
+            if rid not in own and reqs[rid]["status"] != clean[rid]}
 
 
 # ── the three references ────────────────────────────────────────────────────────────────────────────

@@ -6,17 +6,29 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from a2a.types import a2a_pb2 as pb
+from conformance.judge.blame import blocked_by
+from conformance.judge.quoting import quote
 
-from conformance.judge.reading import strict
+#: The row whose own text demands that SendMessage answers exactly one of a Task or a Message.
+SEND_ROW = "A2A_SEND_001"
 
 
 def task_of(send_result: Any, what: str) -> dict[str, Any] | None:
-    """The Task of a strictly valid SendMessageResponse, or None when the agent answered a Message."""
-    strict(send_result, pb.SendMessageResponse, what)
-    if "task" in send_result:
-        return dict(send_result["task"])
-    return None
+    """The Task of a SendMessage result, or None when the agent answered a Message.
+
+    Read leniently (the caller's reading; strict typing is the data-model rows' to judge): only a
+    result that holds neither or both, or a task that is no object, blocks the check, by
+    :data:`SEND_ROW`."""
+    members = [k for k in ("task", "message") if isinstance(send_result, dict) and k in send_result]
+    if len(members) != 1:
+        blocked_by(SEND_ROW, f"{what} holds {' and '.join(members) or 'neither task nor message'}, not exactly one "
+                             f"of a Task or a Message: {quote(send_result)}")
+    if members == ["message"]:
+        return None
+    task = send_result["task"]
+    if not isinstance(task, dict):
+        blocked_by(SEND_ROW, f"{what}: its task is not an object: {quote(task)}")
+    return dict(task)
 
 
 def state_of(task: Any) -> str:

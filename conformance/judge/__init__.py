@@ -7,7 +7,8 @@
   on any A2A object a target sent;
 - **expecting a result or an error** (:mod:`.errors`): :func:`succeeded`, :func:`expect_error` (a core
   A2A error on any binding), :func:`expect_refusal` (a row of agentd's error table);
-- **unique tags** (:mod:`.tags`): :func:`unique`, values a check can later find by value.
+- **unique tags** (:mod:`.tags`): :func:`unique`, values a check can later find by value;
+- **findings** (:mod:`.findings`): :class:`Finding`, what a check saw break an ``observed`` row's rule.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from conformance.judge.errors import (
     refusal_problems,
     succeeded,
 )
+from conformance.judge.findings import Finding
 from conformance.judge.quoting import clip, quote, shown
 from conformance.judge.reading import strict, violations
 from conformance.judge.tags import unique
@@ -31,6 +33,7 @@ from conformance.judge.tags import unique
 __all__ = [
     "DEPENDS_MARKER",
     "Blocked",
+    "Finding",
     "SeenRefusal",
     "blame_violation",
     "blocked_by",

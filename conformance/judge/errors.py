@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conformance.agentd_page import AGENTD_DOMAIN
+from conformance.judge.blame import blocked_by
 from conformance.judge.quoting import quote
 from conformance.outcome import fail
 from conformance.wire.errors import BY_NAME, ErrorSpec, ErrorView, from_jsonrpc
@@ -27,14 +28,25 @@ if TYPE_CHECKING:
 
 # ---- core answers, on any binding ------------------------------------------------------------------
 
+#: The rows that own an answer's form: the JSON-RPC envelope, and an A2A object that can be read at all.
+ENVELOPE_ROW, DATA_ROW = "A2A_DATA_003", "A2A_DATA_001"
+
+
 def succeeded(ans: Answer, what: str) -> Any:
-    """The result of a call that must have succeeded; fail quoting the answer otherwise."""
+    """The result of a call that must have succeeded (its lenient reading: ``ans.result``); fail quoting
+    the answer otherwise.
+
+    How the result came wrapped is not the calling row's to judge: a result in a faulty JSON-RPC
+    envelope (an id not echoed, no ``jsonrpc`` member) is still the result, and the envelope is
+    :data:`ENVELOPE_ROW`'s finding; an answer with no readable result at all blocks the check, by the
+    row that owns that form (DESIGN.md §2.8)."""
     if ans.transport_error:
         fail(f"{what}: {ans.transport_error}")
     if ans.error is not None:
         fail(f"{what}: expected a result, got an error: {describe_error(ans.error)}; {ans.quote()}")
-    if ans.problems:
-        fail(f"{what}: {'; '.join(ans.problems)}; {ans.quote()}")
+    if not ans.has_result:
+        owner = ENVELOPE_ROW if ans.binding == "JSONRPC" else DATA_ROW
+        blocked_by(owner, f"{what}: no result could be read: {'; '.join(ans.problems)}; {ans.quote()}")
     return ans.result
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
+from conformance.judge import Finding
 from conformance.plugin.state import STATE, TRANSPORT_NAMES, item_state
 
 
@@ -62,5 +63,17 @@ def record_error_code(request: pytest.FixtureRequest) -> Any:
 
     def record(code: str, note: str = "") -> None:
         st.error_codes.setdefault(code, note or request.node.name)
+
+    return record
+
+
+@pytest.fixture
+def record_findings(request: pytest.FixtureRequest) -> Any:
+    """``record_findings(findings)``: what the check saw break an ``observed`` row's rule; each becomes a
+    failing outcome of that row, with this check's evidence (``conformance.judge.findings``)."""
+    st = item_state(request.node)
+
+    def record(findings: list[Finding]) -> None:
+        st.findings.extend(f for f in findings if f not in st.findings)
 
     return record

@@ -9,14 +9,14 @@ pytest-xdist, where :mod:`conformance.plugin.session` gathers them.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, Literal
 
 import pytest
 
 from conformance import allure_labels
 from conformance.evidence import slug
-from conformance.judge import Blocked, blame_violation
+from conformance.judge import Blocked, Finding, blame_violation
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, CheckEnded, Outcome
 from conformance.plugin.markers import depends_of
 from conformance.plugin.state import STATE, Phase, ids_of, item_state, requirement_marks
@@ -112,12 +112,36 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]
                                 transport=_transport_of(item, m.kwargs), part=m.kwargs.get("part"),
                                 harness_error=harness, evidence=ev_paths, duration=st.duration,
                                 blocked_by=blocked if status == NOT_MEASURED else None).to_dict())
+    outs += [o.to_dict() for o in finding_outcomes(item, st.findings, ev_paths, state.secrets.redact)]
     report.conformance_outcomes = outs  # type: ignore[attr-defined]
     report.conformance_extra = {"breakdown": st.breakdown, "error_codes": st.error_codes,  # type: ignore[attr-defined]
                                 "transports": sorted(st.transports)}
     if len(state.secrets):
         state.secrets.dump(state.secret_dir / f"secrets-{state.worker_id}.json")
     return report
+
+
+def finding_outcomes(item: pytest.Item, findings: list[Finding], evidence: tuple[str, ...],
+                     redact: Callable[[str], str]) -> list[Outcome]:
+    """A failing outcome of each ``observed`` row a finding of this check names (not one it measures
+    itself: its own check judges that), carrying the check's evidence; a finding for a row that is not
+    observed is a harness error of the check's own rows."""
+    own = ids_of(item)
+    registry = item.config.stash[STATE].registry
+    out: list[Outcome] = []
+    for f in findings:
+        if f.requirement in own:
+            continue
+        if f.requirement not in registry or not registry[f.requirement].observed:
+            out += [Outcome(requirement=rid, status=FAIL, nodeid=item.nodeid, harness_error=True,
+                            message=f"the check reported a finding for {f.requirement}, which is not an observed row")
+                    for rid in own]
+            continue
+        seen = f"seen while checking {', '.join(own)}: " if own else ""
+        out.append(Outcome(requirement=f.requirement, status=FAIL, nodeid=item.nodeid,
+                           message=redact(seen + f.message), transport=f.transport, evidence=evidence,
+                           finding=True))
+    return out
 
 
 def _plain_report(item: pytest.Item, call: pytest.CallInfo[Any], error: Exception) -> pytest.TestReport:

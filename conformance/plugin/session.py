@@ -140,8 +140,14 @@ def _progress(state: RunState) -> None:
     for nodeid, ids in mapping.items():
         for rid in ids:
             per_req[rid].append(nodeid)
+    registry = state.registry
+
+    def waits_on(rid: str, nodes: list[str]) -> list[str] | dict[str, list[str]]:
+        # An observed row takes findings from every check of the run: it is resolved only at the end.
+        return mapping if rid in registry and registry[rid].observed else nodes
+
     newly = [rid for rid, nodes in per_req.items()
-             if rid not in state.resolved and all(n in state.reported for n in nodes)]
+             if rid not in state.resolved and all(n in state.reported for n in waits_on(rid, nodes))]
     for rid in sorted(newly):
         state.resolved.add(rid)
         word = requirement_verdict(state.registry[rid], state.outcomes).status if rid in state.registry else "?"

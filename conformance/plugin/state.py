@@ -10,6 +10,7 @@ import pytest
 
 from conformance.context import RunContext, private_dir
 from conformance.evidence import Evidence, EvidenceStore, SecretSet
+from conformance.judge import Finding
 from conformance.outcome import Outcome
 from conformance.registry import Registry, default_registry
 
@@ -38,6 +39,8 @@ class ItemState:
         self.error_codes: dict[str, str] = {}
         self.transports: set[str] = set()
         self.duration = 0.0
+        #: What the check saw break an ``observed`` row's rule (conformance.judge.findings).
+        self.findings: list[Finding] = []
 
 
 class RunState:

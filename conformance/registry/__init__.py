@@ -26,7 +26,7 @@ _FAMILY_PREFIX = {"a2acli": "A2ACLI", "agentd": "AGENTD", "a2a": "A2A"}
 _FILE_KEYS = {"family", "title", "source", "spec_version", "spec_revision", "areas", "requirements",
               "breakdowns"}
 _ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condition", "parts",
-               "needs", "withdrawn", "heading"}
+               "needs", "withdrawn", "heading", "observed"}
 
 #: What a black-box run must be given to measure a requirement (DESIGN.md §2.9). A need is a harness
 #: limit, never a condition: a requirement whose need the run lacks is ``not_measured``, naming it.
@@ -61,6 +61,10 @@ class Requirement:
     #: Withdrawn by the specification: excluded from totals; only then is ``withdrawn`` a valid status.
     withdrawn: bool = False
     heading: str | None = None
+    #: Judged on every exchange of the run, not only by its own checks: a rule every answer must keep
+    #: (the data model, the envelope). Other checks read leniently and report what they saw break it
+    #: as this row's findings (DESIGN.md §2.11).
+    observed: bool = False
 
     @property
     def group(self) -> str:
@@ -189,9 +193,13 @@ def _parse_entry(path: Path, family: str, areas: dict[str, str], idx: int, raw: 
     withdrawn = raw.get("withdrawn", False)
     if not isinstance(withdrawn, bool):
         raise _err(path, where, "'withdrawn' must be true or false")
+    observed = raw.get("observed", False)
+    if not isinstance(observed, bool):
+        raise _err(path, where, "'observed' must be true or false")
     return Requirement(id=rid, family=family, area=area, spec=raw["spec"], summary=raw["summary"].strip(),
                        tier=tier, level=level, kind=kind, condition=condition, parts=tuple(parts),
-                       needs=tuple(needs), withdrawn=withdrawn, heading=raw.get("heading"))
+                       needs=tuple(needs), withdrawn=withdrawn, heading=raw.get("heading"),
+                       observed=observed)
 
 
 class _StrictLoader(yaml.SafeLoader):

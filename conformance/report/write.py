@@ -17,6 +17,7 @@ from conformance.evidence import SecretSet, redact_tree
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import render_report
+from conformance.report.causes import shared_causes
 from conformance.report.compliance_md import describe_adapter, render_compliance_md
 from conformance.report.html import render_implementation_html
 
@@ -70,6 +71,14 @@ def render_summary(report: dict[str, Any], registry: Registry, family: str) -> s
     for g, row in report["summary"].items():
         lines.append(f"| {g.replace('_', ' ')} | {row['total']} | {row['pass']} | {row['partial']} | {row['fail']} "
                      f"| {row['not_measured']} | {row['na']} | {'yes' if row['satisfied'] else 'no'} |")
+    failing = {rid: str(e.get("note") or "") for rid, e in report["requirements"].items()
+               if e["status"] in (FAIL, PARTIAL)}
+    shared = shared_causes(failing)
+    if shared:
+        lines += ["", f"## Fails that share a cause ({len(shared)})", "",
+                  "Rows whose notes quote the same text: most likely one problem, seen by each of them.", ""]
+        lines += [f"- {len(rows)} rows ({', '.join(f'`{r}`' for r in rows)}) quote: {_md_escape(text)}"
+                  for text, rows in shared]
     head = "| ID | Group | § | Requirement | Status | Note |\n| --- | --- | --- | --- | --- | --- |"
     for title, wanted in (("Failing and partial", (FAIL, PARTIAL)), ("Not measured", (NOT_MEASURED,)),
                           ("Not applicable", (NA,))):

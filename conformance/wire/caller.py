@@ -7,6 +7,12 @@ a JSON-RPC request, an HTTP+JSON route (path, query, body), or a gRPC call throu
 Service parameters (``A2A-Version``, ``A2A-Extensions``) are overridable per call on every binding;
 ``None`` removes one; on the HTTP bindings a call may also carry URL query parameters. Nothing is
 repaired: envelope and framing problems are listed in ``problems``.
+
+Results and stream frames of a 1.0 call are handed to the check as a tolerant reader would read them
+(``result``, ``events``: proto field names and enum numbers or spellings read as ProtoJSON names; see
+:func:`conformance.wire.strict.lenient`), with the object as it came beside (``raw_result``,
+``raw_events``) and noted in the recorder's ``reads``: the rows that own the data model judge those,
+every other row is judged on its own behaviour (DESIGN.md §2.11).
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ from google.protobuf.message import Message
 from conformance.judge.quoting import quote as quote_value
 from conformance.wire import Recorder
 from conformance.wire.errors import ErrorView, from_jsonrpc, from_rest
+from conformance.wire.exchange import Read
 from conformance.wire.grpc import GrpcClient
 from conformance.wire.jsonrpc import JsonRpcClient
-from conformance.wire.methods import REQUEST_TYPES
+from conformance.wire.methods import REQUEST_TYPES, RESPONSE_TYPES
 from conformance.wire.rest import RestClient
+from conformance.wire.strict import lenient
 
 STANDARD_BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
 #: Service-parameter overrides for one call: name -> value, or None to leave the parameter out.
@@ -47,10 +55,17 @@ class Answer:
     request_id: Any = None
     problems: list[str] = field(default_factory=list)
     transport_error: str | None = None
+    #: The result exactly as it came (``result`` is the lenient reading of it, for a 1.0 call).
+    raw_result: Any = None
+    #: Whether the answer carried a result at all (a JSON-RPC ``result`` member, which may be null; a
+    #: 2xx HTTP+JSON body; a gRPC response), whatever its envelope's problems.
+    has_result: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.transport_error is None and not self.problems
+        """The call succeeded: no error, no transport failure, a result. How the envelope around the result
+        is formed (``problems``) is the envelope row's to judge, not the calling check's."""
+        return self.error is None and self.transport_error is None and self.has_result
 
     def quote(self, limit: int = 600) -> str:
         """What came back, short enough for a failure message."""
@@ -74,6 +89,11 @@ class StreamAnswer:
     body: Any = None
     problems: list[str] = field(default_factory=list)
     transport_error: str | None = None
+    #: The frames exactly as they came (``events`` are their lenient readings, for a 1.0 call).
+    raw_events: list[Any] = field(default_factory=list)
+    #: What was wrong with the stream's framing (an event whose data is not JSON, an unterminated
+    #: event); also in ``problems``, beside the envelope's problems.
+    framing: list[str] = field(default_factory=list)
 
     def quote(self, limit: int = 900) -> str:
         if self.transport_error:
@@ -140,12 +160,20 @@ class Caller:
         params = self._with_tenant(method, dict(params or {}))
         try:
             if self._jsonrpc is not None:
-                return self._call_jsonrpc(method, params, service, query)
-            if self._rest is not None:
-                return self._call_rest(method, params, service, query)
-            return self._call_grpc(method, params, service)
+                ans = self._call_jsonrpc(method, params, service, query)
+            elif self._rest is not None:
+                ans = self._call_rest(method, params, service, query)
+            else:
+                ans = self._call_grpc(method, params, service)
         except Exception as exc:  # noqa: BLE001 - a transport failure is an answer the check judges
             return Answer(self.binding, method, transport_error=f"{type(exc).__name__}: {exc}")
+        ans.raw_result = ans.result
+        rtype = RESPONSE_TYPES.get(method)
+        if ans.result is not None and rtype is not None and speaks_1_0(service):
+            self.recorder.reads.append(Read(self.binding, method, f"the {method} result", ans.result, rtype,
+                                            tuple(ans.problems)))
+            ans.result = lenient(ans.result, rtype)
+        return ans
 
     def _call_jsonrpc(self, method: str, params: dict[str, Any], service: Service | None,
                       query: Mapping[str, str] | None) -> Answer:
@@ -171,6 +199,7 @@ class Caller:
             if reply.body and not reply.is_json:
                 ans.problems.append(f"the {reply.status} answer is not JSON")
             ans.result = reply.json
+            ans.has_result = reply.is_json or not reply.body
         else:
             ans.error = from_rest(reply.status, reply.json)
         return ans
@@ -182,6 +211,7 @@ class Caller:
         ans = Answer(self.binding, method, status=reply.code, body=reply.exchange.response_body)
         if reply.ok:
             ans.result = MessageToDict(reply.response) if reply.response is not None else None
+            ans.has_result = True
         else:
             ans.error = reply.error
         return ans
@@ -211,16 +241,33 @@ class Caller:
         each decoded StreamResponse object as it arrives (a check may act on the agent there)."""
         self.ready()
         params = self._with_tenant(method, dict(params or {}))
+        current = speaks_1_0(service)
+        rtype = RESPONSE_TYPES.get(method)
+        if on_event is not None and current and rtype is not None:
+            seen, kind = on_event, rtype
+
+            def on_event(event: Any) -> bool:
+                return seen(lenient(event, kind))
+        frame_problems: dict[int, list[str]] = {}
         try:
             if self._grpc is not None:
-                return self._stream_grpc(method, params, service, deadline, idle, on_event)
-            return self._stream_http(method, params, service, deadline, idle, on_event)
+                out = self._stream_grpc(method, params, service, deadline, idle, on_event)
+            else:
+                out = self._stream_http(method, params, service, deadline, idle, on_event, frame_problems)
         except Exception as exc:  # noqa: BLE001
             return StreamAnswer(self.binding, method, transport_error=f"{type(exc).__name__}: {exc}",
                                 closed_by="error")
+        out.raw_events = list(out.events)
+        if current and rtype is not None:
+            for i, ev in enumerate(out.raw_events):
+                self.recorder.reads.append(Read(self.binding, method, f"frame {i} of {method}", ev, rtype,
+                                                tuple(frame_problems.get(i, ()))))
+            out.events = [lenient(ev, rtype) for ev in out.raw_events]
+        return out
 
     def _stream_http(self, method: str, params: dict[str, Any], service: Service | None, deadline: float,
-                     idle: float | None, on_event: OnEvent | None) -> StreamAnswer:
+                     idle: float | None, on_event: OnEvent | None,
+                     frame_problems: dict[int, list[str]]) -> StreamAnswer:
         jsonrpc = self._jsonrpc is not None
 
         def until(ev: Any) -> bool:
@@ -264,7 +311,7 @@ class Caller:
         out.body = [e.to_dict() for e in reply.events]
         for i, (ev, payload) in enumerate(zip(reply.events, reply.payloads, strict=True)):
             if payload is None:
-                out.problems.append(f"frame {i} is not JSON: {ev.data[:200]!r}")
+                out.framing.append(f"frame {i} is not JSON: {ev.data[:200]!r}")
                 continue
             if jsonrpc:
                 ans = Answer(self.binding, method, body=payload, request_id=request_id)
@@ -273,13 +320,15 @@ class Caller:
                 if ans.error is not None:
                     out.error = ans.error
                 elif ans.result is not None:
+                    frame_problems[len(out.events)] = list(ans.problems)
                     out.events.append(ans.result)
             elif isinstance(payload, dict) and "error" in payload:
                 out.error = from_rest(reply.status, payload)
             else:
                 out.events.append(payload)
         if reply.undispatched:
-            out.problems.append(f"the stream ended inside an unterminated event: {reply.undispatched[:200]!r}")
+            out.framing.append(f"the stream ended inside an unterminated event: {reply.undispatched[:200]!r}")
+        out.problems.extend(out.framing)
         return out
 
     def _stream_grpc(self, method: str, params: dict[str, Any], service: Service | None, deadline: float,
@@ -306,6 +355,15 @@ class Caller:
             if "tenant" in fields:
                 params.setdefault("tenant", self.tenant)
         return params
+
+
+def speaks_1_0(service: Service | None) -> bool:
+    """Whether a call with these service-parameter overrides is an A2A 1.0 request (the default): its
+    answer is then read as the 1.0 types; a check asking in another version reads what it gets."""
+    for name, value in (service or {}).items():
+        if name.lower() == "a2a-version":
+            return value == "1.0"
+    return True
 
 
 def grpc_target(url: str) -> str:
@@ -336,6 +394,7 @@ def read_envelope(ans: Answer, env: Any) -> None:
         ans.error = from_jsonrpc(env["error"])
     elif has_result:
         ans.result = env["result"]
+        ans.has_result = True
 
 
 def rest_route(method: str, params: Mapping[str, Any]) -> tuple[str, str, Any, dict[str, Any] | None]:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from google.protobuf.message import Message
+
 from conformance.wire.sse import SseEvent, StreamEnd
 
 Binding = Literal["JSONRPC", "HTTP+JSON", "GRPC", "JSONRPC-UNIX"]
@@ -112,8 +114,31 @@ class Exchange:
         return d
 
 
+@dataclass(frozen=True)
+class Read:
+    """One A2A object a caller read out of an answer (a result, or a stream frame), as it came.
+
+    The caller hands checks a lenient view of it (``conformance.wire.strict.lenient``), so a row that
+    does not own the data model is judged on its own behaviour; the rows that do own it judge these
+    reads afterwards (DESIGN.md §2.11). ``problems`` are what was wrong with the JSON-RPC envelope it
+    came in (the id echo, the version member), which is the envelope row's to judge.
+    """
+
+    binding: str
+    method: str
+    what: str
+    raw: Any
+    message_type: type[Message]
+    problems: tuple[str, ...] = ()
+
+
 class Recorder(list[Exchange]):
-    """A list of exchanges, in call order; every client appends each call it makes."""
+    """A list of exchanges, in call order; every client appends each call it makes. ``reads`` lists the
+    A2A objects the caller read out of them, for the rows that judge the data model."""
+
+    def __init__(self, *exchanges: Exchange) -> None:
+        super().__init__(exchanges)
+        self.reads: list[Read] = []
 
     def record(self, exchange: Exchange) -> Exchange:
         self.append(exchange)

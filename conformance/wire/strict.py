@@ -415,3 +415,79 @@ def _lookup(obj: Any, path: str, base: str) -> Any:
         if cur is None:
             return None
     return cur
+
+
+# ---- the lenient reading shared steps use -------------------------------------------------------------
+
+
+def lenient(obj: Any, message_type: type[Message]) -> Any:
+    """A copy of ``obj`` as a tolerant ProtoJSON reader would understand it, for the checks that do not
+    judge the data model themselves (DESIGN.md §2.11): a field given by its proto name
+    (``status_update``) is read under its ProtoJSON name where that is not also present, and an enum
+    value given as a number or in another spelling (``5``, ``task_state_completed``, ``completed``,
+    ``input-required``) is read as its name. Nothing else changes: unknown members, timestamps, nulls
+    and wrong types stay as they came, for the rows that judge them (:func:`read_strict` lists them)."""
+    return _lenient_message(obj, message_type.DESCRIPTOR)
+
+
+def _lenient_message(obj: Any, desc: Descriptor) -> Any:
+    if not isinstance(obj, dict) or desc.full_name.startswith("google.protobuf."):
+        return obj
+    by_json = {f.json_name: f for f in desc.fields}
+    by_name = {f.name: f for f in desc.fields}
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        fd = by_json.get(key) or by_name.get(key)
+        if fd is None:
+            out.setdefault(key, value)
+            continue
+        name = key if key == fd.json_name or fd.json_name in obj else fd.json_name
+        out[name] = _lenient_field(value, fd)
+    return out
+
+
+def _lenient_field(value: Any, fd: FieldDescriptor) -> Any:
+    if _is_map(fd):
+        vfd = fd.message_type.fields_by_name["value"]
+        return {k: _lenient_single(v, vfd) for k, v in value.items()} if isinstance(value, dict) else value
+    if _is_repeated(fd):
+        return [_lenient_single(v, fd) for v in value] if isinstance(value, list) else value
+    return _lenient_single(value, fd)
+
+
+def _lenient_single(value: Any, fd: FieldDescriptor) -> Any:
+    if fd.type == FieldDescriptor.TYPE_MESSAGE:
+        return _lenient_message(value, fd.message_type)
+    if fd.type == FieldDescriptor.TYPE_ENUM:
+        return enum_name(value, fd.enum_type)
+    return value
+
+
+def enum_name(value: Any, enum: Any) -> Any:
+    """The name of enum ``enum``'s value ``value`` read tolerantly (its number; its name in any case, with
+    ``-`` for ``_``, with or without the type's common prefix); ``value`` itself when none matches."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        ev = enum.values_by_number.get(value)
+        return ev.name if ev is not None else value
+    if not isinstance(value, str) or value in enum.values_by_name:
+        return value
+    spelled = value.strip().upper().replace("-", "_")
+    names = list(enum.values_by_name)
+    prefix = _common_prefix(names)
+    for name in names:
+        if spelled in (name, name[len(prefix):]):
+            return name
+    return value
+
+
+def _common_prefix(names: list[str]) -> str:
+    """The prefix every name shares, up to and including its last ``_`` (``TASK_STATE_``)."""
+    if not names:
+        return ""
+    first, last = min(names), max(names)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n][: first[:n].rfind("_") + 1]

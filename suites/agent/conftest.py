@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conformance.a2a import datamodel
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.targets.instances import AgentTargets
@@ -37,11 +38,19 @@ def _container_evidence(request: pytest.FixtureRequest, evidence: Evidence) -> I
 
 
 @pytest.fixture
-def recorder(evidence: Evidence, run_secrets: SecretSet, record_transport: Any) -> Iterator[Recorder]:
-    """A wire recorder whose exchanges become the check's evidence (redacted)."""
+def recorder(evidence: Evidence, run_secrets: SecretSet, run_context: RunContext, record_transport: Any,
+             record_findings: Any) -> Iterator[Recorder]:
+    """A wire recorder whose exchanges become the check's evidence (redacted), and whose reads are held
+    to the rules of the family's observed rows (the data model: ``conformance.a2a.datamodel``)."""
     rec = Recorder()
     yield rec
     for ex in rec:
         if ex.protocol_answer:  # transports_covered lists only bindings that answered
             record_transport(ex.binding)
     evidence.add("wire exchanges", rec.to_evidence(secrets=tuple(run_secrets.secrets)))
+    owners = datamodel.BY_FAMILY.get(run_context.family)
+    if owners is not None:
+        # The core checks read through the caller (its reads); the agentd checks through the plain JSON-RPC
+        # client, whose 1.0 results are read back from the exchanges.
+        reads = rec.reads if run_context.family == "a2a" else [*rec.reads, *datamodel.exchange_reads(rec)]
+        record_findings(datamodel.findings_of(reads, owners))

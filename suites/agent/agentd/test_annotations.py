@@ -11,8 +11,9 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from a2a.types.a2a_pb2 import StreamResponse, Task, TaskPushNotificationConfig
+from a2a.types.a2a_pb2 import StreamResponse, Task
 
+from conformance.a2a.datamodel import read_object
 from conformance.a2a.messages import send_params, text_message
 from conformance.agentd.answers import answer_task, get_task, ok_result, result_artifact, settled
 from conformance.agentd.bundles import bundles
@@ -27,7 +28,7 @@ from conformance.agentd_page import (
     EVENTS,
 )
 from conformance.context import RunContext
-from conformance.judge import quote, strict, unique
+from conformance.judge import quote, unique
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
 from conformance.targets.instances import AgentTargets, Instance
@@ -57,7 +58,6 @@ def _first_task_frame(reply: Any, what: str) -> dict[str, Any]:
         fail(f"{what}: no stream frame; errors {[(e.code, e.message) for e in reply.errors]}, "
              f"body {quote(reply.json or reply.body)}")
     first = reply.results[0]
-    strict(first, StreamResponse, f"{what}: the first frame", path="$.frames[0].result")
     if not isinstance(first, dict) or "task" not in first:
         fail(f"{what}: the first frame carries no Task: {quote(first)}")
     task: dict[str, Any] = first["task"]
@@ -84,12 +84,12 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[tuple[str, dic
     mine = [t for t in tasks or [] if isinstance(t, dict) and t.get("id") == held["id"]]
     if not mine:
         fail(f"ListTasks for context {held['contextId']} does not list task {held['id']}: {quote(listed)}")
-    strict(mine[0], Task, "the task ListTasks listed", path="$.result.tasks[]")
     out.append(("ListTasks", mine[0]))
     sub = c.stream("SubscribeToTask", {"id": held["id"]}, headers=h, deadline=5.0, until=lambda e: True)
     out.append(("SubscribeToTask", _first_task_frame(sub, "SubscribeToTask")))
     canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=h), "CancelTask")
-    strict(canceled, Task, "the CancelTask answer", path="$.result")
+    if not isinstance(canceled, dict):
+        fail(f"CancelTask answered {quote(canceled)}, not a task")
     out.append(("CancelTask", canceled))
     return out
 
@@ -321,8 +321,7 @@ def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets
     inst = declaring(agent_targets, ANNOTATIONS, EVENTS)
     b = bundles(run_context)
     for ev in _sentinel_events(inst, recorder, (EVENTS, ANNOTATIONS)):
-        task = ev["data"]["task"]
-        strict(task, Task, "a task event's task", path="$.event.data.task")
+        task = read_object(recorder, f"the task of task event seq {ev.get('seq')}", ev["data"]["task"], Task, "feed")
         b.check("task-annotations", "", _ann(task, f"the task event seq {ev.get('seq')}"),
                 f"the annotations of task event seq {ev.get('seq')}")
     for ev in _sentinel_events(inst, recorder, (EVENTS,)):
@@ -342,10 +341,9 @@ def test_webhook_body_never_carries_annotations(agent_targets: AgentTargets, rec
         not_measured(UNREACHABLE)
     with Receiver(host=inst.callback_host) as hook, rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
-        cfg = ok_result(c.call("CreateTaskPushNotificationConfig",
-                               {"taskId": held["id"], "url": hook.url, "token": unique("hook")},
-                               headers=ext(ANNOTATIONS)), "CreateTaskPushNotificationConfig")
-        strict(cfg, TaskPushNotificationConfig, "the push notification config", path="$.result")
+        ok_result(c.call("CreateTaskPushNotificationConfig",
+                         {"taskId": held["id"], "url": hook.url, "token": unique("hook")},
+                         headers=ext(ANNOTATIONS)), "CreateTaskPushNotificationConfig")
         ok_result(c.call("CancelTask", {"id": held["id"]}, headers=ext(ANNOTATIONS)), "CancelTask")
         got = hook.wait(1, 5.0)
     if not got:
@@ -353,6 +351,7 @@ def test_webhook_body_never_carries_annotations(agent_targets: AgentTargets, rec
              f"yet nothing arrived at {hook.url} within 5s of canceling it")
     for i, d in enumerate(got):
         body = d.json if d.json is not None else d.body.decode("utf-8", "replace")
-        strict(body, StreamResponse, "a webhook body", path=f"$.webhook[{i}]")
+        if d.json is not None:
+            read_object(recorder, f"webhook body {i}", d.json, StreamResponse, "webhook")
         if ANNOTATIONS in json.dumps(body):
             fail(f"webhook body {i} carries the annotations: {quote(body)}")

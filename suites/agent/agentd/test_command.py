@@ -10,7 +10,6 @@ from contextlib import closing
 from typing import Any
 
 import pytest
-from a2a.types.a2a_pb2 import StreamResponse
 
 from conformance.a2a.messages import send_params
 from conformance.agentd.answers import answer_message, answer_task, data_document, result_artifact, settled
@@ -31,7 +30,7 @@ from conformance.agentd_page import (
 )
 from conformance.context import RunContext
 from conformance.evidence import Evidence
-from conformance.judge import blocked_by, expect_refusal, quote, refusal, refusal_problems, strict, unique
+from conformance.judge import blocked_by, expect_refusal, quote, refusal, refusal_problems, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -72,8 +71,6 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
         fail(f"the streamed status command was not answered with a stream: HTTP {reply.status}, "
              f"errors {[(e.code, e.message) for e in reply.errors]}, body {quote(reply.json or reply.body)}")
     results = reply.results
-    for i, r in enumerate(results):
-        strict(r, StreamResponse, "a streamed command frame", path=f"$.frames[{i}].result")
     messages = [r["message"] for r in results if isinstance(r, dict) and "message" in r]
     if len(messages) != 1:
         fail(f"expected the stream to carry one reply Message, got frames {quote(results)}")

@@ -233,7 +233,6 @@ def test_core_protocol_works_without_extensions(agent_targets: AgentTargets, rec
     card = public_card(inst, recorder)
     with rpc_client(inst, recorder=recorder) as client:
         sent = _result(client.call("SendMessage", send_params(text_message("hold"))), "SendMessage")
-        strict(sent, RESPONSE_TYPES["SendMessage"], "the SendMessage answer", path="$.result")
         task = sent.get("task") if isinstance(sent, dict) else None
         if not isinstance(task, dict):
             not_measured(f"a plain message was answered without a task, so there is nothing to read: {quote(sent)}")

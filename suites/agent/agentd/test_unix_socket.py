@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from a2a.types.a2a_pb2 import StreamResponse
 
 from conformance.a2a.messages import send_params, text_message
 from conformance.agentd.cards import declared_uris, has_scheme
@@ -34,12 +33,11 @@ from conformance.agentd_page import (
     UNIX_BINDING,
 )
 from conformance.evidence import Evidence
-from conformance.judge import quote, strict, unique
+from conformance.judge import quote, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.errors import BY_NAME, from_jsonrpc
-from conformance.wire.methods import RESPONSE_TYPES
 from conformance.wire.protojson import boolean
 
 #: A uid that is neither root nor (normally) a daemon's: nobody.
@@ -108,7 +106,6 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
             fail(f"SendMessage over the socket: {quote(sent.json or sent.body)}")
-        strict(sent.result, RESPONSE_TYPES["SendMessage"], "SendMessage over the socket", path="$.result")
         tid = sent.result["task"]["id"]
         got = client.call("GetTask", {"id": tid}, headers=ext(ANNOTATIONS, COMMAND))
         if echo_of(got.headers) != [ANNOTATIONS]:
@@ -126,8 +123,6 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
         if not stream.is_sse or not stream.results:
             problems.append(f"SendStreamingMessage: HTTP {stream.status} {stream.content_type!r}, "
                             f"{quote(stream.payloads or stream.json)}")
-        else:
-            strict(stream.results[0], StreamResponse, "the first streamed frame", path="$.frames[0].result")
         if EVENTS in declared_uris(card):
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
             hello = feed.results[0] if feed.results else None

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from conformance.a2a.steps import STEP_ROWS
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
 from conformance.receiver import Receiver
@@ -71,12 +72,13 @@ def _ids(node: Any) -> list[str]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every core check stands on the card (A2A_CARD_001) and on its interfaces answering A2A
-    (A2A_CARD_007): it declares so (the blame rule), unless it measures that row itself."""
+    (A2A_CARD_007), and on the shared steps' minimum (``STEP_ROWS``: a result that can be read at all, a
+    task with an id, a GetTask answer): it declares so (the blame rule), unless it measures that row."""
     for item in items:
         if "/core/" not in str(item.path).replace("\\", "/"):
             continue
         ids = _ids(item)
-        rows = [r for r in BASE_ROWS if r not in ids]
+        rows = [r for r in (*BASE_ROWS, *STEP_ROWS) if r not in ids]
         if ids and rows:
             item.add_marker(pytest.mark.depends_on(*rows))
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from a2a.types import a2a_pb2 as pb
 
 from conformance.a2a.steps import completed_task, get_task, held_task
 from conformance.a2a.tasks import state_of
-from conformance.judge import expect_error, strict, succeeded, unique
+from conformance.judge import expect_error, quote, succeeded, unique
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller
 
@@ -17,8 +16,8 @@ def test_cancel_of_a_working_task_answers_it_canceled(core_agent: CoreAgent, cal
     """CancelTask on a working task answers that task in TASK_STATE_CANCELED, and GetTask agrees.
     Defect: cancel-ignored."""
     tid = held_task(core_agent, caller, "working")
-    answer = succeeded(caller.call("CancelTask", {"id": tid}), f"CancelTask {tid}")
-    result = strict(answer, pb.Task, "the CancelTask result")
+    result = succeeded(caller.call("CancelTask", {"id": tid}), f"CancelTask {tid}")
+    assert isinstance(result, dict), f"CancelTask {tid} answered {quote(result)}, not a task"
     assert result.get("id") == tid, f"CancelTask {tid} answered task {result.get('id')!r}"
     assert state_of(result) == "TASK_STATE_CANCELED", f"CancelTask answered the task in {state_of(result)}"
     after = get_task(caller, tid)

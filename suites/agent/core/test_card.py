@@ -119,8 +119,7 @@ def test_push_capability_matches_behaviour(core_agent: CoreAgent, binding: str, 
                 if ans.error is not None and ans.error.reason == "PUSH_NOTIFICATION_NOT_SUPPORTED":
                     fail(f"the card declares pushNotifications, but creating a config was refused: {ans.quote()}")
                 created = succeeded(ans, "CreateTaskPushNotificationConfig with push declared")
-                strict(created, pb.TaskPushNotificationConfig, "the created config")
-                if created.get("id"):
+                if isinstance(created, dict) and created.get("id"):
                     c.call("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": created["id"]})
                 continue
             calls: list[tuple[str, dict[str, Any]]] = [
@@ -154,8 +153,8 @@ def test_extended_card_capability_matches_behaviour(core_agent: CoreAgent, bindi
             if ans.error is not None and ans.error.reason == "EXTENDED_AGENT_CARD_NOT_CONFIGURED":
                 expect_error(ans, "ExtendedAgentCardNotConfiguredError", "GetExtendedAgentCard")
             else:
-                strict(succeeded(ans, "GetExtendedAgentCard with extendedAgentCard declared"), pb.AgentCard,
-                       "the extended card")
+                card = succeeded(ans, "GetExtendedAgentCard with extendedAgentCard declared")
+                assert isinstance(card, dict), f"GetExtendedAgentCard answered {quote(card)}, not a card"
             measured = True
     if not measured:
         not_measured(f"the card declares {CAPABILITIES['extended']} and security requirements, and the harness "

@@ -6,52 +6,55 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a import datamodel
 from conformance.a2a.messages import text_message
 from conformance.a2a.steps import send
-from conformance.a2a.streams import must_stream, stream_message
-from conformance.a2a.tasks import TIMESTAMP, timestamps
-from conformance.judge import strict, succeeded, unique
+from conformance.a2a.streams import stream_message
+from conformance.a2a.tasks import timestamps
+from conformance.judge import judged_here, succeeded, unique
 from conformance.outcome import not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller
+from conformance.wire.exchange import Read
 
 
-def _objects(core_agent: CoreAgent, caller: Caller) -> list[tuple[str, Any, type[Any]]]:
-    """(what, JSON, type) of the objects a plain exchange brings back: send, get, list, a stream."""
-    sent = succeeded(send(caller, "data model"), "SendMessage")
-    out: list[tuple[str, Any, type[Any]]] = [("the SendMessage result", sent, pb.SendMessageResponse)]
+def _exchange(core_agent: CoreAgent, caller: Caller) -> list[Read]:
+    """What a plain exchange brings back, as read (send, get, list, a stream): every result and frame the
+    caller read, as it came. Only a send that gives no result stops it; a method the agent does not
+    offer (ListTasks answered with an error, no stream) is another row's matter and reads nothing."""
+    with judged_here(*OWN):
+        sent = succeeded(send(caller, "data model"), "SendMessage")
     if isinstance(sent, dict) and isinstance(sent.get("task"), dict):
         tid = sent["task"].get("id", "")
-        out.append(("the GetTask result", succeeded(caller.call("GetTask", {"id": tid}), "GetTask"), pb.Task))
-        listed = succeeded(caller.call("ListTasks", {"contextId": sent["task"].get("contextId", ""),
-                                                     "includeArtifacts": True}), "ListTasks")
-        out.append(("the ListTasks result", listed, pb.ListTasksResponse))
+        caller.call("GetTask", {"id": tid})
+        caller.call("ListTasks", {"contextId": sent["task"].get("contextId", ""), "includeArtifacts": True})
     if core_agent.declares("streaming"):
-        ans = stream_message(caller)
-        must_stream(ans, "SendStreamingMessage")
-        out.extend((f"stream frame {i}", ev, pb.StreamResponse) for i, ev in enumerate(ans.events))
-    return out
+        stream_message(caller)
+    return list(caller.recorder.reads)
+
+
+#: The rows this module judges: a step blocked by one of them is that check's own fail.
+OWN = (datamodel.CORE.strict or "", datamodel.CORE.timestamps or "")
 
 
 @pytest.mark.requirement("A2A_DATA_001")
 def test_every_object_parses_strictly(core_agent: CoreAgent, caller: Caller) -> None:
-    """Results and stream frames parse strictly into their SDK types. Defect: enum-as-number."""
-    for what, obj, kind in _objects(core_agent, caller):
-        strict(obj, kind, what)
+    """Results and stream frames parse strictly into their SDK types: the same reading every other check's
+    answers get (their departures are this row's findings). Defects: enum-as-number, enum-lowercase,
+    missing-required-field, timestamp-no-zone."""
+    found = datamodel.findings_of(_exchange(core_agent, caller), datamodel.Owners(strict=datamodel.CORE.strict))
+    assert not found, " | ".join(f.message for f in found)
 
 
 @pytest.mark.requirement("A2A_DATA_002")
 def test_timestamps_are_utc_with_z(core_agent: CoreAgent, caller: Caller) -> None:
-    """Every timestamp is ISO 8601 in UTC written with Z. Defect: timestamp-offset."""
-    seen = 0
-    for what, obj, _ in _objects(core_agent, caller):
-        for path, value in timestamps(obj):
-            seen += 1
-            assert isinstance(value, str) and TIMESTAMP.match(value), f"{what} {path} is {value!r}, not UTC with Z"
-    if seen == 0:
+    """Every timestamp is ISO 8601 in UTC written with Z. Defects: timestamp-offset, timestamp-no-zone."""
+    reads = _exchange(core_agent, caller)
+    if not any(True for r in reads for _ in timestamps(r.raw)):
         not_measured("no object the agent sent carried a timestamp (status timestamps are optional)")
+    found = datamodel.findings_of(reads, datamodel.Owners(strict=None, timestamps=datamodel.CORE.timestamps))
+    assert not found, " | ".join(f.message for f in found)
 
 
 @pytest.mark.requirement("A2A_DATA_003")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from a2a.types import a2a_pb2 as pb
 
 from conformance.a2a.messages import UNKNOWN_EXTENSION
 from conformance.a2a.tasks import task_of
-from conformance.judge import strict, succeeded
+from conformance.judge import succeeded
 from conformance.wire.caller import Caller
 
 
@@ -20,9 +19,8 @@ def test_unknown_extension_uri_is_ignored(caller: Caller) -> None:
                        f"SendMessage naming the unknown extension {UNKNOWN_EXTENSION}")
     task = task_of(result, "SendMessage result")
     if task is not None:
-        got = succeeded(caller.call("GetTask", {"id": task["id"]}, service=ext),
-                        f"GetTask naming the unknown extension {UNKNOWN_EXTENSION}")
-        strict(got, pb.Task, "the GetTask result")
+        succeeded(caller.call("GetTask", {"id": task["id"]}, service=ext),
+                  f"GetTask naming the unknown extension {UNKNOWN_EXTENSION}")
 
 
 def _msg() -> dict[str, object]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.a2a.steps import get_task, new_task
+from conformance.a2a.steps import GET_ROW, get_task, new_task
 from conformance.a2a.tasks import history_ids, state_of
-from conformance.judge import expect_error, quote, unique
+from conformance.judge import expect_error, judged_here, quote, unique
 from conformance.outcome import not_measured
 from conformance.wire.caller import Caller
 
@@ -15,7 +15,8 @@ from conformance.wire.caller import Caller
 def test_get_task_answers_the_named_task(caller: Caller) -> None:
     """GetTask returns the task SendMessage created: same id and contextId, a status. Defect: get-task-wrong-context."""
     made = new_task(caller)
-    got = get_task(caller, made["id"])
+    with judged_here(GET_ROW):
+        got = get_task(caller, made["id"])
     assert got.get("id") == made["id"], f"GetTask {made['id']!r} answered task {got.get('id')!r}"
     assert got.get("contextId") == made["contextId"], (
         f"GetTask answered contextId {got.get('contextId')!r}, the task was created in {made['contextId']!r}")

@@ -6,7 +6,7 @@ import pytest
 
 from conformance.a2a.states import INTERRUPTED, TERMINAL
 from conformance.a2a.steps import held_task
-from conformance.a2a.streams import IDLE, kinds, must_stream, states, stream_message, strict_frames, subscribe_and_move
+from conformance.a2a.streams import IDLE, kinds, must_stream, payloads, states, stream_message, subscribe_and_move
 from conformance.a2a.tasks import event_kind
 from conformance.judge import quote
 from conformance.outcome import fail, not_measured
@@ -29,12 +29,17 @@ def test_send_streaming_message_answers_a_stream(core_agent: CoreAgent, caller: 
 
 @pytest.mark.requirement("A2A_STREAM_002")
 def test_every_frame_is_a_stream_response(core_agent: CoreAgent, caller: Caller) -> None:
-    """Each frame is one strictly valid StreamResponse (JSON-RPC: in a 2.0 envelope echoing the id).
-    Defect: stream-frame-snake-case."""
+    """Each event of the stream carries one StreamResponse: its data is one JSON object (on JSON-RPC, the
+    result of a response) holding exactly one of the four payloads. How the payload is typed and how the
+    envelope is formed are A2A_DATA_001's and A2A_DATA_003's. Defect: stream-frame-not-json."""
     core_agent.require("streaming")
     ans = stream_message(caller)
     must_stream(ans, "SendStreamingMessage")
-    strict_frames(ans, "SendStreamingMessage")
+    assert not ans.framing, f"SendStreamingMessage: {'; '.join(ans.framing[:5])}"
+    for i, frame in enumerate(ans.raw_events):
+        held = payloads(frame)
+        assert len(held) == 1, (
+            f"frame {i} holds {held or 'no payload'}, not exactly one StreamResponse payload: {quote(frame)}")
 
 
 @pytest.mark.requirement("A2A_STREAM_003")

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pytest
-from a2a.types import a2a_pb2 as pb
 
 from conformance.a2a.messages import send_params, send_params_0_3
 from conformance.a2a.steps import new_task, send
 from conformance.a2a.tasks import task_of
 from conformance.a2a.versions import UNDECLARED, declared_versions, undeclared
-from conformance.judge import error_problem, strict, succeeded
+from conformance.judge import error_problem, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Answer, Caller
@@ -37,8 +36,7 @@ def test_version_1_0_is_processed(caller: Caller) -> None:
     result = succeeded(send(caller, "version 1.0", service=v10), "SendMessage with A2A-Version 1.0")
     task = task_of(result, "SendMessage result")
     if task is not None:
-        got = succeeded(caller.call("GetTask", {"id": task["id"]}, service=v10), "GetTask with A2A-Version 1.0")
-        strict(got, pb.Task, "the GetTask result")
+        succeeded(caller.call("GetTask", {"id": task["id"]}, service=v10), "GetTask with A2A-Version 1.0")
 
 
 @pytest.mark.parametrize("part", [pytest.param(p, marks=pytest.mark.requirement("A2A_VER_002", part=p))
@@ -132,9 +130,8 @@ def test_version_given_as_query_parameter_is_honoured(core_agent: CoreAgent, cal
                        "SendMessage with ?A2A-Version=1.0 and no header")
     task = task_of(result, "SendMessage result")
     if task is not None:
-        got = succeeded(caller.call("GetTask", {"id": task["id"]}, service=no_header, query=v10),
-                        "GetTask with ?A2A-Version=1.0 and no header")
-        strict(got, pb.Task, "the GetTask result")
+        succeeded(caller.call("GetTask", {"id": task["id"]}, service=no_header, query=v10),
+                  "GetTask with ?A2A-Version=1.0 and no header")
     bad = undeclared("major", declared_versions(core_agent.card, caller.interface))[-1]
     ans = caller.call("SendMessage", send_params(f"version {bad} by query"), service=no_header,
                       query={"A2A-Version": bad})
