@@ -76,11 +76,18 @@ def survivors(report: dict[str, Any], ids: list[str], report_dir: Path) -> dict[
 def moved(report: dict[str, Any], ids: Sequence[str], clean: dict[str, str]) -> dict[str, str]:
     """The rows outside ``ids`` (a defect's declared ids, "ID" or "ID:part") whose status differs from
     ``clean`` (id → status of the clean reference), each with its status and note: what the defect moved
-    that it does not own (DESIGN.md §2.11)."""
+    that it does not own (DESIGN.md §2.11). A row left ``not_measured`` "blocked by" one of the defect's
+    own rows is not moved: the blame rule sends it there (a card that is not served blocks every row)."""
     own = {rid.partition(":")[0] for rid in ids}
     reqs = report["requirements"]
     return {rid: f"{clean[rid]} → {reqs[rid]['status']}: {reqs[rid].get('note')}" for rid in clean
-            if rid not in own and reqs[rid]["status"] != clean[rid]}
+            if rid not in own and reqs[rid]["status"] != clean[rid] and not blocked_by_own(reqs[rid], own)}
+
+
+def blocked_by_own(entry: dict[str, Any], own: set[str]) -> bool:
+    """Whether a row is ``not_measured`` only because one of ``own`` blocked it."""
+    note = str(entry.get("note") or "")
+    return entry["status"] == "not_measured" and any(note.startswith(f"blocked by {rid}:") for rid in own)
 
 
 # ── the three references ────────────────────────────────────────────────────────────────────────────
