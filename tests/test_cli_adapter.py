@@ -188,7 +188,7 @@ def test_the_value_flag_table_covers_spec_section_7() -> None:
 BAD: list[tuple[Any, str]] = [
     ([1, 2], "(file)"),
     ({"tool": "x"}, "adapter"),
-    ({"adapter": 3, "tool": "x"}, "adapter"),
+    ({"adapter": 4, "tool": "x"}, "adapter"),
     ({"adapter": "1", "tool": "x"}, "adapter"),
     ({"adapter": True, "tool": "x"}, "adapter"),
     ({"adapter": 1}, "tool"),

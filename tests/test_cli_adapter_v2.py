@@ -198,7 +198,7 @@ def test_a_version_1_file_may_not_use_version_2_keys() -> None:
 # ---- malformed version 2 files --------------------------------------------------------------------
 
 BAD: list[tuple[dict[str, Any], str]] = [
-    ({"adapter": 3}, "adapter"),
+    ({"adapter": 4}, "adapter"),
     ({"placement": ["-a"]}, "placement"),
     ({"placement": {"-a": "first"}}, "placement.-a"),
     ({"placement": {"agent-card": "before"}}, "placement"),

@@ -8,7 +8,7 @@ translating arguments that use something the adapter marks unsupported raises
 
 Schema (YAML; every key except ``adapter`` and ``tool`` optional; unknown keys are errors)::
 
-    adapter: 1                      # schema version: 1, or 2 for the keys of version 2 below
+    adapter: 1                      # schema version: 1, 2 or 3 for the keys of versions 2, 3 below
     tool: mycli                     # the tool's name, for the report
     notes: "free text"              # shown in the report's identity block
     commands:                       # spec command path (or group, e.g. "task") -> the tool's
@@ -52,6 +52,21 @@ Version 2 (``adapter: 2``) keeps every key above and adds::
       send: {--stream: [stream]}    #   (the switch leaves argv; rewrites still see it)
       task get: {--wait: [task, watch]}
 
+Version 3 (``adapter: 3``) keeps every key above and adds three shapes::
+
+    arguments:                      # command -> the tool's positional arguments, in order: "$1",
+      task push-config create: [$1, --url]   # "$2", ... are the spec's 1st, 2nd positional
+                                    #   argument after the command words; a spec value flag stands
+                                    #   for its value ("push-config create <task> <url>"); spec
+                                    #   positionals not listed follow, in order
+    help_topic: flag                # `help X` is spelled `X --help` (X in the tool's words), `help`
+                                    #   alone `--help`; the default, command, keeps `help X`
+    rewrites:                       # a rule may also match a value by its shape and route it:
+      - when: {-a: {shape: path}}   #   {shape: url | path | host}, or {matches: REGEX} (whole
+        words: [card, validate]     #   value); ``words`` replaces the command words; "{-a}" in
+        to: [--file, "{-a}"]        #   ``to`` stands for the value the flag -a matched
+        command: card get
+
 The help and version checks go through the adapter too: they look for the tool's command words
 (:meth:`Adapter.command_words`) and flag spellings (:meth:`Adapter.flag_spelling`), and the identity
 records the rewrites that touched the version check (``version_check``).
@@ -78,7 +93,7 @@ import yaml
 from conformance.outcome import CheckFailed
 
 #: The schema versions this harness reads.
-ADAPTER_VERSIONS = (1, 2)
+ADAPTER_VERSIONS = (1, 2, 3)
 ADAPTER_VERSION = ADAPTER_VERSIONS[-1]
 
 #: The spec's command paths (SPEC.md §7.1).
@@ -123,7 +138,31 @@ _ALIASES = {**_SHORT, **{long: short for short, long in _SHORT.items()}}
 _KEYS_V1 = {"adapter", "tool", "notes", "commands", "flags", "values", "positional",
             "positional_as_flag", "credentials_env", "env_names", "unsupported", "env"}
 _KEYS_V2 = {"placement", "credentials_by_name", "rewrites", "flag_commands"}
+_KEYS_V3 = {"arguments", "help_topic"}
 _RULE_KEYS = {"when", "to", "place", "command"}
+_RULE_KEYS_V3 = {"words"}
+_HELP_TOPICS = ("command", "flag")
+#: A spec positional in ``arguments``: ``$1`` is the first positional argument after the command words.
+_POS_RE = re.compile(r"^\$([1-9][0-9]*)$")
+#: ``{-a}`` / ``{--agent-card}`` in a rule's ``to``: the value the rule's ``when`` matched for that flag.
+_VALUE_REF_RE = re.compile(r"\{(--?[A-Za-z0-9][A-Za-z0-9_.-]*)\}")
+#: What a value looks like, for rules that route by shape (the three forms of an agent-card reference,
+#: SPEC.md §7.2): ``file`` — a ``file://`` URL, or a path (starts with ``/``, ``./``, ``../`` or ``~``,
+#: holds a ``/``, or ends with ``.json``); ``url`` — any other ``scheme://``; ``host`` — anything else
+#: (``localhost:8000``, ``example.com``). Decided from the text alone, never from the file system.
+SHAPES = ("url", "file", "host")
+_URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def shape_of(value: str) -> str:
+    """The shape of ``value``, one of :data:`SHAPES`."""
+    if value.startswith("file://"):
+        return "file"
+    if _URL_RE.match(value):
+        return "url"
+    if value.startswith(("/", "./", "../", "~")) or "/" in value or value.endswith(".json"):
+        return "file"
+    return "host"
 _PLACES = ("before", "after")
 _FLAG_RE = re.compile(r"^--?[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -133,12 +172,49 @@ Path_ = tuple[str, ...]
 
 
 class AdapterError(ValueError):
-    """An adapter file is malformed; the message names the file and the key."""
+    """An adapter file is malformed; the message (one line) names the file, the line when the file
+    has one for the key, and the key path: ``adapter mycli.yaml:12: rewrites[1].when.-o: ...``."""
 
-    def __init__(self, source: str, key: str, message: str) -> None:
-        super().__init__(f"adapter {source}: {key}: {message}")
+    def __init__(self, source: str, key: str, message: str, line: int | None = None) -> None:
+        where = f"{source}:{line}" if line is not None else source
+        super().__init__(f"adapter {where}: {key}: {' '.join(message.split())}")
         self.source = source
         self.key = key
+        self.line = line
+
+
+_KEY_STEP = re.compile(r"^\[(\d+)\]")
+
+
+def _line_of(node: yaml.Node | None, key: str) -> int | None:
+    """The 1-based line of the deepest entry of ``node`` along the key path ``key``
+    (``rewrites[1].when.-o``, ``commands.card get``), or None when the path names nothing in the file."""
+    line: int | None = None
+    rest = key
+    while node is not None and rest:
+        step = _KEY_STEP.match(rest)
+        if isinstance(node, yaml.SequenceNode) and step is not None:
+            i = int(step.group(1))
+            if i >= len(node.value):
+                break
+            node = node.value[i]
+            line = node.start_mark.line + 1
+            rest = rest[step.end():].removeprefix(".")
+            continue
+        if not isinstance(node, yaml.MappingNode):
+            break
+        best: tuple[str, yaml.Node, yaml.Node] | None = None
+        for k, v in node.value:
+            name = str(k.value)
+            hit = rest == name or rest.startswith((name + ".", name + "["))
+            if hit and (best is None or len(name) > len(best[0])):
+                best = (name, k, v)
+        if best is None:
+            break
+        name, k, node = best
+        line = k.start_mark.line + 1
+        rest = rest[len(name):].removeprefix(".")
+    return line
 
 
 class Unsupported(CheckFailed):  # noqa: N818 - the name the checks use
@@ -230,18 +306,58 @@ def _tokenize(args: Sequence[str], known: set[Path_]) -> tuple[list[_Token], Pat
 
 
 @dataclass(frozen=True)
-class Rewrite:
-    """One ``rewrites`` rule: spec options (value, or True for a switch) -> the tool's args."""
+class ValueMatch:
+    """A rule's test of a value (version 3): its shape (:data:`SHAPES`) or a regular expression that
+    must match the whole value."""
 
-    when: tuple[tuple[str, str | bool], ...]
+    shape: str | None = None
+    pattern: str | None = None
+
+    def matches(self, value: str) -> bool:
+        if self.shape is not None:
+            return shape_of(value) == self.shape
+        return self.pattern is not None and re.fullmatch(self.pattern, value) is not None
+
+    def describe(self) -> str:
+        return f"<a {self.shape}>" if self.shape is not None else f"<matching {self.pattern}>"
+
+
+Want = str | bool | ValueMatch
+
+
+def _wanted(want: Want, value: str | None) -> bool:
+    if want is True:
+        return value is None
+    if value is None:
+        return False
+    return want.matches(value) if isinstance(want, ValueMatch) else value == want
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One ``rewrites`` rule: spec options (value, True for a switch, or a :class:`ValueMatch`) -> the
+    tool's args (``{FLAG}`` in them: the value matched for FLAG), and, from version 3, the tool's command
+    words (``words``)."""
+
+    when: tuple[tuple[str, Want], ...]
     to: tuple[str, ...]
     place: str | None = None
     command: Path_ | None = None
+    words: tuple[str, ...] | None = None
 
     def describe(self) -> str:
-        got = " ".join(f if v is True else f"{f} {v}" for f, v in self.when)
+        got = " ".join(f if v is True else f"{f} {v.describe() if isinstance(v, ValueMatch) else v}"
+                       for f, v in self.when)
         where = f" on {' '.join(self.command)}" if self.command else ""
-        return f"{got}{where} -> {shlex.join(self.to) or '(nothing)'}"
+        then = f" (command {shlex.join(self.words)})" if self.words is not None else ""
+        return f"{got}{where} -> {shlex.join(self.to) or '(nothing)'}{then}"
+
+    def render(self, matched: Mapping[str, str | None]) -> list[str]:
+        """``to`` with each ``{FLAG}`` replaced by the value matched for FLAG (either spelling)."""
+        def value(m: re.Match[str]) -> str:
+            got = _lookup_flag(matched, m.group(1))
+            return got if got is not None else m.group(0)
+        return [_VALUE_REF_RE.sub(value, w) for w in self.to]
 
 
 @dataclass
@@ -269,6 +385,9 @@ class Adapter:
     credentials_by_name: dict[str, str] = field(default_factory=dict)
     rewrites: list[Rewrite] = field(default_factory=list)
     flag_commands: dict[Path_, dict[str, list[str]]] = field(default_factory=dict)
+    # version 3
+    arguments: dict[Path_, list[str]] = field(default_factory=dict)
+    help_topic: str = "command"
 
     # ---- loading -------------------------------------------------------------------------------
 
@@ -281,10 +400,16 @@ class Adapter:
         except OSError as exc:
             raise AdapterError(str(p), "(file)", f"cannot read: {exc.strerror or exc}") from exc
         try:
+            node = yaml.compose(raw, Loader=yaml.SafeLoader)
             data = yaml.safe_load(raw)
         except yaml.YAMLError as exc:
-            raise AdapterError(str(p), "(file)", f"not valid YAML: {exc}") from exc
-        return cls.from_dict(data, source=str(p), sha256=hashlib.sha256(raw).hexdigest())
+            mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise AdapterError(str(p), "(file)", f"not valid YAML: {problem}",
+                               mark.line + 1 if mark is not None else None) from exc
+        except UnicodeDecodeError as exc:
+            raise AdapterError(str(p), "(file)", f"not UTF-8 text: {exc.reason}") from exc
+        return _Loader(data, str(p), node).load(cls, hashlib.sha256(raw).hexdigest())
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "<inline>", sha256: str = "") -> Adapter:
@@ -349,8 +474,9 @@ class Adapter:
     # ---- translation ---------------------------------------------------------------------------
 
     def _known_paths(self) -> set[Path_]:
-        return (set(SPEC_COMMANDS) | set(self.commands) | set(self.positional)
-                | set(self.positional_as_flag) | set(self.unsupported_commands) | set(self.flag_commands))
+        return (set(SPEC_COMMANDS) | set(self.commands) | set(self.positional) | set(self.arguments)
+                | set(self.positional_as_flag) | set(self.unsupported_commands) | set(self.flag_commands)
+                | {r.command for r in self.rewrites if r.command is not None})
 
     def translate(
         self, args: Sequence[str], env: Mapping[str, str | None] | None = None
@@ -368,22 +494,19 @@ class Adapter:
             out_env[self.env_names.get(k, k)] = v
 
         opts = [t for t in tokens if t.kind == "opt"]
-        moved: list[str] = []
-        hit = _lookup_command(self.positional, path)
-        if hit is not None:
-            for spec in hit[1]:
-                for t in opts:
-                    if t.value is not None and _same_option(t.flag, spec) and t.emit is None:
-                        moved.append(t.value)
-                        t.emit = []
+        moved = self._arrange_positionals(tokens, opts, path)
         words = self.command_words(path)
         for flag, chosen in (self.flag_commands.get(path) or {}).items():
             for t in opts:
                 if t.value is None and _same_option(t.flag, flag) and t.emit is None:
                     words = list(chosen)
                     t.emit = []
-        self._apply_rewrites(opts, path)
+        routed = self._apply_rewrites(opts, path)
+        if routed is not None:
+            words = routed
         if path == ("help",):
+            if self.help_topic == "flag":
+                return self._help_as_flag(tokens, out_env)
             self._translate_help_topic(tokens)
         hit = _lookup_command(self.positional_as_flag, path)
         as_flag = [] if hit is None else hit[1]
@@ -415,7 +538,40 @@ class Adapter:
         command = [*words, *moved] if path else []
         return [*pre, *command, *post, *raw], out_env
 
-    def _apply_rewrites(self, opts: list[_Token], path: Path_) -> None:
+    def _arrange_positionals(self, tokens: list[_Token], opts: list[_Token], path: Path_) -> list[str]:
+        """The positional arguments that go right after the command words: the values of ``positional``
+        flags (version 1), or the order ``arguments`` gives (version 3). What they take leaves its place."""
+        moved: list[str] = []
+        hit = _lookup_command(self.positional, path)
+        if hit is not None:
+            for spec in hit[1]:
+                for t in opts:
+                    if t.value is not None and _same_option(t.flag, spec) and t.emit is None:
+                        moved.append(t.value)
+                        t.emit = []
+        hit = _lookup_command(self.arguments, path)
+        if hit is not None:
+            spec_pos = [t for t in tokens if t.kind == "pos"]
+            for item in hit[1]:
+                m = _POS_RE.match(item)
+                if m is not None:
+                    n = int(m.group(1))
+                    if n <= len(spec_pos) and spec_pos[n - 1].emit is None:
+                        moved.append(spec_pos[n - 1].text)
+                        spec_pos[n - 1].emit = []
+                    continue
+                opt = next((t for t in opts if t.value is not None and _same_option(t.flag, item)
+                            and t.emit is None), None)
+                if opt is not None and opt.value is not None:
+                    table = _lookup_flag(self.values, opt.flag) or {}
+                    moved.append(table.get(opt.value, opt.value))
+                    opt.emit = []
+        return moved
+
+    def _apply_rewrites(self, opts: list[_Token], path: Path_) -> list[str] | None:
+        """Apply the rules in order; returns the command words the first firing rule with ``words``
+        chose, if any."""
+        routed: list[str] | None = None
         for rule in self.rewrites:
             if rule.command is not None and rule.command != path:
                 continue
@@ -423,20 +579,43 @@ class Adapter:
                 picks: list[_Token] = []
                 for flag, want in rule.when:
                     pick = next((t for t in opts if not t.rewritten and t not in picks
-                                 and _same_option(t.flag, flag)
-                                 and (t.value is None if want is True else t.value == want)), None)
+                                 and _same_option(t.flag, flag) and _wanted(want, t.value)), None)
                     if pick is None:
                         break
                     picks.append(pick)
                 else:
                     first = min(picks, key=opts.index)
+                    matched = {flag: t.value for (flag, _), t in zip(rule.when, picks, strict=True)}
                     for t in picks:
                         t.rewritten = True
                         t.emit = []
-                    first.emit = list(rule.to)
+                    first.emit = rule.render(matched)
                     first.place = rule.place or _lookup_flag(self.placement, rule.when[0][0])
+                    if rule.words is not None and routed is None:
+                        routed = list(rule.words)
                     continue
                 break
+        return routed
+
+    def _help_as_flag(self, tokens: list[_Token],
+                      out_env: dict[str, str | None]) -> tuple[list[str], dict[str, str | None]]:
+        """``help send`` -> ``message send --help``; ``help`` -> ``--help`` (``help_topic: flag``).
+
+        The topic is the spec command named after ``help`` (in the tool's words); other options keep
+        their order before the help flag."""
+        topic = [t.text for t in tokens if t.kind == "pos"]
+        best: Path_ = ()
+        for cand in SPEC_COMMANDS | set(self.commands):
+            if tuple(topic[: len(cand)]) == cand and len(cand) > len(best):
+                best = cand
+        words = [*self.command_words(best), *topic[len(best):]] if best else topic
+        rest: list[str] = []
+        for t in tokens:
+            if t.kind == "opt":
+                rest.extend(self._render_opt(t, out_env))
+            elif t.kind == "raw":
+                rest.append(t.text)
+        return [*words, *rest, self.flag_spelling("--help")], out_env
 
     def _translate_help_topic(self, tokens: list[_Token]) -> None:
         """``help send`` -> ``help message send``: the topic of ``help`` is a command, in the tool's words."""
@@ -494,12 +673,14 @@ class Adapter:
 class _Loader:
     """Validation of one adapter document: every error names the file and the key path."""
 
-    def __init__(self, data: Any, source: str) -> None:
+    def __init__(self, data: Any, source: str, node: yaml.Node | None = None) -> None:
         self.data = data
         self.source = source
+        self.node = node
+        self.version = 1
 
     def err(self, key: str, message: str) -> AdapterError:
-        return AdapterError(self.source, key, message)
+        return AdapterError(self.source, key, message, _line_of(self.node, key))
 
     def load(self, cls: type[Adapter], sha256: str) -> Adapter:
         data = self.data
@@ -509,11 +690,14 @@ class _Loader:
         if type(version) is not int or version not in ADAPTER_VERSIONS:
             allowed = " or ".join(map(str, ADAPTER_VERSIONS))
             raise self.err("adapter", f"must be the integer {allowed}, got {version!r}")
-        allowed_keys = _KEYS_V1 | (_KEYS_V2 if version >= 2 else set())
+        allowed_keys = _KEYS_V1 | (_KEYS_V2 if version >= 2 else set()) | (_KEYS_V3 if version >= 3 else set())
+        self.version = version
         unknown = sorted(str(k) for k in data if k not in allowed_keys)
         if unknown:
             if unknown[0] in _KEYS_V2:
-                raise self.err(unknown[0], "a version 2 key: the file must say `adapter: 2`")
+                raise self.err(unknown[0], "a version 2 key: the file must say `adapter: 2` (or 3)")
+            if unknown[0] in _KEYS_V3:
+                raise self.err(unknown[0], "a version 3 key: the file must say `adapter: 3`")
             raise self.err(unknown[0], f"unknown key (allowed: {', '.join(sorted(allowed_keys))})")
         tool = data.get("tool")
         if not isinstance(tool, str) or not tool.strip():
@@ -527,6 +711,8 @@ class _Loader:
         self._v1(ad)
         if version >= 2:
             self._v2(ad)
+        if version >= 3:
+            self._v3(ad)
         self._conflicts(ad)
         return ad
 
@@ -660,18 +846,24 @@ class _Loader:
     def _rule(self, key: str, rule: Any) -> Rewrite:
         if not isinstance(rule, dict):
             raise self.err(key, f"must be a mapping with when and to, got {type(rule).__name__}")
-        unknown = sorted(str(k) for k in rule if k not in _RULE_KEYS)
+        allowed = _RULE_KEYS | (_RULE_KEYS_V3 if self.version >= 3 else set())
+        unknown = sorted(str(k) for k in rule if k not in allowed)
         if unknown:
-            raise self.err(f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(sorted(_RULE_KEYS))})")
+            if unknown[0] in _RULE_KEYS_V3:
+                raise self.err(f"{key}.{unknown[0]}", "a version 3 key: the file must say `adapter: 3`")
+            raise self.err(f"{key}.{unknown[0]}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
         when = rule.get("when")
         if not isinstance(when, dict) or not when:
             raise self.err(f"{key}.when", "must be a non-empty mapping of spec flags to a value (or true)")
-        conds: list[tuple[str, str | bool]] = []
+        conds: list[tuple[str, Want]] = []
         for flag, want in when.items():
             self.spec_flag(f"{key}.when", flag)
-            if _takes_value(flag):
+            if _takes_value(flag) and isinstance(want, dict):
+                want = self.value_match(f"{key}.when.{flag}", want)
+            elif _takes_value(flag):
                 if not isinstance(want, str) or not want:
-                    raise self.err(f"{key}.when.{flag}", f"takes a value: give the spec value, got {want!r}")
+                    hint = ", {shape: url|file|host} or {matches: REGEX}" if self.version >= 3 else ""
+                    raise self.err(f"{key}.when.{flag}", f"takes a value: give the spec value{hint}, got {want!r}")
             elif flag in SPEC_SWITCHES:
                 if want is not True:
                     raise self.err(f"{key}.when.{flag}", f"is a switch: write true, got {want!r}")
@@ -683,13 +875,62 @@ class _Loader:
         if "to" not in rule:
             raise self.err(f"{key}.to", "missing: the tool's args that replace the matched options (may be [])")
         to = self.word_list(f"{key}.to", rule.get("to"), allow_empty=True)
+        for word in to:
+            for ref in _VALUE_REF_RE.findall(word):
+                if self.version < 3:
+                    raise self.err(f"{key}.to", f"{{{ref}}} stands for a matched value from version 3 on: "
+                                                "the file must say `adapter: 3`")
+                if not any(_same_option(ref, f) and _takes_value(f) for f, _ in conds):
+                    raise self.err(f"{key}.to", f"{{{ref}}} names no value flag of this rule's when")
         place = rule.get("place")
         if place is not None and place not in _PLACES:
             raise self.err(f"{key}.place", f"must be before or after, got {place!r}")
         command = None
         if rule.get("command") is not None:
             command = self.command(f"{key}.command", rule["command"])
-        return Rewrite(tuple(conds), tuple(to), place, command)
+        words = None
+        if "words" in rule:
+            words = tuple(self.word_list(f"{key}.words", rule["words"], allow_empty=False))
+        return Rewrite(tuple(conds), tuple(to), place, command, words)
+
+    def value_match(self, key: str, want: dict[Any, Any]) -> ValueMatch:
+        if self.version < 3:
+            raise self.err(key, "matching a value by shape or pattern needs `adapter: 3`")
+        if len(want) != 1 or next(iter(want)) not in ("shape", "matches"):
+            raise self.err(key, f"must be {{shape: url|file|host}} or {{matches: REGEX}}, got {want!r}")
+        if "shape" in want:
+            if want["shape"] not in SHAPES:
+                raise self.err(f"{key}.shape", f"must be one of {', '.join(SHAPES)}, got {want['shape']!r}")
+            return ValueMatch(shape=want["shape"])
+        pattern = want["matches"]
+        if not isinstance(pattern, str) or not pattern:
+            raise self.err(f"{key}.matches", f"must be a regular expression, got {pattern!r}")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise self.err(f"{key}.matches", f"not a regular expression: {exc}") from None
+        return ValueMatch(pattern=pattern)
+
+    # ---- version 3 ----
+
+    def _v3(self, ad: Adapter) -> None:
+        for name, items in self.mapping("arguments").items():
+            path = self.command("arguments", name)
+            key = f"arguments.{name}"
+            got = self.word_list(key, items, allow_empty=False)
+            seen: set[str] = set()
+            for item in got:
+                if not _POS_RE.match(item):
+                    self.spec_flag(key, item, value_taking=True)
+                norm = _ALIASES.get(item, item) if not _POS_RE.match(item) else item
+                if item in seen or norm in seen:
+                    raise self.err(key, f"{item} twice")
+                seen |= {item, norm}
+            ad.arguments[path] = got
+        topic = self.data.get("help_topic", "command")
+        if topic not in _HELP_TOPICS:
+            raise self.err("help_topic", f"must be command (`help X`) or flag (`X --help`), got {topic!r}")
+        ad.help_topic = topic
 
     def _conflicts(self, ad: Adapter) -> None:
         for flag in ad.unsupported_flags:
@@ -710,3 +951,10 @@ class _Loader:
         for flag in ad.credentials_by_name:
             if _lookup_flag(ad.credentials_env, flag) is not None:
                 raise self.err(f"credentials_by_name.{flag}", "also in credentials_env: pick one")
+        for path, items in ad.arguments.items():
+            name = " ".join(path)
+            if path in ad.positional:
+                raise self.err(f"arguments.{name}", "also in positional: pick one (arguments orders both kinds)")
+            if path in ad.positional_as_flag and any(_POS_RE.match(i) for i in items):
+                raise self.err(f"arguments.{name}", "places the spec's positionals that positional_as_flag "
+                                                    "turns into flags: pick one")
