@@ -83,13 +83,15 @@ def cmd_adapter(args: argparse.Namespace) -> int:
     if args.adapter_command != "check":
         raise UsageFailure("adapter: expected an action: check")
     prefix = None
+    env: dict[str, str] = {}
     if args.exe:
         try:
-            prefix = list(CliTarget.build(exe=args.exe).prefix)
+            target = CliTarget.build(exe=args.exe)
         except TargetError as exc:
             raise UsageFailure(str(exc)) from None
+        prefix, env = list(target.prefix), dict(target.env)
     try:
-        result = check_adapter(args.path, prefix, timeout=args.cli_timeout)
+        result = check_adapter(args.path, prefix, timeout=args.cli_timeout, base_env=env)
     except AdapterError as exc:
         raise UsageFailure(str(exc)) from exc
     sys.stdout.write(render_adapter_check(result))
