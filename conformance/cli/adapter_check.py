@@ -108,10 +108,12 @@ def adapter_keys(adapter: Adapter, feature: str) -> list[str]:
         keys += [f"env_names.{feature}"] if feature in adapter.env_names else []
     else:
         words = tuple(feature.split())
-        for name, ptable in (("commands", adapter.commands), ("flag_commands", adapter.flag_commands),
-                             ("arguments", adapter.arguments), ("positional", adapter.positional),
-                             ("positional_as_flag", adapter.positional_as_flag)):
-            keys += [f"{name}.{' '.join(p)}" for p in ptable if words[: len(p)] == p or p[: len(words)] == words]
+        tables: list[tuple[str, Mapping[tuple[str, ...], object]]] = [
+            ("commands", adapter.commands), ("flag_commands", adapter.flag_commands),
+            ("arguments", adapter.arguments), ("positional", adapter.positional),
+            ("positional_as_flag", adapter.positional_as_flag)]
+        for name, ctable in tables:
+            keys += [f"{name}.{' '.join(p)}" for p in ctable if words[: len(p)] == p or p[: len(words)] == words]
         for i, rule in enumerate(adapter.rewrites):
             if rule.words is not None and (rule.command is None or rule.command[: len(words)] == words):
                 keys.append(f"rewrites[{i}]")
@@ -322,9 +324,9 @@ def _judge_request(probe: Probe, hits: Sequence[RecordedRequest], values: Mappin
     for name, want in probe.headers.items():
         want_v = _fill(want, values)
         if not any(r.headers.get(name) == want_v for r in hits):
-            got = next((r.headers.get(name) for r in hits if name in r.headers), None)
+            seen: str | None = next((r.headers[name] for r in hits if name in r.headers), None)
             problems.append(f"{hits[0].operation or probe.expect} carried header {name}: "
-                            f"{_mask(got, values) if got is not None else '(none)'}, expected {_mask(want_v, values)}"
+                            f"{_mask(seen, values) if seen is not None else '(none)'}, expected {_mask(want_v, values)}"
                             f"{_hint(adapter, features)}")
     if probe.binding and not any(r.binding == probe.binding for r in hits):
         problems.append(f"{hits[0].operation or probe.expect} came on {', '.join(sorted({r.binding for r in hits}))}, "
@@ -443,7 +445,7 @@ def _settled_requests(agent: ScriptedAgent, probe: Probe) -> list[RecordedReques
     if probe.expect:
         with contextlib.suppress(TimeoutError):
             agent.wait_for_requests(lambda r: _is_expected(probe, r), timeout=_RECORD_GRACE)
-    return agent.requests
+    return list(agent.requests)
 
 
 def render(result: CheckResult) -> str:
