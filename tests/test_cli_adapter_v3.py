@@ -167,3 +167,10 @@ def test_a_key_the_file_lacks_has_no_line(tmp_path: Path) -> None:
     with pytest.raises(AdapterError) as info:
         Adapter.load(path)
     assert str(info.value) == f"adapter {path}: tool: must be a non-empty string"
+
+
+def test_a_command_a_rule_routes_to_is_one_of_the_tools_spellings_of_it() -> None:
+    """A usage error naming `validate` blames `card get` when a rule routes `card get` there."""
+    ad = make(**HANDLER_LIKE)
+    assert ("card validate", True) in ad.spellings("card get")
+    assert ("--url", False) in ad.spellings("--agent-card")

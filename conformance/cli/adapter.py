@@ -469,6 +469,8 @@ class Adapter:
             if tool and tool != list(words):
                 out.append((" ".join(tool), True))
             out += [(" ".join(w), True) for w in (self.flag_commands.get(words) or {}).values() if w]
+            out += [(" ".join(r.words), True) for r in self.rewrites
+                    if r.words is not None and r.command in (None, words)]
         return out
 
     # ---- translation ---------------------------------------------------------------------------

@@ -40,6 +40,7 @@ import httpx
 from conformance.cli.adapter import Adapter, Unsupported
 from conformance.cli.adapter_probes import PROBES, Probe
 from conformance.cli.features import ADAPTER_UNSUPPORTED, canonical, rejected_feature, used_features
+from conformance.cli.invocations import CLI_TIMEOUT
 from conformance.cli.runner import CliResult, CliRunner
 from conformance.fixtures.scripted_agent import (
     ApiKey,
@@ -121,10 +122,13 @@ def adapter_keys(adapter: Adapter, feature: str) -> list[str]:
 
 
 def _hint(adapter: Adapter, features: Iterable[str]) -> str:
+    """The adapter entries behind ``features``, for a warning: `` (adapter: flags.-o, rewrites[0])``, or
+    `` (adapter: no entry for --status)`` when the adapter passes them through as the spec spells them."""
+    features = list(features)
     keys = [k for f in features for k in adapter_keys(adapter, f)]
     if keys:
         return f" (adapter: {', '.join(dict.fromkeys(keys))})"
-    return ""
+    return f" (adapter: no entry for {', '.join(features)})" if features else ""
 
 
 # ---- the agent and the placeholders ---------------------------------------------------------------------
@@ -269,11 +273,26 @@ def _carried(req: RecordedRequest, path: str, want: object) -> Any:
 
 
 def _first_line(result: CliResult) -> str:
-    for text in (result.stderr_text, result.stdout_text):
-        for line in text.splitlines():
-            if line.strip():
-                return line.strip()[:160]
-    return "(nothing printed)"
+    """What the tool said about its failure: a JSON error document's message, else the first line with words
+    (stderr first)."""
+    said = re.search(r'"message"\s*:\s*"((?:[^"\\]|\\.)+)"', result.stdout_text + result.stderr_text)
+    if said is not None:
+        return said.group(1)[:160]
+    lines = [ln.strip() for text in (result.stderr_text, result.stdout_text) for ln in text.splitlines()
+             if re.search(r"[A-Za-z]{2}", ln)]
+    for line in lines:
+        if re.search(r"error|invalid|unknown|unrecogni[sz]ed|no such|not |unexpected", line, re.I):
+            return line[:160]
+    return lines[0][:160] if lines else "(nothing printed)"
+
+
+def _named_in_output(result: CliResult, spec_args: Sequence[str], features: Sequence[str]) -> list[str]:
+    """The probe's flags whose value the tool's output quotes (the one a failure is about), else all of them."""
+    text = result.stdout_text + result.stderr_text
+    hit = [canonical(flag) for flag, value in zip(spec_args, spec_args[1:], strict=False)
+           if flag.startswith("-") and len(value) > 3 and not value.startswith("-") and value in text]
+    hit = [f for f in hit if f in features]
+    return hit or list(features)
 
 
 def judge(probe: Probe, result: CliResult, requests: Sequence[RecordedRequest], values: Mapping[str, str],
@@ -281,21 +300,26 @@ def judge(probe: Probe, result: CliResult, requests: Sequence[RecordedRequest], 
     """What ``result`` (and what the agent received) shows wrong with the translation of ``probe``."""
     features = used_features(spec_args, env)
     if result.timed_out:
-        return [f"the tool gave no answer within the bound (killed){_hint(adapter, features)}"]
+        return [f"no answer within {result.duration:.0f} s (killed at the bound, --cli-timeout)"
+                f"{_hint(adapter, features)}"]
     if result.exit_code == 2:
         missing = rejected_feature(result, features, adapter=adapter)
         if missing is not None:
             return [f"the tool {missing.how.replace('rejected as', 'rejected ' + missing.feature + ' as')}"
                     f"{_hint(adapter, [missing.feature])}"]
-        return [f"usage error (exit 2): {_first_line(result)!r}{_hint(adapter, features)}"]
+        return [f"usage error (exit 2): {_first_line(result)!r}"
+                f"{_hint(adapter, _named_in_output(result, spec_args, features))}"]
     if result.exit_code != 0:
-        return [f"exit {result.exit_code}: {_first_line(result)!r}{_hint(adapter, features)}"]
+        return [f"exit {result.exit_code}: {_first_line(result)!r}"
+                f"{_hint(adapter, _named_in_output(result, spec_args, features))}"]
     problems: list[str] = []
     if probe.expect:
         hits = [r for r in requests if _is_expected(probe, r)]
         if not hits:
             seen = sorted({r.operation or r.binding for r in requests if r.binding != "OTHER"}) or ["nothing"]
-            lost = [f for f in features if f.startswith("-")]
+            # what was lost on the way: --stream when a stream was due, else any of the probe's flags
+            lost = (["--stream"] if probe.expect == "SendStreamingMessage"
+                    else [f for f in features if f.startswith("-")])
             problems.append(f"the agent received {', '.join(seen)}, not {probe.expect.replace('|', ' or ')}"
                             f"{_hint(adapter, lost)}")
         else:
@@ -371,7 +395,7 @@ def _judge_output(probe: Probe, result: CliResult, adapter: Adapter) -> list[str
 
 # ---- the check -------------------------------------------------------------------------------------------
 
-def check_adapter(path: str | Path, prefix: Sequence[str] | None = None, *, timeout: float = 10.0,
+def check_adapter(path: str | Path, prefix: Sequence[str] | None = None, *, timeout: float = CLI_TIMEOUT,
                   base_env: Mapping[str, str] | None = None, probes: Sequence[Probe] = PROBES) -> CheckResult:
     """Load ``path`` (raises :class:`~conformance.cli.adapter.AdapterError`); with a tool ``prefix``, run
     each probe through the adapter against a scripted agent and judge it (raises
@@ -406,15 +430,23 @@ def check_adapter(path: str | Path, prefix: Sequence[str] | None = None, *, time
     return result
 
 
+#: Values of the shapes a run gives the placeholders, for translating without a run (a rule that routes
+#: by a value's shape sees a URL, a host, a file where a run would).
+SAMPLE_VALUES = {"agent": "http://127.0.0.1:8000", "host": "127.0.0.1:8000", "card_file": "/tmp/agent-card.json",
+                 "config_file": "/tmp/probe.env", "part_file": "/tmp/part.txt", "data_file": "/tmp/data.json",
+                 "hook": "http://127.0.0.1:9/probe-hook"}
+
+
 def _translate_only(adapter: Adapter, probe: Probe) -> ProbeRun:
     run = ProbeRun(probe, list(probe.args))
+    spec = [_fill(a, SAMPLE_VALUES) for a in probe.args]
     try:
-        argv, env = adapter.translate(list(probe.args), dict(probe.env))
+        argv, env = adapter.translate(spec, {k: _fill(v, SAMPLE_VALUES) for k, v in probe.env.items()})
     except Unsupported as exc:
         run.unsupported = exc.what
         return run
-    run.argv = argv
-    run.env = {k: v for k, v in env.items() if v is not None and adapter.env.get(k) != v}
+    run.argv = [_mask(a, SAMPLE_VALUES) for a in argv]
+    run.env = {k: _mask(v, SAMPLE_VALUES) for k, v in env.items() if v is not None and adapter.env.get(k) != v}
     return run
 
 

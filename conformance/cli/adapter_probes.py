@@ -133,6 +133,10 @@ PROBES: tuple[Probe, ...] = (
            "--auth-scheme=Bearer", "--auth-credentials={push_credentials}", *A),
           expect="CreateTaskPushNotificationConfig",
           fields={"taskId": "{held}", "url|config.url": "{hook}", "token|config.token": "{push_token}"}),
+    # the same without an authentication block, which some tools cannot send (their adapters say so)
+    Probe(("task", "push-config", "create", "{held}", "--url={hook}", "--token={push_token}", *A),
+          expect="CreateTaskPushNotificationConfig",
+          fields={"taskId": "{held}", "url|config.url": "{hook}", "token|config.token": "{push_token}"}),
     Probe(("task", "push-config", "get", "{held}", "{config}", *A), expect="GetTaskPushNotificationConfig",
           fields={"taskId": "{held}", "id": "{config}"}),
     Probe(("task", "push-config", "list", "{held}", *A), expect="ListTaskPushNotificationConfigs",

@@ -113,11 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     ad = sub.add_parser("adapter", help="work on adapter files (`adapter check FILE --exe TOOL`)")
     adsub = ad.add_subparsers(dest="adapter_command", metavar="ACTION", parser_class=_Parser)
-    ac = adsub.add_parser("check", help="validate an adapter, compare it with the tool's help, show translations")
+    ac = adsub.add_parser("check", help="validate an adapter, run each translated command shape against a scripted "
+                                        "agent, show translations")
     ac.add_argument("path", metavar="FILE", help="the adapter YAML")
     ac.add_argument("--exe", metavar="CMD", help="the tool as a command line; without it the help is not consulted")
     ac.add_argument("--strict", action="store_true", help="exit 1 when there is a warning")
-    ac.add_argument("--cli-timeout", type=float, default=10.0, metavar="S", help="bound on each run of the tool")
+    ac.add_argument("--cli-timeout", type=float, default=20.0, metavar="S",
+                    help="bound on each run of the tool (default 20, as in a run)")
 
     rp = sub.add_parser("report", help="work on saved reports")
     im = sub.add_parser("image", help="container images of the bundled targets, built locally")
