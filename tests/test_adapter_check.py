@@ -166,3 +166,18 @@ def test_a_malformed_file_is_one_line_naming_the_line_and_key_path(tmp_path: Pat
 def test_a_missing_tool_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = check(capsys, str(EXAMPLE), "--exe", "/nonexistent/mycli")
     assert code == 2 and "executable not found" in err
+
+
+def test_a_version_flag_listed_unsupported_says_the_entry_covers_both(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Seen writing kli's adapter: `unsupported: [-v]` (meant: the tool's -v is --verbose) also took --version."""
+    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    del doc["flags"]["-v"], doc["flags"]["--version"]
+    doc["unsupported"].append("-v")
+    path = tmp_path / "no-version.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    code, out, _ = check(capsys, str(path))
+    assert code == 0
+    assert ("version check: the spec's `--version` is not asked: unsupported by the tool (adapter) (an `unsupported` "
+            "entry covers both -v and --version; a tool whose -v means something else maps `-v: --version` under "
+            "flags instead)") in out, out

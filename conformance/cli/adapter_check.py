@@ -487,7 +487,12 @@ def render(result: CheckResult) -> str:
     if result.version:
         lines.append(f"tool version: {result.version}")
     for flag, argv in ad.version_check().items():
-        lines.append(f"version check: the spec's `{flag}` is asked as `{argv}` (the report says so)")
+        if argv == ADAPTER_UNSUPPORTED:
+            lines.append(f"version check: the spec's `{flag}` is not asked: {ADAPTER_UNSUPPORTED} (an `unsupported` "
+                         "entry covers both -v and --version; a tool whose -v means something else maps "
+                         "`-v: --version` under flags instead)")
+        else:
+            lines.append(f"version check: the spec's `{flag}` is asked as `{argv}` (the report says so)")
     ran = [p for p in result.probes if p.ran]
     if ran:
         lines += ["", f"probes run against a scripted agent: {len(ran)} "
