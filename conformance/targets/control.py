@@ -34,6 +34,10 @@ class Control(Protocol):
         """Put the task into ``state`` now (open streams and webhooks see the change)."""
         ...
 
+    def context_of(self, task_id: str) -> str:
+        """The contextId the target gave the task (what a check expects its answers to name)."""
+        ...
+
 
 class ReferenceControl:
     """The reference agentd: tasks owned by the loopback operator, moved with ``set_task_state``."""
@@ -48,6 +52,9 @@ class ReferenceControl:
     def move(self, task_id: str, state: str) -> None:
         self._agentd.set_task_state(task_id, state)
 
+    def context_of(self, task_id: str) -> str:
+        return str(self._agentd.context_of(task_id))
+
 
 class ScriptedControl:
     """The scripted agent: held tasks (no schedule) whose state only the harness changes."""
@@ -60,6 +67,9 @@ class ScriptedControl:
 
     def move(self, task_id: str, state: str) -> None:
         self._agent.move_task(task_id, _scripted(state))
+
+    def context_of(self, task_id: str) -> str:
+        return str(self._agent.task(task_id).context_id)
 
 
 def _scripted(state: str) -> str:
@@ -110,6 +120,9 @@ class ContainerControl:
 
     def move(self, task_id: str, state: str) -> None:
         self._ask({"do": "move", "task": task_id, "state": state})
+
+    def context_of(self, task_id: str) -> str:
+        return str(self._ask({"do": "context", "task": task_id})["context"])
 
     def revoke(self, token: str) -> bool:
         return bool(self._ask({"do": "revoke", "token": token}).get("revoked"))

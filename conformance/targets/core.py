@@ -31,8 +31,10 @@ CARD_ROW = "A2A_CARD_001"
 #: The row whose own text demands that each declared interface speaks its binding: every row measured
 #: over an interface stands on it.
 INTERFACE_ROW = "A2A_CARD_007"
+#: The row whose own text demands that each interface declares its protocolVersion.
+VERSION_ROW = "A2A_CARD_003"
 #: What every core check stands on (the blame rule, DESIGN.md §2.8).
-BASE_ROWS = (CARD_ROW, INTERFACE_ROW)
+BASE_ROWS = (CARD_ROW, INTERFACE_ROW, VERSION_ROW)
 #: The method and task id every interface is first asked about (an unknown task: an A2A error is due).
 PROBE_METHOD, PROBE_TASK = "GetTask", "conformance-no-such-task"
 
@@ -174,6 +176,9 @@ class CoreAgent:
         if itf is None:
             fail(f"the card no longer declares a {binding} interface")
         version = str(itf.get("protocolVersion") or "")
+        if not version:
+            blocked_by(VERSION_ROW, f"the card's {binding} interface declares no protocolVersion, so the version "
+                                    "it speaks is unknown")
         if version.split(".")[:2] != ["1", "0"]:
             not_measured(f"the card's {binding} interface declares protocol version {version!r}, not 1.0; "
                          "the harness speaks A2A 1.0")

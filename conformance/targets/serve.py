@@ -169,6 +169,8 @@ def _control_answer(agent: Any, request: Any) -> dict[str, Any]:
         if request.get("do") == "move":
             agent.set_task_state(str(request["task"]), str(request["state"]))
             return {"ok": True}
+        if request.get("do") == "context":
+            return {"context": agent.context_of(str(request["task"]))}
         if request.get("do") == "revoke":
             return {"revoked": bool(agent.revoke(str(request["token"])))}
     except (KeyError, AssertionError, ValueError) as exc:

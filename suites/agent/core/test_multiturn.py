@@ -17,7 +17,10 @@ def test_task_id_alone_continues_the_task_in_its_context(core_agent: CoreAgent, 
     """A message naming only the taskId of an input-required task is processed in that task's context.
     Defect: continue-new-context."""
     tid = held_task(core_agent, caller, "input-required")
-    context = get_task(caller, tid)["contextId"]
+    # The task's context as the target gave it: from the harness's control where it has one (GetTask's
+    # answer is A2A_TASK_001's to judge, not the ground truth of this row), else as GetTask tells it.
+    ctl = core_agent.control
+    context = ctl.context_of(tid) if ctl is not None else get_task(caller, tid)["contextId"]
     result = succeeded(send(caller, "the answer", task_id=tid), f"SendMessage continuing task {tid}")
     task = task_of(result, f"the SendMessage result continuing task {tid}")
     answer = task if task is not None else result["message"]
