@@ -40,6 +40,9 @@ def create(caller: Caller, tid: str, url: str, **extra: Any) -> dict[str, Any]:
     made = succeeded(ans, f"CreateTaskPushNotificationConfig for task {tid}")
     if not isinstance(made, dict):
         fail(f"CreateTaskPushNotificationConfig for task {tid} answered {quote(made)}, not a config")
+    if not (isinstance(made.get("id"), str) and made["id"]):
+        blocked_by(CREATE_ROW, f"the config created for task {tid} was answered without its id, so it cannot be "
+                               f"named again: {quote(made)}")
     return dict(made)
 
 
