@@ -31,7 +31,7 @@ def main() -> int:
     for ref in (r for r in REFERENCES if r.key in args.reference):
         with tempfile.TemporaryDirectory(prefix=f"diff-{ref.key}-") as tmp:
             clean_report = ref.run(Path(tmp) / "clean", extra=["--jobs", str(args.jobs)])
-            clean = {rid: v["status"] for rid, v in clean_report["requirements"].items()}
+            clean = clean_report.statuses()
             names = [n for n in sorted(ref.defects) if not args.defect or n in args.defect]
             print(f"{ref.key}: clean run: {sum(s == 'pass' for s in clean.values())}/{len(clean)} pass; "
                   f"{len(names)} defects", flush=True)
@@ -40,7 +40,7 @@ def main() -> int:
                 report = ref.run(Path(tmp) / name, defect=name, extra=["--jobs", str(args.jobs)])
                 ids = list(ref.defects[name].ids)
                 extra = moved(report, ids, clean)
-                missed = [rid for rid in ids if report["requirements"][rid.partition(":")[0]]["status"] not in DETECTED]
+                missed = [rid for rid in ids if report.requirements[rid.partition(":")[0]].status not in DETECTED]
                 verdict = "ok" if not extra and not missed else "MOVED" if extra else "missed"
                 print(f"  {name:<44} {verdict:<6} {time.monotonic() - t0:5.1f}s", flush=True)
                 for rid, what in sorted(extra.items()):

@@ -50,8 +50,8 @@ def main() -> int:
                     for i in range(args.runs):
                         t0 = time.monotonic()
                         report = ref.run(Path(tmp) / f"j{jobs}-{i}", extra=["--jobs", str(jobs)])
-                        for rid, e in report["requirements"].items():
-                            seen[rid][e["status"]].append(f"jobs {jobs} run {i}: {e.get('note')}")
+                        for rid, e in report.requirements.items():
+                            seen[rid][e.status].append(f"jobs {jobs} run {i}: {e.note}")
                         print(f"{ref.family} --jobs {jobs} run {i + 1}/{args.runs}: {time.monotonic() - t0:.1f}s",
                               flush=True)
             moving = {rid: by for rid, by in seen.items() if len(by) > 1}

@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.registry import Registry
+from conformance.report.model import Report
 
 #: Better first.
 ORDER = (PASS, NA, PARTIAL, NOT_MEASURED, FAIL)
@@ -80,11 +80,10 @@ def load_baseline(path: Path, registry: Registry, family: str) -> dict[str, Expe
     return out
 
 
-def compare(report: Mapping[str, Any], baseline: Mapping[str, Expected]) -> Comparison:
+def compare(report: Report, baseline: Mapping[str, Expected]) -> Comparison:
     """Compare a finished report's rows with the baseline (rows absent from it are expected to pass)."""
     result = Comparison()
-    for rid, row in report["requirements"].items():
-        got = row.get("status")
+    for rid, got in report.statuses().items():
         exp = baseline.get(rid, Expected(PASS, ""))
         if got not in _RANK:  # withdrawn or unknown: never silently fine
             if got != exp.status:
@@ -99,17 +98,17 @@ def compare(report: Mapping[str, Any], baseline: Mapping[str, Expected]) -> Comp
     return result
 
 
-def render_baseline(report: Mapping[str, Any]) -> str:
+def render_baseline(report: Report) -> str:
     """A baseline file expecting exactly the report's results (what ``--write-baseline`` writes)."""
     lines = ["# Expected results: rows absent from this file are expected to pass.",
              "# Order: pass > na > partial > not_measured > fail. Each entry keeps the reason it was accepted;",
              "# replace the run's note with your own reason where it helps."]
-    for rid, row in report["requirements"].items():
-        if row.get("status") == PASS:
+    for rid, row in report.requirements.items():
+        if row.status == PASS:
             continue
-        reason = " ".join(str(row.get("note") or row.get("status")).split())[:200]
+        reason = " ".join(str(row.note or row.status).split())[:200]
         lines.append(f"{rid}:")
-        lines.append(f"  status: {row.get('status')}")
+        lines.append(f"  status: {row.status}")
         lines.append(f"  reason: {yaml.safe_dump(reason, default_style=chr(34), width=10_000).strip()}")
     return "\n".join(lines) + "\n"
 

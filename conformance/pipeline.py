@@ -22,7 +22,7 @@ from typing import Any
 from conformance.evidence import SecretSet
 from conformance.outcome import Outcome
 from conformance.registry import Registry
-from conformance.report import ReportWriteError, RunInfo, build_report, write_report
+from conformance.report import Report, ReportWriteError, RunInfo, build_report, write_report
 from conformance.verdict import GroupSummary, Verdict, rollup, verdicts_for
 
 
@@ -34,7 +34,7 @@ def summarise(registry: Registry, family: str, verdicts: Mapping[str, Verdict]) 
 def conclude(out_dir: Path, registry: Registry, family: str, outcomes: Iterable[Outcome], run: RunInfo,
              secrets: SecretSet | None = None, *, breakdown: Mapping[str, Mapping[str, Any]] | None = None,
              error_codes: Mapping[str, str] | None = None, scope: Iterable[str] | None = None,
-             scope_note: str = "", provided: Iterable[str] | None = None) -> dict[str, Any]:
+             scope_note: str = "", provided: Iterable[str] | None = None) -> Report:
     """Judge ``outcomes`` and write the report folder ``out_dir``; returns the report as written.
 
     ``scope`` (None: every row) and ``scope_note`` say which rows the run selected; ``provided`` which
@@ -49,4 +49,4 @@ def conclude(out_dir: Path, registry: Registry, family: str, outcomes: Iterable[
         report = build_report(registry, family, verdicts, summary, run, breakdown, error_codes)
     except (ValueError, KeyError) as exc:
         raise ReportWriteError(f"cannot write the report to {out_dir}: {exc}") from exc
-    return write_report(out_dir, report, registry, family, outs, secrets)
+    return write_report(out_dir, report, registry, outs, secrets)

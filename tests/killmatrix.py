@@ -12,29 +12,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from conformance.fixtures.defect import Defect
 from conformance.fixtures.reference_agentd import DEFECTS as AGENTD_DEFECTS
 from conformance.fixtures.reference_cli.defects import DEFECTS as CLI_DEFECTS
 from conformance.fixtures.reference_cli.defects import materialize_skill
 from conformance.fixtures.scripted_agent.defects import DEFECTS as CORE_DEFECTS
 from conformance.registry import default_registry
+from conformance.report import Report, load_report
+from conformance.report.model import RequirementResult
 
 #: Statuses that show a defect was caught (partial: some separable part of the requirement failed).
 DETECTED = ("fail", "partial")
 
 
-def run_command(args: list[str], report_dir: Path, timeout: float = 900) -> dict[str, Any]:
-    """Run ``agentd-conformance ARGS --report-dir DIR`` in a child; return the report it wrote."""
+def run_command(args: list[str], report_dir: Path, timeout: float = 900) -> Report:
+    """Run ``agentd-conformance ARGS --report-dir DIR`` in a child; return the report it wrote (read by
+    the one report model, so a report that does not fit the template's shape fails the test)."""
     cmd = [sys.executable, "-m", "conformance.command", *args, "--report-dir", str(report_dir)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=dict(os.environ),
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, f"the run itself failed (exit {proc.returncode}): {proc.stderr[-2000:]}"
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    report = yaml.safe_load((report_dir / "compliance-report.yaml").read_text(encoding="utf-8"))
-    assert isinstance(report, dict)
-    return report
+    return load_report(report_dir, default_registry())
 
 
 def outcomes(report_dir: Path) -> list[dict[str, Any]]:
@@ -54,18 +53,18 @@ def killed(outs: list[dict[str, Any]], target: str) -> bool:
                and (not part or o["part"] == part) for o in outs)
 
 
-def survivors(report: dict[str, Any], ids: list[str], report_dir: Path) -> dict[str, str]:
+def survivors(report: Report, ids: list[str], report_dir: Path) -> dict[str, str]:
     """The ids among ``ids`` (each "ID" or "ID:part") the defect was not caught on, with their status.
 
     Caught means: the rolled-up status shows it (fail or partial) AND some check of that id (in that
     part) failed on an assertion, not a harness error.
     """
-    reqs = report["requirements"]
+    reqs = report.requirements
     outs = outcomes(report_dir)
     out: dict[str, str] = {}
     for target in ids:
         rid = target.partition(":")[0]
-        status = reqs[rid]["status"]
+        status = reqs[rid].status
         if status not in DETECTED:
             out[target] = status
         elif not killed(outs, target):
@@ -73,21 +72,21 @@ def survivors(report: dict[str, Any], ids: list[str], report_dir: Path) -> dict[
     return out
 
 
-def moved(report: dict[str, Any], ids: Sequence[str], clean: dict[str, str]) -> dict[str, str]:
+def moved(report: Report, ids: Sequence[str], clean: dict[str, str]) -> dict[str, str]:
     """The rows outside ``ids`` (a defect's declared ids, "ID" or "ID:part") whose status differs from
     ``clean`` (id → status of the clean reference), each with its status and note: what the defect moved
     that it does not own (DESIGN.md §2.11). A row left ``not_measured`` "blocked by" one of the defect's
     own rows is not moved: the blame rule sends it there (a card that is not served blocks every row)."""
     own = {rid.partition(":")[0] for rid in ids}
-    reqs = report["requirements"]
-    return {rid: f"{clean[rid]} → {reqs[rid]['status']}: {reqs[rid].get('note')}" for rid in clean
-            if rid not in own and reqs[rid]["status"] != clean[rid] and not blocked_by_own(reqs[rid], own)}
+    reqs = report.requirements
+    return {rid: f"{clean[rid]} → {reqs[rid].status}: {reqs[rid].note}" for rid in clean
+            if rid not in own and reqs[rid].status != clean[rid] and not blocked_by_own(reqs[rid], own)}
 
 
-def blocked_by_own(entry: dict[str, Any], own: set[str]) -> bool:
+def blocked_by_own(entry: RequirementResult, own: set[str]) -> bool:
     """Whether a row is ``not_measured`` only because one of ``own`` blocked it."""
-    note = str(entry.get("note") or "")
-    return entry["status"] == "not_measured" and any(note.startswith(f"blocked by {rid}:") for rid in own)
+    note = str(entry.note or "")
+    return entry.status == "not_measured" and any(note.startswith(f"blocked by {rid}:") for rid in own)
 
 
 # ── the three references ────────────────────────────────────────────────────────────────────────────
@@ -112,7 +111,7 @@ class Reference:
         return [r.id for r in default_registry().select(family=self.family)]
 
     def run(self, tmp: Path, ids: list[str] | None = None, defect: str | None = None,
-            extra: Sequence[str] = ()) -> dict[str, Any]:
+            extra: Sequence[str] = ()) -> Report:
         args = [*self.args(defect, tmp), *extra]
         if ids:
             args += ["--only", *ids]
@@ -141,7 +140,7 @@ AGENTD = Reference("agentd", "agentd", AGENTD_DEFECTS, _agentd_args)
 REFERENCES = (CLI, CORE, AGENTD)
 
 
-def run_core(tmp: Path, launch: str, only: list[str] | None = None, defect: str | None = None) -> dict[str, Any]:
+def run_core(tmp: Path, launch: str, only: list[str] | None = None, defect: str | None = None) -> Report:
     """The a2a family against a launched target (``scripted``, ``reference`` or ``sdk``)."""
     args = _core_args(defect, tmp, launch)
     if only:

@@ -155,6 +155,6 @@ def test_a_binary_given_with_agentd_binary_is_the_one_the_registry_checks_run(tm
     binary = shlex.join([sys.executable, "-m", "conformance.fixtures.reference_agentd"])
     with serve_a2a_nothing() as url:
         reqs = run_command(["agent", "--url", url, "--agentd-binary", binary, "--only", "AGENTD_DECL_011",
-                            "AGENTD_DECL_012"], tmp_path / "r")["requirements"]
+                            "AGENTD_DECL_012"], tmp_path / "r").requirements
     for rid in ("AGENTD_DECL_011", "AGENTD_DECL_012"):
-        assert reqs[rid]["status"] == "pass", (rid, reqs[rid])
+        assert reqs[rid].status == "pass", (rid, reqs[rid])

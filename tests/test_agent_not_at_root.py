@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
+from conformance.report import Report
 from tests.killmatrix import run_command
 
 RPC_PATH = "/a2a/jsonrpc"
@@ -33,8 +34,8 @@ ONCE_AT_THE_ROOT = (
 Statuses = dict[str, tuple[str, str | None]]
 
 
-def _statuses(report: dict[str, Any]) -> Statuses:
-    return {rid: (e["status"], e.get("note")) for rid, e in report["requirements"].items()}
+def _statuses(report: Report) -> Statuses:
+    return {rid: (e.status, e.note) for rid, e in report.requirements.items()}
 
 
 def _differences(at_root: Statuses, moved: Statuses) -> dict[str, Any]:

@@ -19,5 +19,5 @@ def test_a_card_omitting_a_false_extended_card_flag_passes_the_flag_rows(tmp_pat
         assert agent.uds_path is not None
         report = run_command(["agent", "--unix", agent.uds_path, "--family", "agentd", "--only", *ROWS],
                              tmp_path / "r")
-    got = {rid: (report["requirements"][rid]["status"], report["requirements"][rid].get("note")) for rid in ROWS}
+    got = {rid: (report.requirements[rid].status, report.requirements[rid].note) for rid in ROWS}
     assert all(status == "pass" for status, _ in got.values()), got

@@ -16,15 +16,16 @@ import yaml
 
 from conformance.baseline import ORDER, BaselineError, Expected, compare, load_baseline, render_baseline
 from conformance.registry import default_registry
+from conformance.report import Report
+from tests.reports import report_of
 from tests.test_command import _env
 
 REG = default_registry()
 IDS = ["A2ACLI_SEND_001", "A2ACLI_OUT_001"]
 
 
-def _report(**statuses: str) -> dict[str, object]:
-    return {"requirements": {rid: {"status": st, "note": None if st == "pass" else f"why {rid}"}
-                             for rid, st in statuses.items()}}
+def _report(**statuses: str) -> Report:
+    return report_of(statuses)
 
 
 def test_order_is_pass_na_partial_not_measured_fail() -> None:

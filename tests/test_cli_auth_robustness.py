@@ -16,8 +16,8 @@ def test_a_login_that_never_ends_is_a_bounded_fail_with_evidence(tmp_path: Path)
     exe = tool(tmp_path, "exec sleep 600")
     report = run_command(["cli", "--exe", exe, "--cli-timeout", "1", "--jobs", "2", "--only", *LOGIN_ROWS],
                          tmp_path / "r", timeout=300)
-    reqs = report["requirements"]
-    assert {rid: reqs[rid]["status"] for rid in LOGIN_ROWS} == dict.fromkeys(LOGIN_ROWS, "fail"), reqs
+    reqs = report.requirements
+    assert {rid: reqs[rid].status for rid in LOGIN_ROWS} == dict.fromkeys(LOGIN_ROWS, "fail"), reqs
     runs = cli_runs(tmp_path / "r")
     assert runs and all(r["timed_out"] for r in runs), "every `auth login` of a hanging tool must be cut"
     assert all(r["duration_s"] < 10 for r in runs), [r["duration_s"] for r in runs]

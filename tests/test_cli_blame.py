@@ -157,11 +157,11 @@ def test_a_missing_feature_another_requirement_governs_blocks_the_check() -> Non
 
 def _cli(tmp: Path, only: list[str], *extra: str) -> dict[str, Any]:
     report = run_command(["cli", "--jobs", "2", "--only", *only, *extra], tmp / "report")
-    return report["requirements"]
+    return report.requirements
 
 
 def _row(reqs: dict[str, Any], rid: str) -> tuple[str, str]:
-    return reqs[rid]["status"], str(reqs[rid].get("note") or "")
+    return reqs[rid].status, str(reqs[rid].note or "")
 
 
 def test_exit_statuses_are_judged_without_an_envelope_or_task_get_wait(tmp_path: Path) -> None:

@@ -35,9 +35,9 @@ def test_a_cli_that_never_exits_still_gets_a_complete_tier1_report(tmp_path: Pat
     exe = tool(tmp_path, "exec sleep 600")
     report = run_command(["cli", "--exe", exe, "--cli-timeout", "0.5", "--jobs", "2", "--only", *TIER1],
                          tmp_path / "r", timeout=900)
-    reqs = report["requirements"]
-    assert not [rid for rid in TIER1 if reqs[rid]["status"] == "pass"]
-    assert all(reqs[rid]["note"] for rid in TIER1)
+    reqs = report.requirements
+    assert not [rid for rid in TIER1 if reqs[rid].status == "pass"]
+    assert all(reqs[rid].note for rid in TIER1)
     runs = cli_runs(tmp_path / "r")
     assert runs and all(r["timed_out"] for r in runs), "every invocation of a hanging CLI must be cut"
 
@@ -49,8 +49,8 @@ def test_a_cli_that_never_exits_still_gets_a_complete_tier1_report(tmp_path: Pat
 ])
 def test_a_misbehaving_cli_fails_with_evidence_and_the_run_goes_on(tmp_path: Path, name: str, body: str) -> None:
     report = run_command(["cli", "--exe", tool(tmp_path, body), "--cli-timeout", "5", "--only", *FEW], tmp_path / "r")
-    reqs = report["requirements"]
-    assert {reqs[rid]["status"] for rid in FEW} <= {"fail", "partial"}, {rid: reqs[rid] for rid in FEW}
+    reqs = report.requirements
+    assert {reqs[rid].status for rid in FEW} <= {"fail", "partial"}, {rid: reqs[rid] for rid in FEW}
     runs = cli_runs(tmp_path / "r")
     assert runs, f"no CLI run recorded for a CLI that {name}"
     if name == "floods stdout":

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -179,7 +178,7 @@ def test_run_suite_ignores_a_conformance_package_in_the_working_folder(tmp_path:
     report = tmp_path / "report"
     code = run_suite(suite, RunContext(family="a2acli"), report, jobs=jobs, timeout=120)
     assert code == 0, (report / "pytest.log").read_text(encoding="utf-8")
-    assert read_report(report, code)["requirements"]["A2ACLI_SEND_001"]["status"] == "pass"
+    assert read_report(report, code).requirements["A2ACLI_SEND_001"].status == "pass"
 
 
 @pytest.mark.usefixtures("child_env")
@@ -195,9 +194,9 @@ def test_run_suite_replaces_an_old_report_and_leaves_no_secret_in_the_folder(tmp
     _stale(report)
     code = run_suite(suite, RunContext(family="a2acli"), report, jobs=1, timeout=120)
     assert code == 1
-    data: dict[str, Any] = read_report(report, code)
-    assert data["requirements"]["A2ACLI_AUTH_004"]["status"] == "fail"
-    assert data["summary"]["tier_1"]["satisfied"] is False
+    data = read_report(report, code)
+    assert data.requirements["A2ACLI_AUTH_004"].status == "fail"
+    assert data.summary["tier_1"].satisfied is False
     log = (report / "pytest.log").read_text(encoding="utf-8")
     assert "test_leaks" in log, "pytest's own output is kept"
     for path in report.rglob("*"):

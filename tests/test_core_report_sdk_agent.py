@@ -8,11 +8,11 @@ note; the checks that need a task held in a chosen state say the harness cannot 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conformance.registry import default_registry
+from conformance.report import Report
 from tests.killmatrix import run_command, run_core
 
 A2A = [r.id for r in default_registry().select(family="a2a")]
@@ -20,40 +20,40 @@ STATUSES = ("pass", "partial", "fail", "not_measured", "na")
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def report(tmp_path_factory: pytest.TempPathFactory) -> Report:
     return run_core(tmp_path_factory.mktemp("sdk-report"), "sdk")
 
 
-def test_every_a2a_id_has_a_status_and_every_non_pass_a_note(report: dict[str, Any]) -> None:
-    reqs = report["requirements"]
+def test_every_a2a_id_has_a_status_and_every_non_pass_a_note(report: Report) -> None:
+    reqs = report.requirements
     missing = [rid for rid in A2A if rid not in reqs]
     assert not missing, f"ids absent from the report: {missing}"
-    bad = {rid: reqs[rid]["status"] for rid in A2A if reqs[rid]["status"] not in STATUSES}
+    bad = {rid: reqs[rid].status for rid in A2A if reqs[rid].status not in STATUSES}
     assert not bad, f"statuses outside the vocabulary: {bad}"
-    silent = [rid for rid in A2A if reqs[rid]["status"] != "pass" and not (reqs[rid].get("note") or "").strip()]
+    silent = [rid for rid in A2A if reqs[rid].status != "pass" and not (reqs[rid].note or "").strip()]
     assert not silent, f"non-pass rows without a note: {silent}"
     assert "harness error" not in str(reqs), "a check crashed against the SDK agent"
 
 
-def test_the_report_identifies_the_sdk_agent_and_counts_every_row(report: dict[str, Any]) -> None:
-    assert report["report"]["family"] == "a2a"
-    assert report["report"]["target"] == "plain-sdk-agent"
-    summary = report["summary"]
-    assert sum(summary[g]["total"] for g in summary) == len(A2A)
+def test_the_report_identifies_the_sdk_agent_and_counts_every_row(report: Report) -> None:
+    assert report.family == "a2a"
+    assert report.identity.target == "plain-sdk-agent"
+    summary = report.summary
+    assert sum(summary[g].total for g in summary) == len(A2A)
 
 
-def test_checks_ran_on_all_three_bindings(report: dict[str, Any]) -> None:
-    transports = report["requirements"]["A2A_TASK_002"].get("transports") or {}
+def test_checks_ran_on_all_three_bindings(report: Report) -> None:
+    transports = report.requirements["A2A_TASK_002"].transports
     assert set(transports) == {"JSONRPC", "HTTP+JSON", "GRPC"}, transports
     assert set(transports.values()) == {"pass"}, transports
 
 
-def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(report: dict[str, Any]) -> None:
-    reqs = report["requirements"]
+def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(report: Report) -> None:
+    reqs = report.requirements
     for rid in ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001"):
-        assert reqs[rid]["status"] == "not_measured", (rid, reqs[rid]["status"], reqs[rid]["note"])
-        assert "cannot make this target hold a task" in reqs[rid]["note"], reqs[rid]["note"]
-    measured = [rid for rid in A2A if reqs[rid]["status"] in ("pass", "fail", "partial")]
+        assert reqs[rid].status == "not_measured", (rid, reqs[rid].status, reqs[rid].note)
+        assert "cannot make this target hold a task" in (reqs[rid].note or ""), reqs[rid].note
+    measured = [rid for rid in A2A if reqs[rid].status in ("pass", "fail", "partial")]
     assert len(measured) >= len(A2A) * 3 // 4, f"only {len(measured)} of {len(A2A)} ids measured"
 
 
@@ -68,12 +68,12 @@ def test_a_long_running_hint_makes_the_working_task_checks_measurable(tmp_path: 
     from conformance.fixtures.plain_sdk_agent.executor import LONG_RUNNING_TEXT
 
     without = run_command(["agent", "--family", "a2a", "--launch", "sdk", "--only", *WORKING_ONLY, "A2A_SUB_004"],
-                          tmp_path / "without")["requirements"]
+                          tmp_path / "without").requirements
     for rid in WORKING_ONLY:
-        assert without[rid]["status"] == "not_measured", (rid, without[rid])
-        assert "--long-running-text" in without[rid]["note"], without[rid]["note"]
-    assert "--long-running-text" not in without["A2A_SUB_004"]["note"], without["A2A_SUB_004"]["note"]
+        assert without[rid].status == "not_measured", (rid, without[rid])
+        assert "--long-running-text" in (without[rid].note or ""), without[rid].note
+    assert "--long-running-text" not in (without["A2A_SUB_004"].note or ""), without["A2A_SUB_004"].note
     hinted = run_command(["agent", "--family", "a2a", "--launch", "sdk", "--only", *WORKING_ONLY,
-                          "--long-running-text", LONG_RUNNING_TEXT], tmp_path / "with")["requirements"]
+                          "--long-running-text", LONG_RUNNING_TEXT], tmp_path / "with").requirements
     for rid in WORKING_ONLY:
-        assert hinted[rid]["status"] == "pass", (rid, hinted[rid])
+        assert hinted[rid].status == "pass", (rid, hinted[rid])

@@ -26,9 +26,9 @@ SAMPLE: tuple[tuple[Reference, str], ...] = tuple((CORE, name) for name in DATA_
 @pytest.mark.parametrize(("ref", "defect"), [pytest.param(r, d, id=f"{r.key}-{d}") for r, d in SAMPLE])
 def test_a_defect_fails_its_own_rows_and_moves_no_other(ref: Reference, defect: str, tmp_path: Path) -> None:
     report = ref.run(tmp_path, defect=defect)
-    reqs = report["requirements"]
+    reqs = report.requirements
     own = {rid.partition(":")[0] for rid in ref.defects[defect].ids}
-    missed = {rid: reqs[rid]["status"] for rid in own if reqs[rid]["status"] not in DETECTED}
+    missed = {rid: reqs[rid].status for rid in own if reqs[rid].status not in DETECTED}
     assert not missed, f"{defect} did not fail its own rows: {missed}"
     wrong = moved(report, sorted(own), dict.fromkeys(reqs, "pass"))
     assert not wrong, f"{defect} ({ref.defects[defect].what}) moved rows it does not own: {wrong}"

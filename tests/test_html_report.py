@@ -8,30 +8,30 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conformance.registry import default_registry
+from conformance.report import Report
 from conformance.report.html import render_implementation_html, requirement_flags
+from tests.reports import report_of
 
 REG = default_registry()
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 T1 = [r.id for r in REG.select(family="a2acli", tier=1)]
 
 
-def _report(statuses: dict[str, str], tier: int | None) -> dict[str, Any]:
-    reqs = {rid: {"status": statuses.get(rid, "not_measured"), "note": f"note of {rid}",
-                  "evidence": [f"evidence/{rid}/check.json"]} for rid in (r.id for r in REG.select(family="a2acli"))}
-    return {"report": {"tier_claimed": tier}, "requirements": reqs}
+def _report(statuses: dict[str, str]) -> Report:
+    every = {r.id: statuses.get(r.id, "not_measured") for r in REG.select(family="a2acli")}
+    return report_of(every, note=lambda rid: f"note of {rid}", evidence=lambda rid: (f"evidence/{rid}/check.json",))
 
 
-def _reports() -> dict[str, Any]:
+def _reports() -> dict[str, Report | str]:
     everyone = {rid: "pass" for rid in T1}
     return {
-        "reference": _report({**everyone, "A2ACLI_SEND_003": "fail"}, 1),
-        "vendor-a": _report({**everyone, "A2ACLI_SEND_002": "fail", "A2ACLI_SEND_003": "fail"}, None),
-        "vendor-b": _report({"A2ACLI_SEND_001": "pass"}, None),
+        "reference": _report({**everyone, "A2ACLI_SEND_003": "fail"}),
+        "vendor-a": _report({**everyone, "A2ACLI_SEND_002": "fail", "A2ACLI_SEND_003": "fail"}),
+        "vendor-b": _report({"A2ACLI_SEND_001": "pass"}),
         "broken": "HarnessFailure: nothing listening at http://127.0.0.1:1",
     }
 

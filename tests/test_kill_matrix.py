@@ -40,34 +40,34 @@ def test_every_defect_names_ids_of_its_family(ref: Reference) -> None:
 
 def test_clean_reference_cli_passes_every_tier(tmp_path: Path) -> None:
     report = CLI.run(tmp_path, extra=["--jobs", "2"])
-    reqs = report["requirements"]
+    reqs = report.requirements
     # Every row passes: the reference implements all three tiers, ships its skill and shows its config.
-    not_passing = {rid: (reqs[rid]["status"], reqs[rid]["note"]) for rid in CLI.ids if reqs[rid]["status"] != "pass"}
+    not_passing = {rid: (reqs[rid].status, reqs[rid].note) for rid in CLI.ids if reqs[rid].status != "pass"}
     assert not not_passing, f"the clean reference CLI does not pass: {not_passing}"
     for tier in (1, 2, 3):
-        assert report["summary"][f"tier_{tier}"]["satisfied"] is True, tier
-    assert report["report"]["tier_claimed"] == 3
+        assert report.summary[f"tier_{tier}"].satisfied is True, tier
+    assert report.identity.tier_claimed == 3
 
 
 @pytest.mark.parametrize("launch", ["reference", "scripted"])
 def test_clean_target_passes_the_whole_a2a_family(launch: str, tmp_path: Path) -> None:
     report = run_core(tmp_path, launch)
-    reqs = report["requirements"]
-    bad = {rid: (reqs[rid]["status"], reqs[rid]["note"]) for rid in CORE.ids
-           if not (reqs[rid]["status"] == "pass" or (reqs[rid]["status"] == "na" and REGISTRY[rid].conditional))}
+    reqs = report.requirements
+    bad = {rid: (reqs[rid].status, reqs[rid].note) for rid in CORE.ids
+           if not (reqs[rid].status == "pass" or (reqs[rid].status == "na" and REGISTRY[rid].conditional))}
     assert not bad, f"the clean {launch} target does not pass: {bad}"
-    assert report["summary"]["level_must"]["satisfied"] is True
-    assert report["summary"]["level_should"]["satisfied"] is True
+    assert report.summary["level_must"].satisfied is True
+    assert report.summary["level_should"].satisfied is True
     if launch == "scripted":  # it serves every binding and capability, so nothing may be na
-        assert {reqs[rid]["status"] for rid in CORE.ids} == {"pass"}
+        assert {reqs[rid].status for rid in CORE.ids} == {"pass"}
 
 
 def test_clean_reference_agentd_passes_every_requirement(tmp_path: Path) -> None:
     """Every agentd row passes on the launched reference: none is na, none lacks a need (the harness
     provides every need to a reference it launches, root included when it runs as root)."""
     report = AGENTD.run(tmp_path, extra=["--jobs", "2"])
-    reqs = report["requirements"]
-    bad = {rid: (reqs[rid]["status"], reqs[rid]["note"]) for rid in AGENTD.ids if reqs[rid]["status"] != "pass"}
+    reqs = report.requirements
+    bad = {rid: (reqs[rid].status, reqs[rid].note) for rid in AGENTD.ids if reqs[rid].status != "pass"}
     if os.geteuid() != 0:  # UDS_004 needs root to start a client under another uid
         bad = {rid: v for rid, v in bad.items() if "root" not in REGISTRY[rid].needs}
     assert not bad, f"the clean reference agentd does not pass: {bad}"
@@ -90,8 +90,8 @@ def test_a_refused_create_fails_only_the_create_row_and_blocks_the_rows_built_on
     """Seen on a2a-lite 1.2.1: push declared, every create refused. Get, list, delete, delivery (with the
     harness's control, via create) and the unknown-task row are not failed for it: blocked by A2A_PUSH_001."""
     rows = ["A2A_PUSH_001", "A2A_PUSH_002", "A2A_PUSH_003", "A2A_PUSH_004", "A2A_PUSH_005", "A2A_PUSH_006"]
-    reqs = CORE.run(tmp_path, rows, "push-create-refused")["requirements"]
-    assert reqs["A2A_PUSH_001"]["status"] == "fail", reqs["A2A_PUSH_001"]
+    reqs = CORE.run(tmp_path, rows, "push-create-refused").requirements
+    assert reqs["A2A_PUSH_001"].status == "fail", reqs["A2A_PUSH_001"]
     for rid in rows[1:]:
-        assert reqs[rid]["status"] == "not_measured", (rid, reqs[rid])
-        assert (reqs[rid]["note"] or "").startswith("blocked by A2A_PUSH_001"), (rid, reqs[rid])
+        assert reqs[rid].status == "not_measured", (rid, reqs[rid])
+        assert (reqs[rid].note or "").startswith("blocked by A2A_PUSH_001"), (rid, reqs[rid])

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.killmatrix import killed, survivors
+from tests.reports import report_of
 
 
 def _o(rid: str, status: str, *, part: str | None = None, harness: bool = False) -> dict[str, object]:
@@ -32,7 +33,6 @@ def test_survivors_reads_the_outcomes_file_beside_the_report(tmp_path: Path) -> 
     (tmp_path / "outcomes.jsonl").write_text(
         json.dumps(_o("A2ACLI_SEND_001", "fail", harness=True)) + "\n" + json.dumps(_o("A2ACLI_SEND_002", "fail"))
         + "\n", encoding="utf-8")
-    report = {"requirements": {"A2ACLI_SEND_001": {"status": "fail"}, "A2ACLI_SEND_002": {"status": "fail"},
-                               "A2ACLI_SEND_003": {"status": "pass"}}}
+    report = report_of({"A2ACLI_SEND_001": "fail", "A2ACLI_SEND_002": "fail", "A2ACLI_SEND_003": "pass"})
     got = survivors(report, ["A2ACLI_SEND_001", "A2ACLI_SEND_002", "A2ACLI_SEND_003"], tmp_path)
     assert got == {"A2ACLI_SEND_001": "fail (no assertion failure)", "A2ACLI_SEND_003": "pass"}

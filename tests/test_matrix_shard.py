@@ -12,6 +12,8 @@ import pytest
 import yaml
 
 from conformance.campaign import Entry, MergeError, load_previous, merge_shards, run_campaign, shard
+from conformance.report import Report, render_report
+from tests.reports import REG, report_of
 
 NAMES = ["alpha", "bravo", "charlie", "delta", "echo"]
 STATUS = {  # per target: the status of each of three requirements; "delta" cannot run at all
@@ -21,15 +23,15 @@ STATUS = {  # per target: the status of each of three requirements; "delta" cann
 IDS = ("A2A_CARD_001", "A2A_CARD_002", "A2A_SEND_001")
 
 
-def _fake_runner(entry: Entry, out: Path) -> dict[str, Any]:
+def _fake_runner(entry: Entry, out: Path) -> Report:
     """Writes a report like the agent command would, or fails like a target that cannot run."""
     if entry.name == "delta":
         raise RuntimeError("target could not run: engine gone")
-    report = {"report": {"target": entry.name, "levels_satisfied": ["must"] if entry.name == "charlie" else []},
-              "requirements": {rid: {"status": s} for rid, s in zip(IDS, STATUS[entry.name], strict=True)}}
+    report = report_of(dict(zip(IDS, STATUS[entry.name], strict=True)), family="a2a")
+    report.identity.target = entry.name
     out.mkdir(parents=True, exist_ok=True)
-    (out / "compliance-report.yaml").write_text(yaml.safe_dump(report), encoding="utf-8")
-    return {**report, "report": {**report["report"], "exit": 0}}
+    (out / "compliance-report.yaml").write_text(render_report(report, REG), encoding="utf-8")
+    return report
 
 
 def _targets() -> list[Entry]:

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from conformance.cli.features import OWNERS
 from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
+from conformance.report import Report, load_report
+from conformance.report.model import RequirementResult
 from tests.killmatrix import run_command
 from tests.null_agents import minimal_card, serve_401, serve_404, serve_a2a_nothing, serve_untagged_card
 from tests.tier1_only_cli import removed
@@ -55,31 +56,31 @@ def _null_cli(name: str, tmp: Path) -> str:
 def test_a_null_cli_gets_no_pass_no_partial_and_na_only_where_the_condition_holds(name: str, tmp_path: Path
                                                                                    ) -> None:
     report = run_command(["cli", "--exe", _null_cli(name, tmp_path), "--jobs", "2"], tmp_path / "report")
-    reqs: dict[str, Any] = report["requirements"]
+    reqs = report.requirements
     assert sorted(reqs) == sorted(CLI_IDS), "the report must carry every a2acli id (Tier 1, 2 and 3)"
-    credited = {rid: (e["status"], e.get("note")) for rid, e in reqs.items() if e["status"] in ("pass", "partial")}
+    credited = {rid: (e.status, e.note) for rid, e in reqs.items() if e.status in ("pass", "partial")}
     assert not credited, f"a CLI that does nothing ({name}) was credited: {credited}"
-    na = {rid: e.get("note") for rid, e in reqs.items() if e["status"] == "na"}
+    na = {rid: e.note for rid, e in reqs.items() if e.status == "na"}
     assert set(na) == SKILL_ROWS, f"na only for the skill rows (no --skill given); got {na}"
     assert all(REGISTRY[rid].conditional and "no --skill given" in str(note) for rid, note in na.items()), na
     # Every row is measured, and a tool with none of the Tier 2/3 features fails those rows: a missing
     # command is the row's own failure ("unsupported is fail"), never "not measured".
     # The one exception is a row whose check needs an exchange a Tier 1 feature makes (OUT_007 logs the
     # exchange of a `send`): it is "blocked by" that Tier 1 row, which must itself fail in the same report.
-    def settled(e: dict[str, Any]) -> bool:
-        if e["status"] == "fail":
+    def settled(e: RequirementResult) -> bool:
+        if e.status == "fail":
             return True
-        by = str(e.get("note") or "").removeprefix("blocked by ").split(":", 1)[0]
-        return (e["status"] == "not_measured" and by in reqs and REGISTRY[by].tier == 1
-                and reqs[by]["status"] == "fail")
-    upper = {rid: (e["status"], e.get("note")) for rid, e in reqs.items()
+        by = str(e.note or "").removeprefix("blocked by ").split(":", 1)[0]
+        return (e.status == "not_measured" and by in reqs and REGISTRY[by].tier == 1
+                and reqs[by].status == "fail")
+    upper = {rid: (e.status, e.note) for rid, e in reqs.items()
              if REGISTRY[rid].tier in (2, 3) and not settled(e)}
     assert not upper, f"Tier 2/3 rows a null CLI ({name}) neither failed nor were blocked by a failing row: {upper}"
-    assert not any(group["satisfied"] for group in report["summary"].values()), report["summary"]
-    assert report["report"]["tier_claimed"] is None
-    assert report["report"]["skill_given"] is False
+    assert not any(group.satisfied for group in report.summary.values()), report.summary
+    assert report.identity.tier_claimed is None
+    assert report.identity.extra["skill_given"] is False
     # a default the tool never showed is "not measured", never "no" (nor, from a usage error, "yes")
-    cells = {(row, side): cell[side] for row, cell in report["default_001_breakdown"].items()
+    cells = {(row, side): getattr(cell, side) for row, cell in (report.default_001_breakdown or {}).items()
              for side in ("shipped", "overridable")}
     assert all(v is None for v in cells.values()), {k: v for k, v in cells.items() if v is not None}
 
@@ -105,14 +106,14 @@ OWN_FAILS = {
 }
 
 
-def _run_agent(url: str, family: str, report_dir: Path) -> tuple[int, dict[str, Any] | None, str]:
+def _run_agent(url: str, family: str, report_dir: Path) -> tuple[int, Report | None, str]:
     """``agentd-conformance agent --url URL --family FAMILY``: exit code, report (None if none), stderr."""
     cmd = [sys.executable, "-m", "conformance.command", "agent", "--url", url, "--family", family,
            "--jobs", "2", "--report-dir", str(report_dir)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     path = report_dir / "compliance-report.yaml"
-    report = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+    report = load_report(path, REGISTRY) if path.exists() else None
     return proc.returncode, report, proc.stderr
 
 
@@ -134,33 +135,33 @@ def _excluded(condition: str, card: dict[str, Any] | None) -> bool:
     raise AssertionError(f"the null-target test cannot read the condition {condition!r}: teach _excluded")
 
 
-def _judge_null(report: dict[str, Any], family: str, card: dict[str, Any] | None,
+def _judge_null(report: Report, family: str, card: dict[str, Any] | None,
                 allowed: set[str] | frozenset[str] = frozenset()) -> None:
     """Zero pass and partial (but for the rows of ``allowed``, which a test has shown to rest on
     positive evidence); na only where the row's condition truly excludes it for this card; fails only
     on the rows whose own text demands what is missing; every other row not_measured, naming what
     blocked it or what the run lacks."""
     registry = default_registry()
-    reqs = report["requirements"]
+    reqs = report.requirements
     assert set(reqs) == {r.id for r in registry.select(family=family)}, "every id of the family is reported"
-    passed = {rid: e.get("note") for rid, e in reqs.items()
-              if e["status"] in ("pass", "partial") and rid not in allowed}
+    passed = {rid: e.note for rid, e in reqs.items()
+              if e.status in ("pass", "partial") and rid not in allowed}
     assert not passed, f"a null target passed: {passed}"
     for rid, e in reqs.items():
         req = registry[rid]
-        if e["status"] == "na":
-            assert req.conditional, f"{rid} is na but gating: {e.get('note')}"
+        if e.status == "na":
+            assert req.conditional, f"{rid} is na but gating: {e.note}"
             assert _excluded(req.condition, card), (
-                f"{rid} is na ({e.get('note')}) but its condition {req.condition!r} is not known to exclude it")
-        if e["status"] == "fail":
-            assert rid in OWN_FAILS[family], f"{rid} fails on a null target, blaming the wrong row: {e.get('note')}"
-        if e["status"] == "not_measured":
-            note = e.get("note") or ""
+                f"{rid} is na ({e.note}) but its condition {req.condition!r} is not known to exclude it")
+        if e.status == "fail":
+            assert rid in OWN_FAILS[family], f"{rid} fails on a null target, blaming the wrong row: {e.note}"
+        if e.status == "not_measured":
+            note = e.note or ""
             assert note.startswith(("blocked by ", "needs ")) or "authentication" in note, (
                 f"{rid} is not_measured without naming what blocked it or what the run needs: {note!r}")
             assert "--fact auth=on" not in note, f"{rid} advises a fact that cannot help: {note!r}"
-    assert not set(report["report"].get("transports_covered") or []) - ({"JSON-RPC"} if card else set()), (
-        f"transports_covered lists bindings that never answered: {report['report'].get('transports_covered')}")
+    assert not set(report.identity.transports_covered) - ({"JSON-RPC"} if card else set()), (
+        f"transports_covered lists bindings that never answered: {report.identity.transports_covered}")
 
 
 @pytest.mark.parametrize("family", AGENT_FAMILIES)
@@ -173,7 +174,7 @@ def test_a_server_answering_404_to_everything_passes_nothing(family: str, tmp_pa
     assert code in COMPLETED, f"exit {code}: {err[-1500:]}"
     assert report is not None, err[-1500:]
     _judge_null(report, family, None)
-    assert not [rid for rid, e in report["requirements"].items() if e["status"] == "na"]
+    assert not [rid for rid, e in report.requirements.items() if e.status == "na"]
 
 
 @pytest.mark.parametrize("family", AGENT_FAMILIES)
@@ -189,7 +190,7 @@ def test_a_server_answering_401_to_everything_passes_nothing(family: str, tmp_pa
         assert code == 3, f"no report, yet exit {code}: {err[-1500:]}"
         return
     _judge_null(report, family, None)
-    assert not [rid for rid, e in report["requirements"].items() if e["status"] == "na"]
+    assert not [rid for rid, e in report.requirements.items() if e.status == "na"]
 
 
 def test_an_a2a_shaped_nothing_passes_no_agentd_row(tmp_path: Path) -> None:
@@ -203,12 +204,12 @@ def test_an_a2a_shaped_nothing_passes_no_agentd_row(tmp_path: Path) -> None:
     assert code in COMPLETED, f"exit {code}: {err[-1500:]}"
     assert report is not None
     _judge_null(report, "agentd", card)
-    reqs = report["requirements"]
-    assert reqs["AGENTD_DECL_001"]["status"] == "fail", reqs["AGENTD_DECL_001"]
-    assert "agentd.dev/a2a/ext/command" in reqs["AGENTD_DECL_001"]["note"]
-    assert reqs["AGENTD_DECL_013"]["status"] == "fail"
+    reqs = report.requirements
+    assert reqs["AGENTD_DECL_001"].status == "fail", reqs["AGENTD_DECL_001"]
+    assert "agentd.dev/a2a/ext/command" in (reqs["AGENTD_DECL_001"].note or "")
+    assert reqs["AGENTD_DECL_013"].status == "fail"
     for rid in ("AGENTD_DECL_004", "AGENTD_DECL_008", "AGENTD_DECL_009", "AGENTD_NEG_003", "AGENTD_NEG_004"):
-        assert reqs[rid]["status"] == "not_measured" and reqs[rid]["note"].startswith("blocked by AGENTD_DECL_00"), (
+        assert reqs[rid].status == "not_measured" and (reqs[rid].note or "").startswith("blocked by AGENTD_DECL_00"), (
             rid, reqs[rid])
 
 
@@ -220,12 +221,12 @@ def test_an_unreadable_card_is_the_card_rows_fail_and_blocks_the_other_declarati
                "AGENTD_DECL_002", "AGENTD_DECL_003", "--report-dir", str(tmp_path / "r")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert proc.returncode in COMPLETED, proc.stderr[-1500:]
-    reqs = yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8"))["requirements"]
+    reqs = load_report(tmp_path / "r", REGISTRY).requirements
     card_row = reqs["AGENTD_DECL_001"]
-    assert card_row["status"] == "fail" and "tags" in card_row["note"], card_row
+    assert card_row.status == "fail" and "tags" in (card_row.note or ""), card_row
     for rid in ("AGENTD_DECL_002", "AGENTD_DECL_003"):
-        assert reqs[rid]["status"] == "not_measured", (rid, reqs[rid])
-        assert reqs[rid]["note"].startswith("blocked by AGENTD_DECL_001"), (rid, reqs[rid])
+        assert reqs[rid].status == "not_measured", (rid, reqs[rid])
+        assert (reqs[rid].note or "").startswith("blocked by AGENTD_DECL_001"), (rid, reqs[rid])
 
 
 def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None:
@@ -248,17 +249,17 @@ def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None
         card = minimal_card(url)
     assert code in COMPLETED, f"exit {code}: {err[-1500:]}"
     assert report is not None
-    reqs = report["requirements"]
-    passes = {rid for rid, e in reqs.items() if e["status"] == "pass"}
+    reqs = report.requirements
+    passes = {rid for rid, e in reqs.items() if e.status == "pass"}
     assert passes <= {"A2A_CARD_001", "A2A_CARD_002", "A2A_CARD_003"}, passes
-    assert reqs["A2A_CARD_007"]["status"] == "fail", reqs["A2A_CARD_007"]
-    assert "-32601" in reqs["A2A_CARD_007"]["note"]
+    assert reqs["A2A_CARD_007"].status == "fail", reqs["A2A_CARD_007"]
+    assert "-32601" in (reqs["A2A_CARD_007"].note or "")
     for rid, e in reqs.items():
         if rid in passes or rid == "A2A_CARD_007":
             continue
-        assert e["status"] in ("not_measured", "na"), (rid, e)
-        if e["status"] == "not_measured":
-            assert (e.get("note") or "").startswith(("blocked by A2A_CARD_007", "needs ")), (rid, e.get("note"))
+        assert e.status in ("not_measured", "na"), (rid, e)
+        if e.status == "not_measured":
+            assert (e.note or "").startswith(("blocked by A2A_CARD_007", "needs ")), (rid, e.note)
     _judge_null(report, "a2a", card, allowed=passes)
 
 
@@ -273,13 +274,13 @@ def test_a_tier1_only_cli_fails_each_tier23_row_whose_feature_it_lacks(tmp_path:
     exe.chmod(0o755)
     upper = [rid for rid in CLI_IDS if REGISTRY[rid].tier in (2, 3)]
     report = run_command(["cli", "--exe", str(exe), "--jobs", "3", "--only", *upper], tmp_path / "report")
-    reqs: dict[str, Any] = report["requirements"]
+    reqs = report.requirements
     gone = removed()
     naming = {rid for feature in gone for rid in OWNERS[feature]}
     assert naming, "the stand-in removes no feature: nothing is tested"
     wrong = {}
     for rid in upper:
-        status, note = reqs[rid]["status"], str(reqs[rid].get("note") or "")
+        status, note = reqs[rid].status, str(reqs[rid].note or "")
         if rid in naming:
             if status not in ("fail", "partial") or not any(f"expected {f}," in note for f in gone):
                 wrong[rid] = (status, note[:200])

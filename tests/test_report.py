@@ -24,7 +24,18 @@ from conformance.outcome import FAIL, NA, NOT_MEASURED, PASS, Outcome
 from conformance.paths import PACKAGE_DIR
 from conformance.pipeline import conclude, summarise
 from conformance.registry import default_registry
-from conformance.report import ReportWriteError, RunInfo, blank_template, build_report, render_report, write_report
+from conformance.report import (
+    REPORT_FILE,
+    Report,
+    ReportError,
+    ReportWriteError,
+    RunInfo,
+    blank_template,
+    build_report,
+    load_report,
+    render_report,
+    write_report,
+)
 from conformance.report.write import render_junit, render_summary
 from conformance.verdict import Verdict, verdicts_for
 
@@ -94,7 +105,7 @@ def _run() -> RunInfo:
                    agent_tested="scripted agent", adapter={"file": "adapter.yaml"}, command="agentd-conformance cli")
 
 
-def _report() -> dict[str, Any]:
+def _report() -> Report:
     verdicts = verdicts_for(REG, FAMILY, _outcomes())
     return build_report(REG, FAMILY, verdicts, summarise(REG, FAMILY, verdicts), _run(),
                         error_codes={"A2ACLI_ERR_USAGE": "test_usage"})
@@ -102,8 +113,8 @@ def _report() -> dict[str, Any]:
 
 def test_built_report_round_trips_through_yaml() -> None:
     report = _report()
-    data = yaml.safe_load(render_report(report, REG, FAMILY))
-    assert data == report
+    data = yaml.safe_load(render_report(report, REG))
+    assert data == report.to_dict()
     reqs = data["requirements"]
     assert reqs["A2ACLI_VER_001"]["status"] == FAIL
     assert reqs["A2ACLI_VER_001"]["transports"] == {"GRPC": FAIL, "JSON-RPC": PASS}
@@ -133,12 +144,12 @@ def test_any_note_text_round_trips_through_yaml(note: str, row_note: str, code_n
                           RunInfo(tool=note or None, command=note or None),
                           breakdown={"detail_level_concise": {"shipped": True, "overridable": True, "note": row_note}},
                           error_codes={"A2ACLI_ERR_USAGE": code_note})
-    assert yaml.safe_load(render_report(report, REG, FAMILY)) == report
+    assert yaml.safe_load(render_report(report, REG)) == report.to_dict()
 
 
 def test_summary_lists_failing_and_not_measured_rows_with_notes() -> None:
     report = _report()
-    md = render_summary(report, REG, FAMILY)
+    md = render_summary(report, REG)
     assert "| tier 1 | 39 |" in md
     fail_section = md.split("## Failing and partial", 1)[1].split("##", 1)[0]
     assert "`A2ACLI_VER_001`" in fail_section and "A2A-Version header missing" in fail_section
@@ -153,12 +164,12 @@ def test_summary_lists_failing_and_not_measured_rows_with_notes() -> None:
 
 def test_summary_shows_every_requirement_with_its_section_and_text_beside_its_status() -> None:
     report = _report()
-    md = render_summary(report, REG, FAMILY)
+    md = render_summary(report, REG)
     every = md.split("## Every requirement", 1)[1]
-    for rid, entry in report["requirements"].items():
+    for rid, entry in report.requirements.items():
         row = next((ln for ln in every.splitlines() if ln.startswith(f"| `{rid}` |")), None)
         assert row is not None, f"{rid} is not in the table of every requirement"
-        assert entry["spec"] in row and entry["requirement"].replace("|", "\\|")[:40] in row, row
+        assert entry.spec in row and entry.requirement.replace("|", "\\|")[:40] in row, row
     bd = md.split("## DEFAULT_001 breakdown", 1)[1].split("##", 1)[0]
     assert "not measured" in bd and "| no |" not in bd, "a row no check measured must read 'not measured'"
     assert "`A2ACLI_ERR_USAGE`" in md
@@ -182,8 +193,57 @@ def test_write_report_lays_out_the_folder(tmp_path: Path) -> None:
     report = conclude(tmp_path / "r", REG, FAMILY, outs, _run())
     names = sorted(p.name for p in (tmp_path / "r").iterdir())
     assert names == ["COMPLIANCE.md", "compliance-report.yaml", "junit.xml", "outcomes.jsonl", "summary.md"]
-    assert yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8")) == report
+    assert yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8")) == report.to_dict()
     ET.parse(tmp_path / "r" / "junit.xml")
+
+
+# ── the one report model ─────────────────────────────────────────────────────────────────────
+
+
+def _rich_run() -> RunInfo:
+    run = _run()
+    run.adapter = {"adapter": "tool.adapter.yaml", "tool": "reftool", "sha256": "ab" * 32, "schema": 2,
+                   "notes": None, "version_check": {"-v": "-V"}}
+    run.extra = {"skill_given": True, "skill": "SKILL.md"}
+    run.started, run.finished, run.environment = "2026-01-01T00:00:00+00:00", "2026-01-01T00:01:00+00:00", "Linux"
+    return run
+
+
+@pytest.mark.parametrize("family", ["a2acli", "agentd", "a2a"])
+def test_a_written_report_reads_back_through_the_model_to_the_same_bytes(tmp_path: Path, family: str) -> None:
+    """The model holds everything the YAML holds, in the template's order: load, render, same text."""
+    outs = _outcomes() if family == FAMILY else []
+    bd = {"detail_level_concise": {"shipped": True, "overridable": None, "note": "seen"}} if family == FAMILY else None
+    codes = {"A2ACLI_ERR_USAGE": "test_usage"} if family == FAMILY else None
+    conclude(tmp_path, REG, family, outs, _rich_run(), breakdown=bd, error_codes=codes)
+    text = (tmp_path / REPORT_FILE).read_text(encoding="utf-8")
+    loaded = load_report(tmp_path, REG)
+    assert loaded.family == family
+    assert render_report(loaded, REG) == text
+
+
+def test_the_committed_template_reads_back_through_the_model_to_the_same_bytes() -> None:
+    template = load_report(TEMPLATE, REG)
+    assert template.blank and template.identity.tier_claimed == "<1 | 2 | 3>"
+    assert render_report(template, REG) == TEMPLATE.read_text(encoding="utf-8")
+
+
+def test_a_report_that_does_not_fit_the_template_is_refused_on_write(tmp_path: Path) -> None:
+    """Validation on write: a row with a status outside the closed vocabulary is never rendered."""
+    report = _report()
+    report.requirements["A2ACLI_SEND_001"].status = "passed"
+    with pytest.raises(ReportError, match="A2ACLI_SEND_001.status: must be one of"):
+        render_report(report, REG)
+    with pytest.raises(ReportWriteError, match="A2ACLI_SEND_001.status"):
+        write_report(tmp_path / "r", report, REG)
+    assert not (tmp_path / "r" / REPORT_FILE).exists()
+
+
+def test_an_extra_identity_field_may_not_shadow_a_known_one() -> None:
+    report = _report()
+    report.identity.extra["tier_claimed"] = 3
+    with pytest.raises(ReportError, match="shadow"):
+        render_report(report, REG)
 
 
 def test_write_report_into_an_unwritable_place_raises(tmp_path: Path) -> None:
@@ -257,6 +317,6 @@ def test_no_registered_secret_appears_in_any_written_file(tmp_path_factory: pyte
     bd = {"detail_level_concise": row} if where == "breakdown" else None
     codes = {"A2ACLI_ERR_AUTH_FAILED": leak} if where == "error_code" else None
     report = build_report(REG, FAMILY, verdicts, summarise(REG, FAMILY, verdicts), run, bd, codes)
-    write_report(folder, report, REG, FAMILY, outs, secrets)
+    write_report(folder, report, REG, outs, secrets)
     for name, text in _decoded_texts(folder):
         assert secret not in text.replace(MARK, SENTINEL), f"{secret!r} ({where}) survives in {name}"

@@ -124,15 +124,15 @@ def test_the_twin_through_its_adapter_gets_the_references_verdicts_row_for_row(t
     reference = run_command(["cli", "--tier", "1", "--jobs", "2"], tmp_path / "reference")
     through = run_command(["cli", "--exe", TWIN_EXE, "--adapter", str(EXAMPLE), "--skill", str(TWIN_SKILL),
                            "--tier", "1", "--jobs", "2"], tmp_path / "twin")
-    ref, got = reference["requirements"], through["requirements"]
-    differ = {rid: (ref[rid]["status"], got[rid]["status"], got[rid].get("note")) for rid in ref
-              if ref[rid]["status"] != got[rid]["status"]}
+    ref, got = reference.requirements, through.requirements
+    differ = {rid: (ref[rid].status, got[rid].status, got[rid].note) for rid in ref
+              if ref[rid].status != got[rid].status}
     assert not differ, differ
-    assert [r["status"] for r in ref.values() if r["tier"] == 1] == ["pass"] * 39
-    assert through["report"]["tier_claimed"] == 1
-    ident = through["report"]
-    assert ident["adapter_used"] is True and ident["tool"] == "twin-cli"
-    assert ident["adapter"]["schema"] == 2 and ident["adapter"]["version_check"] == {"-v": "-V"}
+    assert [r.status for r in ref.values() if r.tier == 1] == ["pass"] * 39
+    assert through.identity.tier_claimed == 1
+    ident = through.identity
+    assert ident.adapter_used is True and ident.tool == "twin-cli" and ident.adapter is not None
+    assert ident.adapter["schema"] == 2 and ident.adapter["version_check"] == {"-v": "-V"}
     summary = (tmp_path / "twin" / "summary.md").read_text(encoding="utf-8")
     compliance = (tmp_path / "twin" / "COMPLIANCE.md").read_text(encoding="utf-8")
     for text in (summary, compliance):
@@ -150,8 +150,8 @@ def test_without_its_version_mapping_the_twins_version_check_fails(tmp_path: Pat
     adapter.write_text(yaml.safe_dump(doc), encoding="utf-8")
     report = run_command(["cli", "--exe", TWIN_EXE, "--adapter", str(adapter), "--only", "A2ACLI_CLI_001",
                           "--jobs", "2"], tmp_path / "report")
-    row = report["requirements"]["A2ACLI_CLI_001"]
-    assert row["status"] in ("fail", "partial") and "-v" in row["note"], row
-    parts = row.get("parts") or {}
+    row = report.requirements["A2ACLI_CLI_001"]
+    assert row.status in ("fail", "partial") and "-v" in (row.note or ""), row
+    parts = row.parts
     assert parts.get("version") == "fail" and parts.get("help") == "pass", row
-    assert "version_check" not in report["report"]["adapter"]
+    assert "version_check" not in (report.identity.adapter or {})

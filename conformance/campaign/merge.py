@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from conformance.campaign.table import build_table, write_table
+from conformance.registry import default_registry
+from conformance.report.model import REPORT_FILE, Report, ReportError, load_report
 from conformance.yamldoc import load_mapping
 
 
@@ -45,20 +45,18 @@ def merge_shards(dirs: list[Path], out: Path, previous: dict[str, Any] | None) -
     missing = sorted(set(range(1, n + 1)) - set(seen))
     if missing:
         raise MergeError(f"shard(s) {', '.join(f'{i}/{n}' for i in missing)} missing: the table would be partial")
-    found: dict[str, dict[str, Any] | str] = {}
+    found: dict[str, Report | str] = {}
+    registry = default_registry()
     for d, doc in shards:
         errors = doc["shard"].get("errors") or {}
         for name in doc.get("targets", {}):
             if name in errors:
                 found[name] = errors[name]
                 continue
-            path = d / name / "compliance-report.yaml"
             try:
-                report = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError) as exc:
+                found[name] = load_report(d / name / REPORT_FILE, registry)
+            except ReportError as exc:
                 found[name] = f"report unreadable in {d}: {exc}"
-                continue
-            found[name] = report if isinstance(report, dict) else f"report malformed in {d}"
     absent = [t for t in order if t not in found]
     if absent:
         raise MergeError(f"target(s) {', '.join(absent)} are in no shard's results")

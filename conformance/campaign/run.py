@@ -8,9 +8,10 @@ from typing import Any
 
 from conformance.campaign.table import build_table, load_previous, write_table
 from conformance.campaign.targets_file import Entry
+from conformance.report.model import Report
 
 #: Runs one entry with its report folder; returns that report (raises when the target cannot run).
-Runner = Callable[[Entry, Path], dict[str, Any]]
+Runner = Callable[[Entry, Path], Report]
 
 
 def run_campaign(entries: list[Entry], out: Path, previous: Path | None, runner: Runner,
@@ -22,7 +23,7 @@ def run_campaign(entries: list[Entry], out: Path, previous: Path | None, runner:
     shard, for ``matrix merge``.
     """
     prev_doc = load_previous(previous)
-    results: dict[str, dict[str, Any] | str] = {}
+    results: dict[str, Report | str] = {}
     for entry in entries:
         try:
             results[entry.name] = runner(entry, out / entry.name)

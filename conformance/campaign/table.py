@@ -13,7 +13,8 @@ from typing import Any
 import yaml
 
 from conformance.registry import default_registry
-from conformance.report.html import render_implementation_html
+from conformance.report.html import claim_words, render_implementation_html
+from conformance.report.model import Report
 from conformance.yamldoc import load_mapping
 
 
@@ -24,19 +25,19 @@ class PreviousError(ValueError):
 MARK = {"pass": "pass", "partial": "PART", "fail": "FAIL", "not_measured": "n/m", "na": "n/a"}
 
 
-def build_table(results: dict[str, dict[str, Any] | str], previous: dict[str, Any] | None) -> dict[str, Any]:
+def build_table(results: dict[str, Report | str], previous: dict[str, Any] | None) -> dict[str, Any]:
     """From per-target reports (or an error string) to the table (the document matrix.yaml holds)."""
     ids: dict[str, None] = {}
     for rep in results.values():
-        if isinstance(rep, dict):
-            for rid in rep.get("requirements", {}):
+        if isinstance(rep, Report):
+            for rid in rep.requirements:
                 ids.setdefault(rid, None)
     cells: dict[str, dict[str, str]] = {}
     for rid in ids:
         cells[rid] = {}
         for name, rep in results.items():
-            if isinstance(rep, dict) and rid in rep.get("requirements", {}):
-                cells[rid][name] = str(rep["requirements"][rid].get("status"))
+            if isinstance(rep, Report) and rid in rep.requirements:
+                cells[rid][name] = rep.requirements[rid].status
     no_target_passes = sorted(rid for rid, row in cells.items()
                               if row and "pass" not in row.values()
                               and any(s in ("fail", "partial") for s in row.values()))
@@ -51,14 +52,8 @@ def build_table(results: dict[str, dict[str, Any] | str], previous: dict[str, An
             "cells": cells, "no_target_passes": no_target_passes, "regressions": regressions}
 
 
-def _result_word(rep: dict[str, Any] | str) -> str:
-    if not isinstance(rep, dict):
-        return f"error: {rep}"
-    ident = rep.get("report", {})
-    if "tier_claimed" in ident:
-        return f"tier {ident['tier_claimed']} satisfied" if ident["tier_claimed"] else "no tier satisfied"
-    levels = ident.get("levels_satisfied") or []
-    return f"levels satisfied: {', '.join(levels)}" if levels else "no level satisfied"
+def _result_word(rep: Report | str) -> str:
+    return claim_words(rep) if isinstance(rep, Report) else f"error: {rep}"
 
 
 def render_table(doc: dict[str, Any]) -> str:
@@ -90,7 +85,7 @@ def load_previous(previous: Path | None) -> dict[str, Any] | None:
 
 
 def write_table(out: Path, doc: dict[str, Any], extra: dict[str, Any] | None,
-                results: dict[str, dict[str, Any] | str]) -> None:
+                results: dict[str, Report | str]) -> None:
     """matrix.yaml (with ``extra``: a shard's marks), matrix.md and the implementation report page."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "matrix.yaml").write_text(yaml.safe_dump({**doc, **(extra or {})}, sort_keys=False, width=120),

@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from conformance.campaign import (
     Entry,
     MergeError,
@@ -25,6 +23,8 @@ from conformance.command.agent import run_agent
 from conformance.command.cli import run_cli
 from conformance.command.errors import EXIT_HARNESS, EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
 from conformance.command.run import RunOptions, report_dir
+from conformance.registry import default_registry
+from conformance.report.model import Report, load_report
 from conformance.targets.model import CliTarget, TargetError
 
 
@@ -43,7 +43,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             entries = shard(entries, index, count)
         out = report_dir(args.report_dir, "matrix")
 
-        def runner(entry: Entry, folder: Path) -> dict[str, Any]:
+        def runner(entry: Entry, folder: Path) -> Report:
             return _run_entry(entry, folder, args.jobs, args.timeout)
 
         doc = run_campaign(entries, out, Path(args.previous) if args.previous else None, runner, shard_of)
@@ -52,18 +52,19 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return _exit(doc, out, args.fail_on_regression)
 
 
-def _run_entry(entry: Entry, folder: Path, jobs: int, timeout: float | None) -> dict[str, Any]:
-    """One target of the file, run as the ``cli`` / ``agent`` command would run it; its report, with the exit."""
+def _run_entry(entry: Entry, folder: Path, jobs: int, timeout: float | None) -> Report:
+    """One target of the file, run as the ``cli`` / ``agent`` command would run it; its report."""
     try:
         target = entry.target()
     except TargetError as exc:
         raise UsageFailure(str(exc)) from None
     opts = RunOptions(family=entry.family, name=entry.name, only=entry.only, tier=entry.tier, jobs=jobs,
                       report_dir=str(folder), timeout=timeout)
-    code = run_cli(target, opts) if isinstance(target, CliTarget) else run_agent(target, opts)
-    report: dict[str, Any] = yaml.safe_load((folder / "compliance-report.yaml").read_text("utf-8"))
-    report.setdefault("report", {})["exit"] = code
-    return report
+    if isinstance(target, CliTarget):
+        run_cli(target, opts)
+    else:
+        run_agent(target, opts)
+    return load_report(folder, default_registry())
 
 
 def _shard_arg(text: str) -> tuple[int, int]:

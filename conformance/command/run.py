@@ -25,11 +25,12 @@ from conformance.baseline import BaselineError, compare, load_baseline, render_b
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, NothingToRerun, UsageFailure
 from conformance.context import RunContext, private_dir
 from conformance.evidence import SecretSet, redact_tree, slug
+from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.paths import SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError
-from conformance.report.merge import latest_report, load_report, merge_into, rows_to_rerun
-from conformance.yamldoc import load_mapping
+from conformance.report.merge import latest_report, merge_into, rows_to_rerun
+from conformance.report.model import CLI_FAMILY, REPORT_FILE, Report, ReportError, load_report
 
 #: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
 COMPLETED = (0, 1, 5)
@@ -130,7 +131,7 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     ctx.dump(ctx_path)
     report_dir.mkdir(parents=True, exist_ok=True)
     # A report left by an earlier run into the same folder must never be read as this run's result.
-    (report_dir / "compliance-report.yaml").unlink(missing_ok=True)
+    (report_dir / REPORT_FILE).unlink(missing_ok=True)
     cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
@@ -190,25 +191,27 @@ def _sweep(folders: list[Path], ctx: RunContext, secret_dir: Path) -> None:
         redact_tree(folder, secrets)
 
 
-def read_report(report_dir: Path, code: int) -> dict[str, Any]:
+def read_report(report_dir: Path, code: int) -> Report:
     """The finished report of a run that ended with pytest exit ``code`` (a harness failure otherwise)."""
-    path = report_dir / "compliance-report.yaml"
+    path = report_dir / REPORT_FILE
     if code not in COMPLETED or not path.is_file():
         raise HarnessFailure(f"the harness could not complete the run (pytest exit {code}); "
                              f"see {report_dir / 'pytest.log'}")
-    return load_mapping(path, "summary", lambda exc: HarnessFailure(f"the report {path} is unreadable: {exc}"),
-                        lambda: HarnessFailure(f"the report {path} is malformed"))
+    try:
+        return load_report(path, default_registry())
+    except ReportError as exc:
+        raise HarnessFailure(f"the run's own report is not valid: {exc}") from exc
 
 
-def print_summary(report: dict[str, Any], report_dir: Path) -> None:
+def print_summary(report: Report, report_dir: Path) -> None:
     print("")
     print(f"{'group':<14}{'total':>6}{'pass':>6}{'part':>6}{'fail':>6}{'n/m':>6}{'n/a':>6}  satisfied")
-    for g, row in report["summary"].items():
-        print(f"{g:<14}{row['total']:>6}{row['pass']:>6}{row['partial']:>6}{row['fail']:>6}"
-              f"{row['not_measured']:>6}{row['na']:>6}  {'yes' if row['satisfied'] else 'no'}")
-    ident = report.get("report", {})
-    if "tier_claimed" in ident:
-        tc = ident["tier_claimed"]
+    for g, row in report.summary.items():
+        c = row.counts
+        print(f"{g:<14}{row.total:>6}{c[PASS]:>6}{c[PARTIAL]:>6}{c[FAIL]:>6}"
+              f"{c[NOT_MEASURED]:>6}{c[NA]:>6}  {'yes' if row.satisfied else 'no'}")
+    if report.family == CLI_FAMILY:
+        tc = report.identity.tier_claimed
         print(f"Tier claimed: {tc if tc else 'none'}" + (f" (Tier {tc} satisfied)" if tc else ""))
     print(f"Report: {report_dir / 'compliance-report.yaml'}")
     print(f"Summary: {report_dir / 'summary.md'}")
@@ -232,8 +235,8 @@ def rerun(opts: RunOptions, target: str, report_dir: Path,
     if previous.resolve() == report_dir.resolve():
         raise UsageFailure("--rerun-failed: the rerun needs a --report-dir other than the earlier report's")
     try:
-        rows = rows_to_rerun(load_report(previous))
-    except ReportWriteError as exc:
+        rows = rows_to_rerun(load_report(previous, default_registry()))
+    except ReportError as exc:
         raise UsageFailure(f"--rerun-failed: {exc}") from exc
     if scope is not None:
         rows = [r for r in rows if r in scope]
@@ -244,11 +247,11 @@ def rerun(opts: RunOptions, target: str, report_dir: Path,
 
 
 def merge_rerun(report_dir: Path, code: int, previous: Path | None, scope: list[str] | None) -> None:
-    if previous is None or code not in COMPLETED or not (report_dir / "compliance-report.yaml").is_file():
+    if previous is None or code not in COMPLETED or not (report_dir / REPORT_FILE).is_file():
         return
     try:
         merge_into(report_dir, previous, scope or [], default_registry())
-    except (ReportWriteError, OSError) as exc:
+    except (ReportWriteError, ReportError, OSError) as exc:
         raise HarnessFailure(f"--rerun-failed: cannot merge into {report_dir}: {exc}") from exc
 
 
@@ -309,7 +312,8 @@ def finish(report_dir: Path, code: int, required: str | None, baseline: Baseline
     report = read_report(report_dir, code)
     print_summary(report, report_dir)
     result = EXIT_OK
-    if required and report["summary"].get(required, {}).get("satisfied") is not True:
+    group = report.summary.get(required) if required else None
+    if required and (group is None or group.satisfied is not True):
         sys.stderr.write(f"agentd-conformance: {required.replace('_', ' ')} is not satisfied\n")
         result = EXIT_UNSATISFIED
     if baseline is not None and baseline.write is not None:

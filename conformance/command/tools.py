@@ -18,6 +18,7 @@ from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure
 from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, blank_template, render_saved
+from conformance.report.model import ReportError, report_path
 from conformance.specdiff import SpecFileError, diff, read_revision, render
 from conformance.targets.engine import EngineUnavailable
 from conformance.targets.image import ImageBuildError, build_reference
@@ -101,14 +102,12 @@ def cmd_adapter(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     if args.report_command != "render":
         raise UsageFailure("report: expected an action: render")
-    path = Path(args.path)
-    if path.is_dir():
-        path = path / "compliance-report.yaml"
+    path = report_path(Path(args.path))
     if not path.is_file():
         raise UsageFailure(f"report render: no such report: {path}")
     try:
         written = render_saved(path, default_registry(), Path(args.out) if args.out else None)
-    except ReportWriteError as exc:
+    except (ReportError, ReportWriteError) as exc:
         raise UsageFailure(f"report render: {exc}") from exc
     for w in written:
         print(w)

@@ -1,4 +1,4 @@
-"""Build the compliance report (a plain dict in the template's shape) and render it as YAML."""
+"""Build the compliance report (:class:`~conformance.report.model.Report`) and render it as YAML."""
 
 from __future__ import annotations
 
@@ -10,6 +10,16 @@ from typing import Any
 from conformance import __version__
 from conformance.outcome import NOT_MEASURED, PASS
 from conformance.registry import Registry
+from conformance.report.model import (
+    Attestation,
+    BreakdownRow,
+    ErrorCodeRow,
+    Harness,
+    Identity,
+    Report,
+    RequirementResult,
+    RunTimes,
+)
 from conformance.report.yamlout import block, flow, scalar
 from conformance.verdict import GroupSummary, Verdict, rollup, tier_claimed
 
@@ -51,57 +61,42 @@ def claims(family: str, summary: Mapping[str, GroupSummary]) -> dict[str, Any]:
     return {"levels_satisfied": [g.split("_", 1)[1] for g, s in summary.items() if s.satisfied]}
 
 
-def summary_block(summary: Mapping[str, GroupSummary]) -> dict[str, Any]:
-    """The report's ``summary:`` mapping."""
-    return {g: s.to_dict() for g, s in summary.items()}
+def apply_claims(ident: Identity, summary: Mapping[str, GroupSummary]) -> None:
+    """Set ``ident``'s claim (tier claimed, or levels satisfied) from ``summary``."""
+    for key, value in claims(ident.family, summary).items():
+        setattr(ident, key, value)
 
 
 def _identity(registry: Registry, family: str, run: RunInfo | None,
-              summary: Mapping[str, GroupSummary]) -> dict[str, Any]:
+              summary: Mapping[str, GroupSummary]) -> Identity:
     info = registry.families[family]
     blank = run is None
     r = run or RunInfo()
     today = _dt.date.today().isoformat()
+    ident = Identity(family=family, report_date="<YYYY-MM-DD>" if blank else today,
+                     agent_tested=_placeholder(r.agent_tested, "<name or URL>"), a2a_versions=["1.0"],
+                     transports_covered=list(r.transports_covered))
     if family == "a2acli":
-        ident: dict[str, Any] = {
-            "tool": _placeholder(r.tool, "<tool-name>"),
-            "tool_version": _placeholder(r.tool_version, "<x.y.z>" if blank else "unknown"),
-            "language": _placeholder(r.language, "<Go | Rust | Python | ...>" if blank else "unknown"),
-            "repository": _placeholder(r.repository, "<url>" if blank else "unknown"),
-            "maintainer": _placeholder(r.maintainer, "<name or org>" if blank else "unknown"),
-            "report_date": "<YYYY-MM-DD>" if blank else today,
-            "spec_version": info.spec_version or SPEC_VERSION,
-            "spec_revision": "<YYYY-MM-DD>" if blank else (info.spec_revision or SPEC_REVISION),
-            "a2a_versions": ["1.0"],
-            "agent_tested": _placeholder(r.agent_tested, "<name or URL>"),
-            "agent_tck_conformant": r.agent_tck_conformant,
-            "transports_covered": list(r.transports_covered),
-            "tier_claimed": "<1 | 2 | 3>" if blank else claims(family, summary)["tier_claimed"],
-        }
+        ident.tool = _placeholder(r.tool, "<tool-name>")
+        ident.tool_version = _placeholder(r.tool_version, "<x.y.z>" if blank else "unknown")
+        ident.language = _placeholder(r.language, "<Go | Rust | Python | ...>" if blank else "unknown")
+        ident.repository = _placeholder(r.repository, "<url>" if blank else "unknown")
+        ident.maintainer = _placeholder(r.maintainer, "<name or org>" if blank else "unknown")
+        ident.spec_version = info.spec_version or SPEC_VERSION
+        ident.spec_revision = "<YYYY-MM-DD>" if blank else (info.spec_revision or SPEC_REVISION)
+        ident.agent_tck_conformant = r.agent_tck_conformant
+        ident.tier_claimed = "<1 | 2 | 3>" if blank else None
     else:
-        ident = {
-            "family": family,
-            "specification": info.title,
-            "source": info.source,
-            "agent_tested": _placeholder(r.agent_tested, "<name or URL>"),
-            "report_date": "<YYYY-MM-DD>" if blank else today,
-            "a2a_versions": ["1.0"],
-            "transports_covered": list(r.transports_covered),
-            "levels_satisfied": [] if blank else claims(family, summary)["levels_satisfied"],
-        }
+        ident.specification, ident.source = info.title, info.source
     if not blank:
-        ident["harness"] = {"name": "agentd-conformance", "version": __version__}
-        ident["target"] = r.target
-        if r.environment:
-            ident["environment"] = r.environment
-        ident["adapter_used"] = r.adapter is not None
-        if r.adapter is not None:
-            ident["adapter"] = dict(r.adapter)
-        run_block = {k: v for k, v in (("started", r.started), ("finished", r.finished),
-                                         ("command", r.command), ("scope", r.scope)) if v}
-        if run_block:
-            ident["run"] = run_block
-        ident.update(r.extra)
+        apply_claims(ident, summary)
+        ident.harness = Harness("agentd-conformance", __version__)
+        ident.target = r.target
+        ident.environment = r.environment or None
+        ident.adapter_used = r.adapter is not None
+        ident.adapter = dict(r.adapter) if r.adapter is not None else None
+        ident.run = RunTimes(started=r.started, finished=r.finished, command=r.command, scope=r.scope)
+        ident.extra = dict(r.extra)
     return ident
 
 
@@ -112,64 +107,51 @@ def _cell(value: Any) -> bool | None:
 def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict] | None,
                  summary: Mapping[str, GroupSummary], run: RunInfo | None = None,
                  breakdown: Mapping[str, Mapping[str, Any]] | None = None,
-                 error_codes: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The report as a dict, from the verdicts and their rollup (``summary``, computed by the pipeline:
+                 error_codes: Mapping[str, str] | None = None) -> Report:
+    """The report, from the verdicts and their rollup (``summary``, computed by the pipeline:
     ``conformance.pipeline``). ``verdicts=None`` builds the blank template."""
     blank = verdicts is None
-    reqs = registry.select(family=family)
-    report: dict[str, Any] = {"report": _identity(registry, family, run, summary)}
-    report["summary"] = summary_block(summary)
-    requirements: dict[str, Any] = {}
-    for r in reqs:
-        entry: dict[str, Any] = {}
-        if r.tier is not None:
-            entry["tier"] = r.tier
-        else:
-            entry["level"] = r.level
-        entry["area"] = r.area
-        entry["spec"] = r.spec
-        entry["requirement"] = r.summary
-        if r.conditional:
-            entry["condition"] = r.condition
-        if verdicts is None:
-            entry["status"] = NOT_MEASURED
-            entry["note"] = NOTE_REQUIRED
-            entry["evidence"] = None
-        else:
+    requirements: dict[str, RequirementResult] = {}
+    for r in registry.select(family=family):
+        row = RequirementResult(area=r.area, spec=r.spec, requirement=r.summary, status=NOT_MEASURED,
+                                note=NOTE_REQUIRED, evidence=None, tier=r.tier,
+                                level=r.level if r.tier is None else None,
+                                condition=r.condition if r.conditional else None)
+        if verdicts is not None:
             v = verdicts[r.id]
-            entry["status"] = v.status
-            entry["note"] = v.note if v.status != PASS else (v.note or None)
-            entry["evidence"] = list(v.evidence) or None
-            if v.transports:
-                entry["transports"] = dict(v.transports)
-            if v.parts:
-                entry["parts"] = dict(v.parts)
-        requirements[r.id] = entry
-    report["requirements"] = requirements
+            row.status = v.status
+            row.note = v.note if v.status != PASS else (v.note or None)
+            row.evidence = list(v.evidence) or None
+            row.transports = dict(v.transports)
+            row.parts = dict(v.parts)
+        requirements[r.id] = row
     info = registry.families[family]
+    breakdown_rows: dict[str, BreakdownRow] | None = None
     rows = info.breakdowns.get("default_001") or {}
     if rows:
         bd = breakdown or {}
         # A row no check could measure (or measured only in part) is null — "not measured", never "no".
-        report["default_001_breakdown"] = {
-            key: {"shipped": False if blank else _cell(bd.get(key, {}).get("shipped")),
-                  "overridable": False if blank else _cell(bd.get(key, {}).get("overridable")),
-                  "note": bd.get(key, {}).get("note") or (None if blank or key in bd else "not measured")}
+        breakdown_rows = {
+            key: BreakdownRow(shipped=False if blank else _cell(bd.get(key, {}).get("shipped")),
+                              overridable=False if blank else _cell(bd.get(key, {}).get("overridable")),
+                              note=bd.get(key, {}).get("note") or (None if blank or key in bd else "not measured"))
             for key in rows
         }
         if blank:
             for key, note in (info.breakdowns.get("default_001_notes") or {}).items():
-                report["default_001_breakdown"][key]["note"] = note
+                breakdown_rows[key].note = note
+    codes_rows: dict[str, ErrorCodeRow] | None = None
     codes = info.breakdowns.get("error_codes") or []
     if codes:
         seen = error_codes or {}
-        report["error_codes"] = {c: {"emitted": c in seen, "note": seen.get(c)} for c in codes}
-    report["attestation"] = {
-        "reported_by": "<name, role>" if blank else f"agentd-conformance {__version__} (automated)",
-        "date": "<YYYY-MM-DD>" if blank else _dt.date.today().isoformat(),
-        "statement": "The tier claimed reflects the evidence recorded above.",
-    }
-    return report
+        codes_rows = {c: ErrorCodeRow(emitted=c in seen, note=seen.get(c)) for c in codes}
+    attestation = Attestation(
+        reported_by="<name, role>" if blank else f"agentd-conformance {__version__} (automated)",
+        date="<YYYY-MM-DD>" if blank else _dt.date.today().isoformat(),
+        statement="The tier claimed reflects the evidence recorded above.")
+    return Report(identity=_identity(registry, family, run, summary), summary=dict(summary),
+                  requirements=requirements, attestation=attestation, default_001_breakdown=breakdown_rows,
+                  error_codes=codes_rows)
 
 
 _HEADER = """\
@@ -183,20 +165,22 @@ _HEADER = """\
 """
 
 
-def render_report(report: dict[str, Any], registry: Registry, family: str, blank: bool = False) -> str:
-    """YAML text of ``report`` in the template's layout."""
-    info = registry.families[family]
-    out = [_HEADER.format(title=info.title, kind=" (blank template)" if blank else "", source=info.source)]
+def render_report(report: Report, registry: Registry) -> str:
+    """YAML text of ``report`` in the template's layout (validated against the template's shape first)."""
+    report.validate(registry)
+    data = report.to_dict()
+    info = registry.families[report.family]
+    out = [_HEADER.format(title=info.title, kind=" (blank template)" if report.blank else "", source=info.source)]
     out.append("report:")
-    out.extend(block(report["report"], 2))
+    out.extend(block(data["report"], 2))
     out.append("")
     out.append("summary:")
-    for g, row in report["summary"].items():
+    for g, row in data["summary"].items():
         out.append(f"  {g}: {flow(row)}")
     out.append("")
     out.append("requirements:")
     group = None
-    for rid, entry in report["requirements"].items():
+    for rid, entry in data["requirements"].items():
         g = f"tier {entry['tier']}" if "tier" in entry else f"level {entry['level']}"
         if g != group:
             out.append("")
@@ -205,22 +189,22 @@ def render_report(report: dict[str, Any], registry: Registry, family: str, blank
         out.append(f"  {rid}:")
         out.extend(block(entry, 4))
     for key in ("default_001_breakdown", "error_codes"):
-        if key in report:
+        if key in data:
             out.append("")
             out.append(f"{key}:")
-            width = max(len(k) for k in report[key]) + 1
-            for k, row in report[key].items():
+            width = max(len(k) for k in data[key]) + 1
+            for k, row in data[key].items():
                 out.append(f"  {(k + ':').ljust(width)} {flow(row)}")
     out.append("")
     out.append("attestation:")
-    out.extend(block(report["attestation"], 2))
+    out.extend(block(data["attestation"], 2))
     return "\n".join(out) + "\n"
 
 
 def blank_template(registry: Registry, family: str = "a2acli") -> str:
     """The blank compliance-report YAML for ``family``, generated from the registry: every row not measured."""
     summary = rollup(registry, family, {r.id: NOT_MEASURED for r in registry.select(family=family)})
-    return render_report(build_report(registry, family, None, summary), registry, family, blank=True)
+    return render_report(build_report(registry, family, None, summary), registry)
 
 
-__all__ = ["RunInfo", "blank_template", "build_report", "claims", "render_report", "scalar", "summary_block"]
+__all__ = ["RunInfo", "apply_claims", "blank_template", "build_report", "claims", "render_report", "scalar"]

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conformance.registry import Registry
+from conformance.report.model import Harness, Report, RunTimes
 
 #: The form's marks, by status word (COMPLIANCE.md §2 / Appendix A.2).
 MARK = {"pass": "✅", "partial": "◐", "fail": "❌", "not_measured": "⊘", "na": "—", "withdrawn": "⊗"}
@@ -57,32 +58,32 @@ def status_cell(status: str) -> str:
     return f"{MARK.get(status, '?')} {WORD.get(status, status)}"
 
 
-def render_compliance_md(report: Mapping[str, Any], registry: Registry) -> str:
+def render_compliance_md(report: Report, registry: Registry) -> str:
     """The filled COMPLIANCE.md of an a2acli report."""
-    ident = report["report"]
+    ident = report.identity
     info = registry.families["a2acli"]
-    claimed = ident.get("tier_claimed")
-    harness = ident.get("harness") or {}
-    run = ident.get("run") or {}
-    out: list[str] = [f"# {ident.get('tool', 'tool')} — a2a-cli Compliance Report", "",
-                      f"Produced by {harness.get('name', 'agentd-conformance')} {harness.get('version', '')}, "
+    claimed = ident.tier_claimed
+    harness = ident.harness or Harness("agentd-conformance", "")
+    run = ident.run or RunTimes()
+    out: list[str] = [f"# {ident.tool or 'tool'} — a2a-cli Compliance Report", "",
+                      f"Produced by {harness.name} {harness.version}, "
                       f"an automated black-box harness, from `compliance-report.yaml` (the machine-readable "
                       "form of this report; the two agree row for row).", ""]
-    if ident.get("adapter_used"):
+    if ident.adapter_used:
         out += ["> **Measured through an adapter.** The tool's own grammar differs from SPEC.md; an adapter file "
                 "translated each invocation, so these results measure the tool *as translated*. See §7.", ""]
 
     out += ["## 1. Summary", "", "| Field | Value |", "| --- | --- |"]
-    fields = (("Tool name", ident.get("tool")), ("Tool version", ident.get("tool_version")),
-              ("Implementation language", ident.get("language")), ("Repository", ident.get("repository")),
-              ("Maintainer / contact", ident.get("maintainer")), ("Report date", ident.get("report_date")),
-              ("Specification version targeted", ident.get("spec_version") or info.spec_version),
-              ("Specification revision (Last updated)", ident.get("spec_revision") or info.spec_revision),
+    fields = (("Tool name", ident.tool), ("Tool version", ident.tool_version),
+              ("Implementation language", ident.language), ("Repository", ident.repository),
+              ("Maintainer / contact", ident.maintainer), ("Report date", ident.report_date),
+              ("Specification version targeted", ident.spec_version or info.spec_version),
+              ("Specification revision (Last updated)", ident.spec_revision or info.spec_revision),
               ("**Tier claimed**", f"Tier {claimed}" if claimed else "none"),
-              ("A2A protocol version(s)", ", ".join(map(str, ident.get("a2a_versions") or [])) or "unknown"),
-              ("Agent exercised against", ident.get("agent_tested")),
-              ("That agent is TCK-conformant?", ident.get("agent_tck_conformant", "unknown")),
-              ("Transports covered", " / ".join(ident.get("transports_covered") or []) or "none"))
+              ("A2A protocol version(s)", ", ".join(map(str, ident.a2a_versions)) or "unknown"),
+              ("Agent exercised against", ident.agent_tested),
+              ("That agent is TCK-conformant?", ident.agent_tck_conformant or "unknown"),
+              ("Transports covered", " / ".join(ident.transports_covered) or "none"))
     out += [f"| {k} | `{_cell(v if v not in (None, '') else 'unknown')}` |" for k, v in fields]
 
     out += ["", "## 2. Legend", "", "| Mark | Meaning |", "| --- | --- |",
@@ -97,71 +98,71 @@ def render_compliance_md(report: Mapping[str, Any], registry: Registry) -> str:
     out += ["## 3. Results at a glance", "",
             "| Tier | Requirements | `✅` | `◐` | `❌` | `⊘` | `—` | Tier satisfied? |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for group, row in report["summary"].items():
+    for group, row in report.summary.items():
         tier = int(group.split("_")[1])
-        out.append(f"| {TIER_SHORT.get(tier, group)} | {row['total']} | {row['pass']} | {row['partial']} | "
-                   f"{row['fail']} | {row['not_measured']} | {row['na']} | {_yes(row['satisfied'])} |")
+        c = row.counts
+        out.append(f"| {TIER_SHORT.get(tier, group)} | {row.total} | {c['pass']} | {c['partial']} | "
+                   f"{c['fail']} | {c['not_measured']} | {c['na']} | {_yes(row.satisfied)} |")
 
-    reqs = report["requirements"]
-    for tier in sorted({e["tier"] for e in reqs.values()}):
+    reqs = report.requirements
+    for tier in sorted({e.tier for e in reqs.values() if e.tier is not None}):
         out += ["", f"## {SECTION.get(tier, tier)}. {TIER_TITLE.get(tier, f'Tier {tier}')}", "",
                 "| ID | Requirement | Spec § | Status | Notes |", "| --- | --- | --- | --- | --- |"]
         for rid, e in reqs.items():
-            if e["tier"] != tier:
+            if e.tier != tier:
                 continue
-            text = _cell(e.get("requirement"))
-            if e.get("condition"):
-                text = f"*(Conditional — {_cell(e['condition'])}.)* {text}"
-            note = "" if e["status"] == "pass" else _short(e.get("note"))
-            out.append(f"| `{rid}` | {text} | {_cell(e.get('spec'))} | {status_cell(e['status'])} | {note} |")
-        if tier == 1 and "default_001_breakdown" in report:
+            text = _cell(e.requirement)
+            if e.condition:
+                text = f"*(Conditional — {_cell(e.condition)}.)* {text}"
+            note = "" if e.status == "pass" else _short(e.note)
+            out.append(f"| `{rid}` | {text} | {_cell(e.spec)} | {status_cell(e.status)} | {note} |")
+        if tier == 1 and report.default_001_breakdown is not None:
             labels = info.breakdowns.get("default_001") or {}
             out += ["", "### 4a. `A2ACLI_DEFAULT_001` breakdown", "",
                     "| Default (§6.5) | Shipped? (yes/no) | Overridable by flag? (yes/no) | Notes |",
                     "| --- | --- | --- | --- |"]
-            for key, row in report["default_001_breakdown"].items():
-                out.append(f"| {_cell(labels.get(key, key))} | {_breakdown_cell(row, 'shipped')} | "
-                           f"{_breakdown_cell(row, 'overridable')} | {_short(row.get('note'))} |")
+            for key, bd in report.default_001_breakdown.items():
+                out.append(f"| {_cell(labels.get(key, key))} | {_breakdown_cell(bd.shipped)} | "
+                           f"{_breakdown_cell(bd.overridable)} | {_short(bd.note)} |")
 
-    failing = [rid for rid, e in reqs.items() if e["status"] in ("fail", "partial")]
-    unmeasured = sum(e["status"] == "not_measured" for e in reqs.values())
+    failing = [rid for rid, _ in report.rows("fail", "partial")]
+    unmeasured = sum(1 for _ in report.rows("not_measured"))
     gaps = ", ".join(f"`{g}`" for g in failing[:20]) + (f" and {len(failing) - 20} more" if len(failing) > 20 else "")
     caveats = "; ".join(x for x in (f"{len(failing)} failing or partial: {gaps}" if failing else "",
                                     f"{unmeasured} not measured (each row's note says why)" if unmeasured else "")
                         if x) or "none"
-    adapter = ident.get("adapter") or {}
+    adapter = ident.adapter or {}
     out += ["", "## 7. Test evidence", "",
-            f"- **How the tool was exercised:** `{_cell(run.get('command') or 'agentd-conformance cli')}` — every "
+            f"- **How the tool was exercised:** `{_cell(run.command or 'agentd-conformance cli')}` — every "
             "check runs the tool as a subprocess (isolated HOME and XDG folders) against an A2A agent the harness "
             "runs and scripts on loopback, and judges what the agent recorded and what the tool printed.",
             "- **Results / logs:** `compliance-report.yaml`, `summary.md`, `junit.xml`, `outcomes.jsonl` and "
             "`evidence/<ID>/` beside this file (argv, environment, stdout, stderr, exit codes, wire exchanges; "
             "every secret redacted).",
-            f"- **Harness:** {_cell(harness.get('name', 'agentd-conformance'))} {_cell(harness.get('version', ''))}; "
-            f"run started {_cell(run.get('started') or 'unknown')}, "
-            f"finished {_cell(run.get('finished') or 'unknown')}.",
-            f"- **Environment:** {_cell(ident.get('environment') or 'unknown')}; agent: "
-            f"{_cell(ident.get('agent_tested') or 'unknown')}.",
+            f"- **Harness:** {_cell(harness.name)} {_cell(harness.version)}; "
+            f"run started {_cell(run.started or 'unknown')}, "
+            f"finished {_cell(run.finished or 'unknown')}.",
+            f"- **Environment:** {_cell(ident.environment or 'unknown')}; agent: "
+            f"{_cell(ident.agent_tested or 'unknown')}.",
             "- **Adapter:** " + (f"yes — {_cell(describe_adapter(adapter))}"
-                                 if ident.get("adapter_used") else "none (the tool was driven in SPEC.md's grammar)"),
+                                 if ident.adapter_used else "none (the tool was driven in SPEC.md's grammar)"),
             f"- **Known gaps / caveats:** {caveats}."]
 
-    if "error_codes" in report:
+    if report.error_codes is not None:
         out += ["", "## 8. Error code coverage", "",
                 "Which `A2ACLI_ERR_*` codes (SPEC.md Appendix D) the harness saw the tool emit during this run. "
                 "`no` means not seen, which is not proof that the tool cannot emit it.", "",
                 "| Code | Emitted (yes/no) | Notes |", "| --- | --- | --- |"]
-        for code, row in report["error_codes"].items():
-            out.append(f"| `{code}` | {_yes(row.get('emitted'))} | {_short(row.get('note'))} |")
+        for code, ec in report.error_codes.items():
+            out.append(f"| `{code}` | {_yes(ec.emitted)} | {_short(ec.note)} |")
 
-    att = report.get("attestation") or {}
+    att = report.attestation
     out += ["", "## 9. Attestation", "",
-            f"Reported by {_cell(att.get('reported_by'))} on {_cell(att.get('date'))}. "
-            f"{_cell(att.get('statement'))}", ""]
+            f"Reported by {_cell(att.reported_by)} on {_cell(att.date)}. "
+            f"{_cell(att.statement)}", ""]
     return "\n".join(out)
 
 
-def _breakdown_cell(row: Mapping[str, Any], key: str) -> str:
+def _breakdown_cell(value: bool | None) -> str:
     """yes / no, or "not measured" for a value no check could establish (null in the YAML)."""
-    value = row.get(key)
     return "not measured" if value is None else _yes(value)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conformance.registry import Registry
+from conformance.report.model import CLI_FAMILY, Report
 
 STATUSES = ("pass", "partial", "fail", "not_measured", "na")
 #: Marks that every font draws (the emoji forms of the CLI report need an emoji font).
@@ -90,7 +91,7 @@ def _group_title(registry: Registry, rid: str) -> tuple[str, str]:
     return key, f"{registry.families[r.family].title} — {r.group.replace('_', ' ')}"
 
 
-def render_implementation_html(reports: Mapping[str, Mapping[str, Any] | str], registry: Registry,
+def render_implementation_html(reports: Mapping[str, Report | str], registry: Registry,
                                links: Mapping[str, str] | None = None, title: str = "Implementation report") -> str:
     """The page for ``reports`` (target name -> loaded compliance report, or an error text).
 
@@ -100,8 +101,8 @@ def render_implementation_html(reports: Mapping[str, Mapping[str, Any] | str], r
     names = list(reports)
     ids: dict[str, None] = {}
     for rep in reports.values():
-        if isinstance(rep, Mapping):
-            for rid in rep.get("requirements", {}):
+        if isinstance(rep, Report):
+            for rid in rep.requirements:
                 if rid in registry:
                     ids.setdefault(rid, None)
     order = {r.id: i for i, r in enumerate(registry)}
@@ -132,14 +133,14 @@ def render_implementation_html(reports: Mapping[str, Mapping[str, Any] | str], r
         cells, statuses = [], []
         for n in names:
             rep = reports[n]
-            entry = rep.get("requirements", {}).get(rid) if isinstance(rep, Mapping) else None
-            if not isinstance(entry, Mapping):
+            entry = rep.requirements.get(rid) if isinstance(rep, Report) else None
+            if entry is None:
                 cells.append('<td class="cell st-none" title="not run for this target">·</td>')
                 continue
-            st = str(entry.get("status"))
+            st = entry.status
             statuses.append(st)
-            note = entry.get("note") or st
-            ev = entry.get("evidence") or []
+            note = entry.note or st
+            ev = entry.evidence or []
             href = f"{links[n]}/{ev[0]}" if n in links and ev else (f"{links[n]}/summary.md" if n in links else "")
             mark = f'<a href="{_e(href)}">{MARK.get(st, "?")}</a>' if href else MARK.get(st, "?")
             cells.append(f'<td class="cell st-{_e(st)}" data-target="{_e(n)}" title="{_e(st)}: {_e(note)}">'
@@ -178,11 +179,15 @@ def render_implementation_html(reports: Mapping[str, Mapping[str, Any] | str], r
         *body, "</tbody></table>", f"<script>{_JS}</script>", "</body></html>", ""])
 
 
-def _result(rep: Mapping[str, Any] | str) -> str:
-    if not isinstance(rep, Mapping):
+def _result(rep: Report | str) -> str:
+    if not isinstance(rep, Report):
         return f"error: {rep}"[:120]
-    ident = rep.get("report", {})
-    if "tier_claimed" in ident:
-        return f"tier {ident['tier_claimed']} satisfied" if ident["tier_claimed"] else "no tier satisfied"
-    levels = ident.get("levels_satisfied") or []
-    return f"levels: {', '.join(levels)}" if levels else "no level satisfied"
+    return claim_words(rep, levels="levels")
+
+
+def claim_words(rep: Report, levels: str = "levels satisfied") -> str:
+    """What a report claims, in words: ``tier 2 satisfied`` or ``levels satisfied: must``."""
+    ident = rep.identity
+    if rep.family == CLI_FAMILY:
+        return f"tier {ident.tier_claimed} satisfied" if ident.tier_claimed else "no tier satisfied"
+    return f"{levels}: {', '.join(ident.levels_satisfied)}" if ident.levels_satisfied else "no level satisfied"

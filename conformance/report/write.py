@@ -7,11 +7,9 @@ import json
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from conformance.evidence import SecretSet, redact_tree
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
@@ -20,6 +18,7 @@ from conformance.report.build import render_report
 from conformance.report.causes import shared_causes
 from conformance.report.compliance_md import describe_adapter, render_compliance_md
 from conformance.report.html import render_implementation_html
+from conformance.report.model import REPORT_FILE, Report, RequirementResult, load_report, report_path
 
 MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
 
@@ -32,47 +31,52 @@ def _md_escape(text: str | None) -> str:
     return (text or "").replace("|", "\\|").replace("\n", " ")
 
 
-def _group_name(entry: dict[str, Any]) -> str:
-    return f"tier {entry['tier']}" if "tier" in entry else str(entry.get("level", ""))
-
-
 def _cell_word(value: Any) -> str:
     """A DEFAULT_001 breakdown cell: yes, no, or not measured (a null is never shown as "no")."""
     return "not measured" if value is None else ("yes" if value else "no")
 
 
-def _requirement_row(rid: str, e: dict[str, Any], with_group: bool) -> str:
+def _group_name(e: RequirementResult) -> str:
+    return f"tier {e.tier}" if e.tier is not None else str(e.level or "")
+
+
+def _requirement_row(rid: str, e: RequirementResult, with_group: bool) -> str:
     group = f" {_group_name(e)} |" if with_group else ""
-    note = _md_escape(e.get("note")) if e["status"] != PASS else ""
-    return (f"| `{rid}` |{group} {_md_escape(e.get('spec'))} | {_md_escape(e.get('requirement'))} "
-            f"| {MARKS.get(e['status'], e['status'])} | {note} |")
+    note = _md_escape(e.note) if e.status != PASS else ""
+    return (f"| `{rid}` |{group} {_md_escape(e.spec)} | {_md_escape(e.requirement)} "
+            f"| {MARKS.get(e.status, e.status)} | {note} |")
 
 
-def render_summary(report: dict[str, Any], registry: Registry, family: str) -> str:
+#: The identity fields summary.md lists, in order.
+SUMMARY_FIELDS = ("tool", "tool_version", "target", "agent_tested", "transports_covered", "adapter_used",
+                  "skill_given", "skill", "tier_claimed", "levels_satisfied", "report_date")
+
+
+def render_summary(report: Report, registry: Registry) -> str:
     """The human-readable summary: identity, rollup table, every row that is not a pass (with its note),
     then every requirement with its section and text beside its status."""
-    ident = report["report"]
-    info = registry.families[family]
+    ident = report.identity
+    shown = ident.to_dict()
+    info = registry.families[report.family]
     lines = [f"# {info.title} — conformance summary", ""]
-    for key in ("tool", "tool_version", "target", "agent_tested", "transports_covered", "adapter_used",
-                "skill_given", "skill", "tier_claimed", "levels_satisfied", "report_date"):
-        if key in ident:
-            value = ident[key]
+    for key in SUMMARY_FIELDS:
+        if key in shown:
+            value = shown[key]
             if isinstance(value, list):
                 value = ", ".join(map(str, value)) or "none"
             elif isinstance(value, bool):
                 value = "yes" if value else "no"
             lines.append(f"- **{key.replace('_', ' ')}**: {value if value is not None else 'none'}")
-            if key == "adapter_used" and ident.get("adapter"):
-                lines.append(f"- **adapter**: {_md_escape(describe_adapter(ident['adapter']))} — the results "
+            if key == "adapter_used" and ident.adapter:
+                lines.append(f"- **adapter**: {_md_escape(describe_adapter(ident.adapter))} — the results "
                              "measure the tool as translated")
     lines += ["", "| Group | Requirements | pass | partial | fail | not measured | n/a | Satisfied |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for g, row in report["summary"].items():
-        lines.append(f"| {g.replace('_', ' ')} | {row['total']} | {row['pass']} | {row['partial']} | {row['fail']} "
-                     f"| {row['not_measured']} | {row['na']} | {'yes' if row['satisfied'] else 'no'} |")
-    failing = {rid: str(e.get("note") or "") for rid, e in report["requirements"].items()
-               if e["status"] in (FAIL, PARTIAL)}
+    for g, s in report.summary.items():
+        c = s.counts
+        lines.append(f"| {g.replace('_', ' ')} | {s.total} | {c[PASS]} | {c[PARTIAL]} | {c[FAIL]} "
+                     f"| {c[NOT_MEASURED]} | {c[NA]} | {'yes' if s.satisfied else 'no'} |")
+    failing = {rid: str(e.note or "") for rid, e in report.rows(FAIL, PARTIAL)}
     shared = shared_causes(failing)
     if shared:
         lines += ["", f"## Fails that share a cause ({len(shared)})", "",
@@ -82,22 +86,22 @@ def render_summary(report: dict[str, Any], registry: Registry, family: str) -> s
     head = "| ID | Group | § | Requirement | Status | Note |\n| --- | --- | --- | --- | --- | --- |"
     for title, wanted in (("Failing and partial", (FAIL, PARTIAL)), ("Not measured", (NOT_MEASURED,)),
                           ("Not applicable", (NA,))):
-        rows = [(rid, e) for rid, e in report["requirements"].items() if e["status"] in wanted]
+        rows = list(report.rows(*wanted))
         if not rows:
             continue
         lines += ["", f"## {title} ({len(rows)})", "", head]
         lines += [_requirement_row(rid, e, True) for rid, e in rows]
-    if "default_001_breakdown" in report:
+    if report.default_001_breakdown is not None:
         lines += ["", "## DEFAULT_001 breakdown", "", "| Default | Shipped | Overridable | Note |",
                   "| --- | --- | --- | --- |"]
-        for k, row in report["default_001_breakdown"].items():
-            lines.append(f"| {k} | {_cell_word(row['shipped'])} | {_cell_word(row['overridable'])} "
-                         f"| {_md_escape(row['note'])} |")
-    if "error_codes" in report:
-        seen = [c for c, row in report["error_codes"].items() if row["emitted"]]
+        for k, row in report.default_001_breakdown.items():
+            lines.append(f"| {k} | {_cell_word(row.shipped)} | {_cell_word(row.overridable)} "
+                         f"| {_md_escape(row.note)} |")
+    if report.error_codes is not None:
+        seen = [c for c, row in report.error_codes.items() if row.emitted]
         lines += ["", f"Error codes observed: {', '.join(f'`{c}`' for c in seen) or 'none'}"]
-    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for rid, e in report["requirements"].items():
+    groups: dict[str, list[tuple[str, RequirementResult]]] = {}
+    for rid, e in report.requirements.items():
         groups.setdefault(_group_name(e), []).append((rid, e))
     lines += ["", "## Every requirement"]
     for g, rows in groups.items():
@@ -154,31 +158,18 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _redact_values(obj: Any, secrets: SecretSet) -> Any:
-    """Redact every string value but keep the report's own keys (ids, field names), so a secret that
-    happens to spell a layout word cannot make rendering fail; the rendered text is swept again after."""
-    if isinstance(obj, str):
-        return secrets.redact(obj)
-    if isinstance(obj, dict):
-        return {k: _redact_values(v, secrets) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_redact_values(v, secrets) for v in obj]
-    return obj
-
-
-def write_readable(out_dir: Path, report: dict[str, Any], registry: Registry, family: str,
-                   secrets: SecretSet | None = None) -> None:
+def write_readable(out_dir: Path, report: Report, registry: Registry, secrets: SecretSet | None = None) -> None:
     """The report's own files: ``compliance-report.yaml``, ``summary.md`` and, for the CLI half,
     ``COMPLIANCE.md`` (each swept for ``secrets``)."""
     secrets = secrets or SecretSet()
-    _write(out_dir / "compliance-report.yaml", secrets.redact(render_report(report, registry, family)))
-    _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry, family)))
-    if family == "a2acli":
+    _write(out_dir / REPORT_FILE, secrets.redact(render_report(report, registry)))
+    _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry)))
+    if report.family == "a2acli":
         _write(out_dir / "COMPLIANCE.md", secrets.redact(render_compliance_md(report, registry)))
 
 
-def write_report(out_dir: Path, report: dict[str, Any], registry: Registry, family: str,
-                 outcomes: Iterable[Outcome] = (), secrets: SecretSet | None = None) -> dict[str, Any]:
+def write_report(out_dir: Path, report: Report, registry: Registry, outcomes: Iterable[Outcome] = (),
+                 secrets: SecretSet | None = None) -> Report:
     """Write the report folder for a built ``report`` and the outcomes it was judged from; returns the
     report as written (redacted). Raises ReportWriteError on any failure."""
     secrets = secrets or SecretSet()
@@ -187,10 +178,12 @@ def write_report(out_dir: Path, report: dict[str, Any], registry: Registry, fami
                                 transport=secrets.redact(o.transport) if o.transport else o.transport)
             for o in outcomes]
     try:
-        report = _redact_values(report, secrets)
+        # Every string value, never a key (ids, field names): a secret that happens to spell a layout word
+        # cannot make rendering fail; the rendered text is swept again after.
+        report = report.map_text(secrets.redact)
         out_dir.mkdir(parents=True, exist_ok=True)
-        write_readable(out_dir, report, registry, family, secrets)
-        _write(out_dir / "junit.xml", secrets.redact(render_junit(outs, family)))
+        write_readable(out_dir, report, registry, secrets)
+        _write(out_dir / "junit.xml", secrets.redact(render_junit(outs, report.family)))
         _write(out_dir / OUTCOMES_FILE, secrets.redact(render_outcomes(outs)))
         redact_tree(out_dir, secrets)
     except (OSError, ValueError, KeyError) as exc:
@@ -198,40 +191,24 @@ def write_report(out_dir: Path, report: dict[str, Any], registry: Registry, fami
     return report
 
 
-def family_of(report: Mapping[str, Any]) -> str:
-    """The registry family a loaded report belongs to (agent reports name it; CLI reports claim a tier)."""
-    ident = report.get("report") or {}
-    if isinstance(ident.get("family"), str):
-        return str(ident["family"])
-    return "a2acli"
-
-
 def render_saved(path: Path, registry: Registry, out_dir: Path | None = None) -> list[Path]:
     """Rebuild the readable files (summary.md, and COMPLIANCE.md for the CLI half) from a saved
-    ``compliance-report.yaml`` without rerunning anything. Returns the files written."""
-    try:
-        report = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ReportWriteError(f"cannot read the report {path}: {exc}") from exc
-    if not isinstance(report, dict) or not isinstance(report.get("requirements"), dict) \
-            or not isinstance(report.get("summary"), dict) or not isinstance(report.get("report"), dict):
-        raise ReportWriteError(f"{path} is not a compliance report (needs report:, summary: and requirements:)")
-    family = family_of(report)
-    if family not in registry.families:
-        raise ReportWriteError(f"{path}: unknown family {family!r}")
-    unknown = [rid for rid in report["requirements"] if rid not in registry]
-    if unknown:
-        raise ReportWriteError(f"{path}: ids not in the registry: {', '.join(unknown[:5])}")
+    ``compliance-report.yaml`` without rerunning anything. Returns the files written.
+
+    Raises :class:`~conformance.report.model.ReportError` when ``path`` is not a valid report, and
+    :class:`ReportWriteError` when the files cannot be written."""
+    report = load_report(path, registry)
+    path = report_path(path)
     out_dir = out_dir or path.parent
     written = [out_dir / "summary.md", out_dir / "implementation-report.html"]
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        _write(out_dir / "summary.md", render_summary(report, registry, family))
-        name = str(report["report"].get("target") or report["report"].get("tool") or "target")
+        _write(out_dir / "summary.md", render_summary(report, registry))
+        name = str(report.identity.target or report.identity.tool or "target")
         link = os.path.relpath(path.parent, out_dir)
         _write(out_dir / "implementation-report.html",
                render_implementation_html({name: report}, registry, links={name: link}))
-        if family == "a2acli":
+        if report.family == "a2acli":
             _write(out_dir / "COMPLIANCE.md", render_compliance_md(report, registry))
             written.append(out_dir / "COMPLIANCE.md")
     except (OSError, KeyError, TypeError, ValueError) as exc:
