@@ -23,6 +23,7 @@ from conformance.evidence import SecretSet
 from conformance.outcome import Outcome
 from conformance.registry import Registry
 from conformance.report import Report, ReportWriteError, RunInfo, build_report, write_report
+from conformance.report.evidence_codes import codes_in_evidence
 from conformance.verdict import GroupSummary, Verdict, rollup, verdicts_for
 
 
@@ -45,6 +46,10 @@ def conclude(out_dir: Path, registry: Registry, family: str, outcomes: Iterable[
     verdicts = verdicts_for(registry, family, outs, breakdown, scope=scope, out_of_scope_note=scope_note,
                             provided=provided)
     summary = summarise(registry, family, verdicts)
+    codes = registry.families[family].breakdowns.get("error_codes") or []
+    if codes:
+        # The table says what the evidence shows, whichever check saw it: the checks' own notes first.
+        error_codes = {**codes_in_evidence(out_dir, codes), **(error_codes or {})}
     try:
         report = build_report(registry, family, verdicts, summary, run, breakdown, error_codes)
     except (ValueError, KeyError) as exc:

@@ -102,7 +102,8 @@ def _outcomes() -> list[Outcome]:
 
 def _run() -> RunInfo:
     return RunInfo(target="reftool", tool="reftool", tool_version="reftool 1.2.3", transports_covered=["JSON-RPC"],
-                   agent_tested="scripted agent", adapter={"file": "adapter.yaml"}, command="agentd-conformance cli")
+                   agent_tested="scripted agent", adapter={"file": "adapter.yaml", "sha256": "0" * 64},
+                   command="agentd-conformance cli")
 
 
 def _report() -> Report:
@@ -202,9 +203,11 @@ def test_write_report_lays_out_the_folder(tmp_path: Path) -> None:
 
 def _rich_run() -> RunInfo:
     run = _run()
-    run.adapter = {"adapter": "tool.adapter.yaml", "tool": "reftool", "sha256": "ab" * 32, "schema": 2,
+    run.adapter = {"file": "tool.adapter.yaml", "tool": "reftool", "sha256": "ab" * 32, "schema": 2,
                    "notes": None, "version_check": {"-v": "-V"}}
     run.extra = {"skill_given": True, "skill": "SKILL.md"}
+    run.bundled_target, run.env_given = {"name": "reference-cli", "defects": ["no-message-id"]}, ["REFCLI_DEFECTS"]
+    run.caveats = ["zsh not installed: A2ACLI_CLI_002 (Tier 2) cannot be measured in full"]
     run.started, run.finished, run.environment = "2026-01-01T00:00:00+00:00", "2026-01-01T00:01:00+00:00", "Linux"
     return run
 

@@ -132,7 +132,8 @@ def test_the_twin_through_its_adapter_gets_the_references_verdicts_row_for_row(t
     assert through.identity.tier_claimed == 1
     ident = through.identity
     assert ident.adapter_used is True and ident.tool == "twin-cli" and ident.adapter is not None
-    assert ident.adapter["schema"] == 2 and ident.adapter["version_check"] == {"-v": "-V"}
+    assert ident.adapter.schema == 2 and ident.adapter.version_check == {"-v": "-V"}
+    assert ident.adapter.file == "twin.adapter.yaml" and len(ident.adapter.sha256) == 64, ident.adapter
     summary = (tmp_path / "twin" / "summary.md").read_text(encoding="utf-8")
     compliance = (tmp_path / "twin" / "COMPLIANCE.md").read_text(encoding="utf-8")
     for text in (summary, compliance):
@@ -154,4 +155,4 @@ def test_without_its_version_mapping_the_twins_version_check_fails(tmp_path: Pat
     assert row.status in ("fail", "partial") and "-v" in (row.note or ""), row
     parts = row.parts
     assert parts.get("version") == "fail" and parts.get("help") == "pass", row
-    assert "version_check" not in (report.identity.adapter or {})
+    assert report.identity.adapter is not None and not report.identity.adapter.version_check

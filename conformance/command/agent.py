@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.command.errors import HarnessFailure, UsageFailure
+from conformance.command.identity import public_argv
 from conformance.command.run import (
     RunOptions,
     command_line,
@@ -70,8 +71,9 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
             target.binary = shlex.join(argv_for(str((target.container or {})["image"])))
     ctx = RunContext(
         family=opts.family, target=target.to_dict(), provides=target.provides(),
-        run={"target": name, "agent_tested": target.where(),
-             "command": command_line(_redacted_argv(sys.argv[1:])),
+        run={"target": name, "agent_tested": target.where(), "bundled_target": target.bundled(),
+             "env_given": sorted((target.container or {}).get("env") or {}),
+             "command": command_line(public_argv(_redacted_argv(sys.argv[1:]))),
              "started": started(), "extra": extra},
         secrets=list(target.tokens.values()), scope=planned.ids, scope_note=planned.note)
     suite = SUITES_DIR / "agent" / ("agentd" if opts.family == "agentd" else "core")

@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
-import shutil
-import subprocess
 import sys
 import time
-from pathlib import Path
+from collections.abc import Mapping
 
-from conformance.cli.adapter import Adapter, Unsupported
 from conformance.cli.cost import Cost, cli_process_seconds
 from conformance.command.errors import UsageFailure
+from conformance.command.identity import (
+    REFERENCE_CLI_FACTS,
+    SCRIPTED_AGENT_TCK,
+    adapter_info,
+    machine_caveats,
+    public_argv,
+    public_path,
+    tool_version,
+)
 from conformance.command.run import RunOptions, command_line, pairs, plan, run_suite, started
-from conformance.context import RunContext, private_dir
+from conformance.context import RunContext
 from conformance.paths import SUITES_DIR
+from conformance.registry import default_registry
 from conformance.targets.model import CliTarget, TargetError
+
+#: The variable that switches the bundled reference CLI's named defects on (its defects.py).
+REFCLI_DEFECTS = "REFCLI_DEFECTS"
 
 SUITE = SUITES_DIR / "cli"
 AGENT_TESTED = "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)"
@@ -30,22 +39,41 @@ def cmd_cli(args: argparse.Namespace) -> int:
     except TargetError as exc:
         raise UsageFailure(str(exc)) from None
     opts = RunOptions.from_args(args, "a2acli", args.require_tier and f"tier_{args.require_tier}", args.tier)
-    return run_cli(target, opts)
+    facts = {k: getattr(args, k) for k in ("language", "repository", "maintainer") if getattr(args, k, None)}
+    return run_cli(target, opts, facts)
 
 
-def run_cli(target: CliTarget, opts: RunOptions) -> int:
+def tool_facts(target: CliTarget, given: Mapping[str, str] | None = None) -> dict[str, str]:
+    """COMPLIANCE.md §1's language, repository and maintainer: as given (``--language`` ...), the bundled
+    reference's own, or a sentence naming the flag that would fill the field."""
+    given = dict(given or {})
+    own = REFERENCE_CLI_FACTS if target.reference else {}
+    return {k: given.get(k) or own.get(k) or f"not given (--{k})" for k in ("language", "repository", "maintainer")}
+
+
+def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None = None) -> int:
     """Run the CLI suite against ``target``; returns the exit code."""
     planned = plan(opts, "a2acli", opts.tier, target.default_name())
     name, out = planned.name, planned.out
     adapter = target.adapter
+    caveats = machine_caveats(default_registry(), planned.ids, "a2acli")
+    for line in caveats:
+        sys.stderr.write(f"agentd-conformance: {line}\n")
+    given_env = [k for k in target.env if not (target.reference and k == "PYTHONPATH")]
+    bundled = None
+    if target.reference:
+        switched = [d for d in target.env.get(REFCLI_DEFECTS, "").split(",") if d.strip()]
+        bundled = {"name": "reference-cli", "defects": switched}
     ctx = RunContext(
         family="a2acli", target=target.to_dict(),
-        run={"target": name, "tool": target.tool, "tool_version": _tool_version(list(target.prefix),
-                                                                                 target.adapter_file),
+        run={"target": name, "tool": target.tool,
+             "tool_version": tool_version(list(target.prefix), target.adapter_file, target.env),
+             **tool_facts(target, facts), "agent_tck_conformant": SCRIPTED_AGENT_TCK,
              "extra": {"skill_given": target.skill is not None,
-                       "skill": str(target.skill) if target.skill else "none (no --skill given)"},
-             "adapter": adapter.identity() if adapter is not None else None, "agent_tested": AGENT_TESTED,
-             "command": command_line(sys.argv[1:]), "started": started()},
+                       "skill": public_path(str(target.skill)) if target.skill else "none (no --skill given)"},
+             "adapter": adapter_info(adapter) if adapter is not None else None, "agent_tested": AGENT_TESTED,
+             "bundled_target": bundled, "caveats": caveats, "env_given": sorted(given_env),
+             "command": command_line(public_argv(sys.argv[1:])), "started": started()},
         scope=planned.ids, scope_note=planned.note)
     sys.stderr.write(f"agentd-conformance: checking {shlex.join(target.prefix)} → {out}\n")
     t0 = time.monotonic()
@@ -54,29 +82,3 @@ def run_cli(target: CliTarget, opts: RunOptions) -> int:
     result = planned.conclude(code, opts)
     print(Cost(*cli_process_seconds(out), wall, opts.jobs).line())
     return result
-
-
-def _tool_version(prefix: list[str], adapter: str | None = None) -> str | None:
-    """The version line the tool prints for --version (through the adapter, if any), if it prints one
-    within a few seconds."""
-    args = ["--version"]
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
-    if adapter:
-        try:
-            args, extra = Adapter.load(Path(adapter)).translate(args)
-        except Unsupported:
-            return None
-        env.update({k: v for k, v in extra.items() if v is not None})
-    home = private_dir("agentd-conformance-version-")
-    env["HOME"] = str(home)
-    try:
-        proc = subprocess.run([*prefix, *args], capture_output=True, timeout=10, env=env,
-                              stdin=subprocess.DEVNULL, cwd=home)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    text = proc.stdout.decode("utf-8", errors="replace").strip().splitlines()
-    if proc.returncode != 0 or not text:
-        return None
-    return text[0].strip()[:120]

@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                    help="environment variable for the CLI under test (repeatable; the run is otherwise isolated)")
     c.add_argument("--name", metavar="NAME", help="target name for the report folder")
+    c.add_argument("--language", metavar="LANG", help="the tool's implementation language, for the report's identity")
+    c.add_argument("--repository", metavar="URL", help="the tool's repository, for the report's identity")
+    c.add_argument("--maintainer", metavar="WHO", help="the tool's maintainer or contact, for the report's identity")
     common(c)
 
     a = sub.add_parser("agent", help="check a running A2A agent (default: launch the reference agentd)")

@@ -23,7 +23,7 @@ KINDS = ("gating", "conditional")
 LEVELS = ("must", "should", "may")
 
 _FAMILY_PREFIX = {"a2acli": "A2ACLI", "agentd": "AGENTD", "a2a": "A2A"}
-_FILE_KEYS = {"family", "title", "source", "spec_version", "spec_revision", "areas", "requirements",
+_FILE_KEYS = {"family", "title", "source", "spec_version", "spec_revision", "judged_against", "areas", "requirements",
               "breakdowns"}
 _ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condition", "parts",
                "needs", "withdrawn", "heading", "observed"}
@@ -86,6 +86,9 @@ class FamilyInfo:
     areas: dict[str, str]
     path: Path
     breakdowns: dict[str, Any] = field(default_factory=dict)
+    #: The revisions of the texts this family's verdicts are judged against, as a report names them
+    #: ("a2a-cli specification v0.2 of 2026-08-17", "A2A v1.0.1").
+    judged_against: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,9 @@ def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:
     for key in ("spec_version", "spec_revision"):
         if data.get(key) is not None and not isinstance(data[key], str):
             raise _err(path, key, f"must be a quoted string, got {type(data[key]).__name__} {data[key]!r}")
+    judged = data.get("judged_against", [])
+    if not isinstance(judged, list) or not all(isinstance(j, str) and j.strip() for j in judged):
+        raise _err(path, "judged_against", "a list of revision names (strings) is required")
     breakdowns = data.get("breakdowns")
     if breakdowns is not None and not isinstance(breakdowns, dict):
         raise _err(path, "breakdowns", "a mapping is required")
@@ -252,7 +258,8 @@ def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:
         reqs.append(req)
     info = FamilyInfo(name=family, title=str(data.get("title") or family), source=str(data.get("source") or ""),
                       spec_version=data.get("spec_version"), spec_revision=data.get("spec_revision"),
-                      areas=dict(areas), path=path, breakdowns=dict(data.get("breakdowns") or {}))
+                      areas=dict(areas), path=path, breakdowns=dict(data.get("breakdowns") or {}),
+                      judged_against=tuple(judged))
     return info, reqs
 
 

@@ -9,10 +9,13 @@ from typing import Any
 
 from conformance import __version__
 from conformance.outcome import NOT_MEASURED, PASS
+from conformance.provenance import harness_commit
 from conformance.registry import Registry
 from conformance.report.model import (
+    AdapterInfo,
     Attestation,
     BreakdownRow,
+    BundledTarget,
     ErrorCodeRow,
     Harness,
     Identity,
@@ -41,7 +44,12 @@ class RunInfo:
     agent_tested: str | None = None
     agent_tck_conformant: str = "unknown"
     transports_covered: list[str] = field(default_factory=list)
+    #: The adapter's identity: the fields of :class:`~conformance.report.model.AdapterInfo`.
     adapter: dict[str, Any] | None = None
+    #: The bundled target: the fields of :class:`~conformance.report.model.BundledTarget`.
+    bundled_target: dict[str, Any] | None = None
+    caveats: list[str] = field(default_factory=list)
+    env_given: list[str] = field(default_factory=list)
     started: str | None = None
     finished: str | None = None
     command: str | None = None
@@ -90,11 +98,15 @@ def _identity(registry: Registry, family: str, run: RunInfo | None,
         ident.specification, ident.source = info.title, info.source
     if not blank:
         apply_claims(ident, summary)
-        ident.harness = Harness("agentd-conformance", __version__)
+        ident.harness = Harness("agentd-conformance", __version__, harness_commit())
+        ident.judged_against = list(info.judged_against)
         ident.target = r.target
+        ident.bundled_target = BundledTarget(**r.bundled_target) if r.bundled_target else None
+        ident.env_given = sorted(r.env_given)
         ident.environment = r.environment or None
+        ident.caveats = list(r.caveats)
         ident.adapter_used = r.adapter is not None
-        ident.adapter = dict(r.adapter) if r.adapter is not None else None
+        ident.adapter = AdapterInfo(**r.adapter) if r.adapter is not None else None
         ident.run = RunTimes(started=r.started, finished=r.finished, command=r.command, scope=r.scope)
         ident.extra = dict(r.extra)
     return ident

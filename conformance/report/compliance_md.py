@@ -10,11 +10,10 @@ agree row for row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from conformance.registry import Registry
-from conformance.report.model import Harness, Report, RunTimes
+from conformance.report.model import AdapterInfo, BundledTarget, Harness, Report, RunTimes
 
 #: The form's marks, by status word (COMPLIANCE.md §2 / Appendix A.2).
 MARK = {"pass": "✅", "partial": "◐", "fail": "❌", "not_measured": "⊘", "na": "—", "withdrawn": "⊗"}
@@ -39,18 +38,27 @@ def _yes(value: Any) -> str:
     return "yes" if value is True else "no"
 
 
-def describe_adapter(adapter: Mapping[str, Any]) -> str:
-    """One line on the adapter a run went through: its file, schema, tool and hash, and the rewrites
-    that touched the version check (``-v`` → ``-V`` for a tool whose ``-v`` means something else)."""
-    path = adapter.get("adapter") or adapter.get("path") or adapter.get("file") or "adapter file"
-    facts = [f"schema {adapter['schema']}" if adapter.get("schema") else "",
-             f"tool {adapter['tool']}" if adapter.get("tool") else "",
-             f"sha256 {str(adapter['sha256'])[:12]}…" if adapter.get("sha256") else ""]
-    line = f"{path} ({', '.join(f for f in facts if f)})" if any(facts) else str(path)
-    rewrites = adapter.get("version_check") or {}
+def describe_adapter(adapter: AdapterInfo) -> str:
+    """One line on the adapter a run went through: its file name, schema, tool and content hash, and the
+    rewrites that touched the version check (``-v`` → ``-V`` for a tool whose ``-v`` means something else)."""
+    facts = [f"schema {adapter.schema}" if adapter.schema else "", f"tool {adapter.tool}" if adapter.tool else "",
+             f"sha256 {adapter.sha256}" if adapter.sha256 else ""]
+    line = f"{adapter.file} ({', '.join(f for f in facts if f)})" if any(facts) else adapter.file
+    rewrites = adapter.version_check
     if rewrites:
         line += "; the version check asked " + ", ".join(f"`{k}` as `{v}`" for k, v in rewrites.items())
     return line
+
+
+def describe_harness(harness: Harness) -> str:
+    """``agentd-conformance 0.1.0 (commit 1a2b…)``: the harness by version and commit."""
+    return f"{harness.name} {harness.version} (commit {harness.commit or 'unknown'})"
+
+
+def describe_bundled(bundled: BundledTarget) -> str:
+    """``the bundled reference-cli, defects: no-message-id`` (or "no defect switched on")."""
+    defects = ", ".join(bundled.defects) if bundled.defects else "none switched on"
+    return f"the bundled {bundled.name} (defects: {defects})"
 
 
 def status_cell(status: str) -> str:
@@ -65,10 +73,14 @@ def render_compliance_md(report: Report, registry: Registry) -> str:
     claimed = ident.tier_claimed
     harness = ident.harness or Harness("agentd-conformance", "")
     run = ident.run or RunTimes()
+    judged = "; ".join(ident.judged_against) or "; ".join(info.judged_against)
     out: list[str] = [f"# {ident.tool or 'tool'} — a2a-cli Compliance Report", "",
-                      f"Produced by {harness.name} {harness.version}, "
+                      f"Produced by {describe_harness(harness) if harness.version else harness.name}, "
                       f"an automated black-box harness, from `compliance-report.yaml` (the machine-readable "
-                      "form of this report; the two agree row for row).", ""]
+                      "form of this report; the two agree row for row).", "",
+                      f"**Judged against:** {judged}.", ""]
+    if ident.caveats:
+        out += ["> **What this machine lacked.** " + " ".join(_cell(c) for c in ident.caveats), ""]
     if ident.adapter_used:
         out += ["> **Measured through an adapter.** The tool's own grammar differs from SPEC.md; an adapter file "
                 "translated each invocation, so these results measure the tool *as translated*. See §7.", ""]
@@ -83,7 +95,8 @@ def render_compliance_md(report: Report, registry: Registry) -> str:
               ("A2A protocol version(s)", ", ".join(map(str, ident.a2a_versions)) or "unknown"),
               ("Agent exercised against", ident.agent_tested),
               ("That agent is TCK-conformant?", ident.agent_tck_conformant or "unknown"),
-              ("Transports covered", " / ".join(ident.transports_covered) or "none"))
+              ("Transports covered", " / ".join(ident.transports_covered) or "none"),
+              ("Judged against (revisions)", judged))
     out += [f"| {k} | `{_cell(v if v not in (None, '') else 'unknown')}` |" for k, v in fields]
 
     out += ["", "## 2. Legend", "", "| Mark | Meaning |", "| --- | --- |",
@@ -131,7 +144,8 @@ def render_compliance_md(report: Report, registry: Registry) -> str:
     caveats = "; ".join(x for x in (f"{len(failing)} failing or partial: {gaps}" if failing else "",
                                     f"{unmeasured} not measured (each row's note says why)" if unmeasured else "")
                         if x) or "none"
-    adapter = ident.adapter or {}
+    if ident.caveats:
+        caveats = "; ".join([*map(_cell, ident.caveats), *([caveats] if caveats != "none" else [])])
     out += ["", "## 7. Test evidence", "",
             f"- **How the tool was exercised:** `{_cell(run.command or 'agentd-conformance cli')}` — every "
             "check runs the tool as a subprocess (isolated HOME and XDG folders) against an A2A agent the harness "
@@ -139,13 +153,14 @@ def render_compliance_md(report: Report, registry: Registry) -> str:
             "- **Results / logs:** `compliance-report.yaml`, `summary.md`, `junit.xml`, `outcomes.jsonl` and "
             "`evidence/<ID>/` beside this file (argv, environment, stdout, stderr, exit codes, wire exchanges; "
             "every secret redacted).",
-            f"- **Harness:** {_cell(harness.name)} {_cell(harness.version)}; "
+            f"- **Harness:** {_cell(describe_harness(harness))}; judged against {_cell(judged)}; "
             f"run started {_cell(run.started or 'unknown')}, "
             f"finished {_cell(run.finished or 'unknown')}.",
             f"- **Environment:** {_cell(ident.environment or 'unknown')}; agent: "
             f"{_cell(ident.agent_tested or 'unknown')}.",
-            "- **Adapter:** " + (f"yes — {_cell(describe_adapter(adapter))}"
-                                 if ident.adapter_used else "none (the tool was driven in SPEC.md's grammar)"),
+            *([f"- **Target:** {_cell(describe_bundled(ident.bundled_target))}."] if ident.bundled_target else []),
+            "- **Adapter:** " + (f"yes — {_cell(describe_adapter(ident.adapter))}"
+                                 if ident.adapter is not None else "none (the tool was driven in SPEC.md's grammar)"),
             f"- **Known gaps / caveats:** {caveats}."]
 
     if report.error_codes is not None:

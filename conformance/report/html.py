@@ -117,7 +117,9 @@ def render_implementation_html(reports: Mapping[str, Report | str], registry: Re
     for n in names:
         rep = reports[n]
         result = _result(rep)
-        head.append(f'<th data-target="{_e(n)}">{_e(n)}<br><small>{_e(result)}</small></th>')
+        against = f"judged against {'; '.join(rep.identity.judged_against)}" if (
+            isinstance(rep, Report) and rep.identity.judged_against) else ""
+        head.append(f'<th data-target="{_e(n)}" title="{_e(against)}">{_e(n)}<br><small>{_e(result)}</small></th>')
     head.append("<th>pass</th><th>fail</th><th>not measured</th><th>flags</th></tr>")
 
     body: list[str] = []
@@ -163,11 +165,16 @@ def render_implementation_html(reports: Mapping[str, Report | str], registry: Re
     flag_opts = "".join(f'<option value="{k}">{_e(v)}</option>' for k, v in FLAGS.items())
     stamp = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     summary = ", ".join(f"{counts[k]} {v}" for k, v in FLAGS.items())
+    judged: dict[str, None] = {}
+    for rep in reports.values():
+        if isinstance(rep, Report):
+            judged.update(dict.fromkeys(rep.identity.judged_against or registry.families[rep.family].judged_against))
     data = json.dumps({"targets": names, "requirements": len(rows)})
     return "\n".join([
         "<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
+        f'<p id="judged-against">Judged against: {_e("; ".join(judged) or "unknown")}.</p>',
         f"<p>{len(names)} target(s), {len(rows)} requirement(s); {_e(summary)}. Generated {stamp} by "
         "agentd-conformance. Hover a cell for its note; click it for its evidence.</p>",
         '<div id="filters">',

@@ -115,19 +115,79 @@ def _put(d: dict[str, Any], key: str, value: Any) -> None:
 
 @dataclass
 class Harness:
-    """The harness that wrote the report."""
+    """The harness that wrote the report: its version, and the git commit it was built from (or a
+    sentence saying the commit is unknown)."""
 
     name: str
     version: str
+    commit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version}
+        d = {"name": self.name, "version": self.version}
+        _put(d, "commit", self.commit)
+        return d
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> Harness:
         d = r.mapping(value, where)
-        r.keys(d, where, ("name", "version"))
-        return cls(r.text(d["name"], f"{where}.name"), r.text(d["version"], f"{where}.version"))
+        r.keys(d, where, ("name", "version"), ("commit",))
+        return cls(r.text(d["name"], f"{where}.name"), r.text(d["version"], f"{where}.version"),
+                   r.text(d.get("commit"), f"{where}.commit", null=True))
+
+
+@dataclass
+class AdapterInfo:
+    """The adapter a CLI run went through, named by its file name and content hash (never by a path of
+    the machine that ran it), with the tool it names and how it rewrote the version check."""
+
+    file: str
+    sha256: str
+    schema: int | None = None
+    tool: str | None = None
+    notes: str | None = None
+    #: Spec spelling -> the tool's argv, for each version flag the adapter rewrites.
+    version_check: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"file": self.file, "sha256": self.sha256, "schema": self.schema, "tool": self.tool}
+        _put(d, "notes", self.notes or None)
+        if self.version_check:
+            d["version_check"] = dict(self.version_check)
+        return d
+
+    @classmethod
+    def from_dict(cls, value: Any, r: _Reader, where: str) -> AdapterInfo:
+        d = dict(r.mapping(value, where))
+        if "file" not in d and isinstance(d.get("adapter"), str):  # a report written before the file was named
+            d["file"] = Path(d.pop("adapter")).name
+        r.keys(d, where, ("file", "sha256"), ("schema", "tool", "notes", "version_check"))
+        schema = d.get("schema")
+        if schema is not None and type(schema) is not int:
+            raise r.fail(f"{where}.schema", f"expected a schema number, got {_kind(schema)}")
+        info = cls(r.text(d["file"], f"{where}.file"), r.text(d["sha256"], f"{where}.sha256"), schema,
+                   r.text(d.get("tool"), f"{where}.tool", null=True),
+                   r.text(d.get("notes"), f"{where}.notes", null=True))
+        if "version_check" in d:
+            info.version_check = r.text_map(d["version_check"], f"{where}.version_check")
+        return info
+
+
+@dataclass
+class BundledTarget:
+    """A target the harness brings itself (the reference CLI, a launched agent or its image): which one,
+    and the named defects switched on in it — what made the target the verdicts describe."""
+
+    name: str
+    defects: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "defects": list(self.defects)}
+
+    @classmethod
+    def from_dict(cls, value: Any, r: _Reader, where: str) -> BundledTarget:
+        d = r.mapping(value, where)
+        r.keys(d, where, ("name", "defects"))
+        return cls(r.text(d["name"], f"{where}.name"), r.texts(d["defects"], f"{where}.defects"))
 
 
 @dataclass
@@ -178,7 +238,8 @@ CLI_IDENTITY = ("tool", "tool_version", "language", "repository", "maintainer", 
 AGENT_IDENTITY = ("family", "specification", "source", "agent_tested", "report_date", "a2a_versions",
                   "transports_covered", "levels_satisfied")
 #: What a run's report adds after them (the blank template has none of these).
-RUN_IDENTITY = ("harness", "target", "environment", "adapter_used", "adapter", "run", "merged")
+RUN_IDENTITY = ("harness", "judged_against", "target", "bundled_target", "env_given", "environment", "caveats",
+                "adapter_used", "adapter", "run", "merged")
 
 
 @dataclass
@@ -211,11 +272,19 @@ class Identity:
     levels_satisfied: list[str] = field(default_factory=list)
     # what a run adds
     harness: Harness | None = None
+    #: The revisions of the texts the verdicts are judged against (the registry family's ``judged_against``).
+    judged_against: list[str] = field(default_factory=list)
     target: str | None = None
+    #: The bundled target and its switched-on defects, when the harness brought the target itself.
+    bundled_target: BundledTarget | None = None
+    #: The names of the environment variables the user set for the target (--env, --container-env);
+    #: their values are never written.
+    env_given: list[str] = field(default_factory=list)
     environment: str | None = None
+    #: What this machine lacked that limits what the run could claim (a shell a check needs, ...).
+    caveats: list[str] = field(default_factory=list)
     adapter_used: bool = False
-    #: The adapter's own identity (``conformance.cli.adapter.Adapter.identity``).
-    adapter: dict[str, Any] | None = None
+    adapter: AdapterInfo | None = None
     run: RunTimes | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     merged: Merged | None = None
@@ -236,11 +305,19 @@ class Identity:
         if self.harness is None:
             return d
         d["harness"] = self.harness.to_dict()
+        if self.judged_against:
+            d["judged_against"] = list(self.judged_against)
         d["target"] = self.target
+        if self.bundled_target is not None:
+            d["bundled_target"] = self.bundled_target.to_dict()
+        if self.env_given:
+            d["env_given"] = list(self.env_given)
         _put(d, "environment", self.environment or None)
+        if self.caveats:
+            d["caveats"] = list(self.caveats)
         d["adapter_used"] = self.adapter_used
         if self.adapter is not None:
-            d["adapter"] = dict(self.adapter)
+            d["adapter"] = self.adapter.to_dict()
         run = self.run.to_dict() if self.run is not None else {}
         if run:
             d["run"] = run
@@ -286,11 +363,16 @@ class Identity:
         if blank:
             return ident
         ident.harness = Harness.from_dict(d["harness"], r, f"{where}.harness")
+        ident.judged_against = r.texts(d.get("judged_against", []), f"{where}.judged_against")
         ident.target = txt("target", null=True)
+        if "bundled_target" in d:
+            ident.bundled_target = BundledTarget.from_dict(d["bundled_target"], r, f"{where}.bundled_target")
+        ident.env_given = r.texts(d.get("env_given", []), f"{where}.env_given")
         ident.environment = txt("environment", null=True)
+        ident.caveats = r.texts(d.get("caveats", []), f"{where}.caveats")
         ident.adapter_used = r.flag(d["adapter_used"], f"{where}.adapter_used")
         if "adapter" in d:
-            ident.adapter = dict(r.mapping(d["adapter"], f"{where}.adapter"))
+            ident.adapter = AdapterInfo.from_dict(d["adapter"], r, f"{where}.adapter")
         if "run" in d:
             ident.run = RunTimes.from_dict(d["run"], r, f"{where}.run")
         if "merged" in d:
@@ -563,5 +645,5 @@ def load_report(path: Path, registry: Registry) -> Report:
     return Report.from_dict(data, registry, str(path))
 
 
-__all__ = ["REPORT_FILE", "Attestation", "BreakdownRow", "ErrorCodeRow", "Harness", "Identity", "Merged", "Report",
-           "ReportError", "RequirementResult", "RunTimes", "load_report", "report_path"]
+__all__ = ["REPORT_FILE", "AdapterInfo", "Attestation", "BreakdownRow", "BundledTarget", "ErrorCodeRow", "Harness",
+           "Identity", "Merged", "Report", "ReportError", "RequirementResult", "RunTimes", "load_report", "report_path"]

@@ -16,7 +16,12 @@ from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import render_report
 from conformance.report.causes import shared_causes
-from conformance.report.compliance_md import describe_adapter, render_compliance_md
+from conformance.report.compliance_md import (
+    describe_adapter,
+    describe_bundled,
+    describe_harness,
+    render_compliance_md,
+)
 from conformance.report.html import render_implementation_html
 from conformance.report.model import REPORT_FILE, Report, RequirementResult, load_report, report_path
 
@@ -49,7 +54,8 @@ def _requirement_row(rid: str, e: RequirementResult, with_group: bool) -> str:
 
 #: The identity fields summary.md lists, in order.
 SUMMARY_FIELDS = ("tool", "tool_version", "target", "agent_tested", "transports_covered", "adapter_used",
-                  "skill_given", "skill", "tier_claimed", "levels_satisfied", "report_date")
+                  "skill_given", "skill", "tier_claimed", "levels_satisfied", "report_date", "judged_against",
+                  "caveats")
 
 
 def render_summary(report: Report, registry: Registry) -> str:
@@ -70,6 +76,10 @@ def render_summary(report: Report, registry: Registry) -> str:
             if key == "adapter_used" and ident.adapter:
                 lines.append(f"- **adapter**: {_md_escape(describe_adapter(ident.adapter))} — the results "
                              "measure the tool as translated")
+            if key == "target" and ident.bundled_target:
+                lines.append(f"- **bundled target**: {_md_escape(describe_bundled(ident.bundled_target))}")
+    if ident.harness is not None:
+        lines.append(f"- **harness**: {_md_escape(describe_harness(ident.harness))}")
     lines += ["", "| Group | Requirements | pass | partial | fail | not measured | n/a | Satisfied |",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g, s in report.summary.items():

@@ -151,8 +151,22 @@ class AgentTarget:
         return LAUNCHABLE[self.name or "reference"]
 
     def where(self) -> str | None:
-        """The report's ``agent_tested``: the URL, the socket, or the launched target's name."""
+        """The report's ``agent_tested``: the URL, the socket, the image, or the launched target's name."""
+        if self.kind == CONTAINER:
+            image = (self.container or {}).get("image")
+            return f"container image {image}" + (f" ({self.image_id})" if self.image_id else "")
+        if self.kind == LAUNCH:
+            return f"the bundled {self.name or 'reference'} agent, launched by the harness"
         return self.url or self.path or self.name
+
+    def bundled(self) -> dict[str, Any] | None:
+        """The report's ``bundled_target`` (``name``, ``defects``): for a target the harness brings itself —
+        a launched one, or the image of the bundled reference (its defects switched on by --defect)."""
+        if self.kind == LAUNCH:
+            return {"name": self.name or "reference", "defects": list(self.defects)}
+        if self.kind == CONTAINER and self.defects:
+            return {"name": f"image {(self.container or {}).get('image')}", "defects": list(self.defects)}
+        return None
 
     def provides(self) -> list[str]:
         """The registry needs (``conformance.registry.NEEDS``) this target gives a run."""
