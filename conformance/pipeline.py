@@ -24,6 +24,8 @@ from conformance.outcome import Outcome
 from conformance.registry import Registry
 from conformance.report import Report, ReportWriteError, RunInfo, build_report, write_report
 from conformance.report.evidence_codes import codes_in_evidence
+from conformance.report.inputs import segment_for
+from conformance.report.write import redact_outcomes
 from conformance.verdict import GroupSummary, Verdict, rollup, verdicts_for
 
 
@@ -42,9 +44,11 @@ def conclude(out_dir: Path, registry: Registry, family: str, outcomes: Iterable[
     registry needs its target gives (None: all of them). Raises :class:`ReportWriteError` when the
     report cannot be built or written: the run must then not be taken as a pass.
     """
-    outs = list(outcomes)
+    # Judged as written: the verdicts re-derive from outcomes.jsonl (report verify), which is redacted.
+    outs = redact_outcomes(outcomes, secrets or SecretSet())
     verdicts = verdicts_for(registry, family, outs, breakdown, scope=scope, out_of_scope_note=scope_note,
                             provided=provided)
+    inputs = segment_for([r.id for r in registry.select(family=family)], scope, scope_note, provided, breakdown)
     summary = summarise(registry, family, verdicts)
     codes = registry.families[family].breakdowns.get("error_codes") or []
     if codes:
@@ -54,4 +58,4 @@ def conclude(out_dir: Path, registry: Registry, family: str, outcomes: Iterable[
         report = build_report(registry, family, verdicts, summary, run, breakdown, error_codes)
     except (ValueError, KeyError) as exc:
         raise ReportWriteError(f"cannot write the report to {out_dir}: {exc}") from exc
-    return write_report(out_dir, report, registry, outs, secrets)
+    return write_report(out_dir, report, registry, outs, secrets, inputs=[inputs])

@@ -193,7 +193,8 @@ def test_write_report_lays_out_the_folder(tmp_path: Path) -> None:
     outs = _outcomes()
     report = conclude(tmp_path / "r", REG, FAMILY, outs, _run())
     names = sorted(p.name for p in (tmp_path / "r").iterdir())
-    assert names == ["COMPLIANCE.md", "compliance-report.yaml", "junit.xml", "outcomes.jsonl", "summary.md"]
+    assert names == ["COMPLIANCE.md", "compliance-report.yaml", "junit.xml", "outcomes.jsonl", "summary.md",
+                     "verdict-inputs.json"]
     assert yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8")) == report.to_dict()
     ET.parse(tmp_path / "r" / "junit.xml")
 

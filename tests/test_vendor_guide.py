@@ -81,7 +81,7 @@ def test_every_command_of_the_guide_runs_as_the_guide_says(tmp_path: Path) -> No
             assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
             out[cmd] = proc.stdout
             ran.append(cmd)
-    assert len(ran) == 10, ran
+    assert len(ran) == 11, ran
 
     # §2-3: the first run, without an adapter: send is rejected by name, what needs it is blocked
     first = _report(work / "reports" / "first")["requirements"]
@@ -109,4 +109,6 @@ def test_every_command_of_the_guide_runs_as_the_guide_says(tmp_path: Path) -> No
 
     # §6: the pages are rebuilt and the bundle is made
     assert (work / "reports" / "ci" / "COMPLIANCE.md").is_file()
+    verified = next(o for c, o in out.items() if c.startswith("agentd-conformance report verify"))
+    assert verified.startswith("verified reports/ci:"), verified
     assert (work / "mycli-a2a-cli-report.tgz").stat().st_size > 0

@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     rr = rsub.add_parser("render", help="rebuild summary.md and COMPLIANCE.md from a saved compliance-report.yaml")
     rr.add_argument("path", metavar="REPORT", help="a compliance-report.yaml (or the folder holding it)")
     rr.add_argument("--out", metavar="DIR", help="write beside the report unless given")
+    rv = rsub.add_parser("verify", help="check a report folder against its manifest, and re-derive its verdicts, "
+                         "rollup and claim from its outcomes (exit 0 holds, 1 does not, 2 not a report)")
+    rv.add_argument("path", metavar="DIR", help="a report folder")
 
     s = sub.add_parser("serve-agent", help="run the scripted A2A agent standalone (prints its URL)",
                        add_help=False)

@@ -29,6 +29,7 @@ from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.paths import SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError
+from conformance.report.manifest import write_manifest
 from conformance.report.merge import latest_report, merge_into, rows_to_rerun
 from conformance.report.model import CLI_FAMILY, REPORT_FILE, Report, ReportError, load_report
 
@@ -292,9 +293,21 @@ class Planned:
     previous: Path | None
 
     def conclude(self, code: int, opts: RunOptions) -> int:
-        """Merge a rerun into its earlier report, then :func:`finish`; returns the exit code."""
+        """Merge a rerun into its earlier report, then :func:`finish`, then seal the folder with its
+        manifest (``report verify``); returns the exit code."""
         merge_rerun(self.out, code, self.previous, self.ids)
-        return finish(self.out, code, opts.require, self.expected)
+        result = finish(self.out, code, opts.require, self.expected)
+        seal(self.out)
+        return result
+
+
+def seal(out: Path) -> None:
+    """Write the report folder's manifest: the last write of a run."""
+    registry = default_registry()
+    try:
+        write_manifest(out, load_report(out, registry), registry)
+    except (ReportError, OSError) as exc:
+        raise HarnessFailure(f"cannot write the manifest of {out}: {exc}") from exc
 
 
 def plan(opts: RunOptions, family: str, tier: int | None, default_name: str) -> Planned:

@@ -18,7 +18,9 @@ from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure
 from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, blank_template, render_saved
+from conformance.report.manifest import MANIFEST_FILE, refresh_manifest
 from conformance.report.model import ReportError, report_path
+from conformance.report.verify import NotAReport, verify
 from conformance.specdiff import SpecFileError, diff, read_revision, render
 from conformance.targets.engine import EngineUnavailable
 from conformance.targets.image import ImageBuildError, build_reference
@@ -100,8 +102,10 @@ def cmd_adapter(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.report_command == "verify":
+        return cmd_report_verify(Path(args.path))
     if args.report_command != "render":
-        raise UsageFailure("report: expected an action: render")
+        raise UsageFailure("report: expected an action: render or verify")
     path = report_path(Path(args.path))
     if not path.is_file():
         raise UsageFailure(f"report render: no such report: {path}")
@@ -109,8 +113,29 @@ def cmd_report(args: argparse.Namespace) -> int:
         written = render_saved(path, default_registry(), Path(args.out) if args.out else None)
     except (ReportError, ReportWriteError) as exc:
         raise UsageFailure(f"report render: {exc}") from exc
+    try:
+        refresh_manifest(path.parent, written)
+    except (ValueError, OSError) as exc:
+        raise HarnessFailure(f"report render: cannot bring {path.parent / MANIFEST_FILE} up to date: {exc}") from exc
     for w in written:
         print(w)
+    return EXIT_OK
+
+
+def cmd_report_verify(folder: Path) -> int:
+    """Exit 0 when the folder holds (files, verdicts, rollup, claim), 1 naming the first thing that does
+    not, 2 for a folder that is not a report."""
+    try:
+        checked, problems = verify(folder, default_registry())
+    except NotAReport as exc:
+        raise UsageFailure(f"report verify: {exc}") from exc
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        sys.stderr.write(f"agentd-conformance: report verify: {folder}: {problems[0]}{more}\n")
+        return EXIT_UNSATISFIED
+    assert checked is not None
+    print(f"verified {folder}: {checked.files} files match the manifest; {checked.rows} rows, the rollup and the "
+          f"claim re-derive from {checked.outcomes} outcomes")
     return EXIT_OK
 
 

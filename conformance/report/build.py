@@ -10,7 +10,7 @@ from typing import Any
 from conformance import __version__
 from conformance.outcome import NOT_MEASURED, PASS
 from conformance.provenance import harness_commit
-from conformance.registry import Registry
+from conformance.registry import FamilyInfo, Registry, Requirement
 from conformance.report.model import (
     AdapterInfo,
     Attestation,
@@ -116,6 +116,39 @@ def _cell(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
+def requirement_row(req: Requirement, verdict: Verdict | None) -> RequirementResult:
+    """One requirement's row: the registry's words and the verdict (None: the blank template's row)."""
+    row = RequirementResult(area=req.area, spec=req.spec, requirement=req.summary, status=NOT_MEASURED,
+                            note=NOTE_REQUIRED, evidence=None, tier=req.tier,
+                            level=req.level if req.tier is None else None,
+                            condition=req.condition if req.conditional else None)
+    if verdict is not None:
+        row.status = verdict.status
+        row.note = verdict.note if verdict.status != PASS else (verdict.note or None)
+        row.evidence = list(verdict.evidence) or None
+        row.transports = dict(verdict.transports)
+        row.parts = dict(verdict.parts)
+    return row
+
+
+def breakdown_table(info: FamilyInfo, breakdown: Mapping[str, Mapping[str, Any]] | None,
+                    blank: bool = False) -> dict[str, BreakdownRow] | None:
+    """The DEFAULT_001 table from what its checks recorded (None for a family without one)."""
+    rows = info.breakdowns.get("default_001") or {}
+    if not rows:
+        return None
+    bd = breakdown or {}
+    # A row no check could measure (or measured only in part) is null — "not measured", never "no".
+    table = {key: BreakdownRow(shipped=False if blank else _cell(bd.get(key, {}).get("shipped")),
+                               overridable=False if blank else _cell(bd.get(key, {}).get("overridable")),
+                               note=bd.get(key, {}).get("note") or (None if blank or key in bd else "not measured"))
+             for key in rows}
+    if blank:
+        for key, note in (info.breakdowns.get("default_001_notes") or {}).items():
+            table[key].note = note
+    return table
+
+
 def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict] | None,
                  summary: Mapping[str, GroupSummary], run: RunInfo | None = None,
                  breakdown: Mapping[str, Mapping[str, Any]] | None = None,
@@ -123,35 +156,10 @@ def build_report(registry: Registry, family: str, verdicts: Mapping[str, Verdict
     """The report, from the verdicts and their rollup (``summary``, computed by the pipeline:
     ``conformance.pipeline``). ``verdicts=None`` builds the blank template."""
     blank = verdicts is None
-    requirements: dict[str, RequirementResult] = {}
-    for r in registry.select(family=family):
-        row = RequirementResult(area=r.area, spec=r.spec, requirement=r.summary, status=NOT_MEASURED,
-                                note=NOTE_REQUIRED, evidence=None, tier=r.tier,
-                                level=r.level if r.tier is None else None,
-                                condition=r.condition if r.conditional else None)
-        if verdicts is not None:
-            v = verdicts[r.id]
-            row.status = v.status
-            row.note = v.note if v.status != PASS else (v.note or None)
-            row.evidence = list(v.evidence) or None
-            row.transports = dict(v.transports)
-            row.parts = dict(v.parts)
-        requirements[r.id] = row
+    requirements = {r.id: requirement_row(r, None if verdicts is None else verdicts[r.id])
+                    for r in registry.select(family=family)}
     info = registry.families[family]
-    breakdown_rows: dict[str, BreakdownRow] | None = None
-    rows = info.breakdowns.get("default_001") or {}
-    if rows:
-        bd = breakdown or {}
-        # A row no check could measure (or measured only in part) is null — "not measured", never "no".
-        breakdown_rows = {
-            key: BreakdownRow(shipped=False if blank else _cell(bd.get(key, {}).get("shipped")),
-                              overridable=False if blank else _cell(bd.get(key, {}).get("overridable")),
-                              note=bd.get(key, {}).get("note") or (None if blank or key in bd else "not measured"))
-            for key in rows
-        }
-        if blank:
-            for key, note in (info.breakdowns.get("default_001_notes") or {}).items():
-                breakdown_rows[key].note = note
+    breakdown_rows = breakdown_table(info, breakdown, blank)
     codes_rows: dict[str, ErrorCodeRow] | None = None
     codes = info.breakdowns.get("error_codes") or []
     if codes:
@@ -219,4 +227,5 @@ def blank_template(registry: Registry, family: str = "a2acli") -> str:
     return render_report(build_report(registry, family, None, summary), registry)
 
 
-__all__ = ["RunInfo", "apply_claims", "blank_template", "build_report", "claims", "render_report", "scalar"]
+__all__ = ["RunInfo", "apply_claims", "blank_template", "breakdown_table", "build_report", "claims", "render_report",
+           "requirement_row", "scalar"]

@@ -8,15 +8,17 @@ claims), and says in its identity block that it is a merge and of what.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from conformance.outcome import NA, PASS
+from conformance.outcome import NA, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import apply_claims
+from conformance.report.inputs import VERDICT_INPUTS, InputsError, read_inputs, render_inputs
 from conformance.report.model import REPORT_FILE, Merged, Report, ReportError, load_report
-from conformance.report.write import write_readable
+from conformance.report.write import OUTCOMES_FILE, render_outcomes, write_readable
 from conformance.verdict import rollup
 
 DONE = (PASS, NA)
@@ -65,4 +67,29 @@ def merge_into(new_dir: Path, previous_dir: Path, rerun: Iterable[str], registry
     new.identity.merged = Merged(source=str(previous_dir.resolve()), rerun=sorted(rerun),
                                  note="rows not rerun are carried over from the earlier report, with their evidence")
     write_readable(new_dir, new, registry)
+    _carry_judgement(new_dir, previous_dir, rerun, [rid for rid in prev.requirements if rid not in rerun
+                                                      and rid in new.requirements])
     return new
+
+
+def _carry_judgement(new_dir: Path, previous_dir: Path, rerun: set[str], carried: list[str]) -> None:
+    """The merged folder's outcomes.jsonl and verdict inputs: the rerun's for the rerun rows, the earlier
+    report's for the rows carried over — so every row still re-derives from the folder alone."""
+    keep = set(carried)
+    outs = [o for o in _outcomes(new_dir) if o.requirement not in keep]
+    outs += [o for o in _outcomes(previous_dir) if o.requirement in keep]
+    (new_dir / OUTCOMES_FILE).write_text(render_outcomes(outs), encoding="utf-8")
+    try:
+        segments = [s.only(rerun) for s in read_inputs(new_dir)] + [s.only(keep) for s in read_inputs(previous_dir)]
+    except InputsError:  # an earlier report from before the inputs were kept: its rows cannot be re-derived
+        (new_dir / VERDICT_INPUTS).unlink(missing_ok=True)
+        return
+    (new_dir / VERDICT_INPUTS).write_text(render_inputs([s for s in segments if s.rows]), encoding="utf-8")
+
+
+def _outcomes(folder: Path) -> list[Outcome]:
+    try:
+        lines = (folder / OUTCOMES_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    return [Outcome.from_dict(json.loads(line)) for line in lines if line.strip()]

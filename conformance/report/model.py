@@ -611,19 +611,20 @@ class Report:
         """A copy with ``fn`` applied to every string value (never to a key): the redaction of a report.
 
         The copy is not validated here: writing it (:func:`~conformance.report.build.render_report`) does."""
-        result: Report = _map_values(self, fn)
+        result: Report = map_strings(self, fn)
         return result
 
 
-def _map_values(obj: Any, fn: Callable[[str], str]) -> Any:
+def map_strings(obj: Any, fn: Callable[[str], str]) -> Any:
+    """``obj`` with ``fn`` applied to every string value in it (dicts, lists, dataclasses; keys kept)."""
     if isinstance(obj, str):
         return fn(obj)
     if isinstance(obj, dict):
-        return {k: _map_values(v, fn) for k, v in obj.items()}
+        return {k: map_strings(v, fn) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_map_values(v, fn) for v in obj]
+        return [map_strings(v, fn) for v in obj]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.replace(obj, **{f.name: _map_values(getattr(obj, f.name), fn)
+        return dataclasses.replace(obj, **{f.name: map_strings(getattr(obj, f.name), fn)
                                            for f in dataclasses.fields(obj) if f.init})
     return obj
 

@@ -23,7 +23,8 @@ from conformance.report.compliance_md import (
     render_compliance_md,
 )
 from conformance.report.html import render_implementation_html
-from conformance.report.model import REPORT_FILE, Report, RequirementResult, load_report, report_path
+from conformance.report.inputs import VERDICT_INPUTS, Segment, render_inputs
+from conformance.report.model import REPORT_FILE, Report, RequirementResult, load_report, map_strings, report_path
 
 MARKS = {PASS: "✅ pass", PARTIAL: "◐ partial", FAIL: "❌ fail", NOT_MEASURED: "⊘ not measured", NA: "— n/a"}
 
@@ -178,15 +179,21 @@ def write_readable(out_dir: Path, report: Report, registry: Registry, secrets: S
         _write(out_dir / "COMPLIANCE.md", secrets.redact(render_compliance_md(report, registry)))
 
 
-def write_report(out_dir: Path, report: Report, registry: Registry, outcomes: Iterable[Outcome] = (),
-                 secrets: SecretSet | None = None) -> Report:
-    """Write the report folder for a built ``report`` and the outcomes it was judged from; returns the
-    report as written (redacted). Raises ReportWriteError on any failure."""
-    secrets = secrets or SecretSet()
-    # Redact before rendering: XML escaping (&quot; &lt; &#10;) would hide a secret from the text sweep.
-    outs = [dataclasses.replace(o, nodeid=secrets.redact(o.nodeid), message=secrets.redact(o.message),
+def redact_outcomes(outcomes: Iterable[Outcome], secrets: SecretSet) -> list[Outcome]:
+    """The outcomes with every secret redacted from their text (what outcomes.jsonl holds)."""
+    return [dataclasses.replace(o, nodeid=secrets.redact(o.nodeid), message=secrets.redact(o.message),
                                 transport=secrets.redact(o.transport) if o.transport else o.transport)
             for o in outcomes]
+
+
+def write_report(out_dir: Path, report: Report, registry: Registry, outcomes: Iterable[Outcome] = (),
+                 secrets: SecretSet | None = None, inputs: Iterable[Segment] | None = None) -> Report:
+    """Write the report folder for a built ``report``, the outcomes it was judged from and (``inputs``)
+    the rest of what the verdict rules read; returns the report as written (redacted). Raises
+    ReportWriteError on any failure."""
+    secrets = secrets or SecretSet()
+    # Redact before rendering: XML escaping (&quot; &lt; &#10;) would hide a secret from the text sweep.
+    outs = redact_outcomes(outcomes, secrets)
     try:
         # Every string value, never a key (ids, field names): a secret that happens to spell a layout word
         # cannot make rendering fail; the rendered text is swept again after.
@@ -195,6 +202,11 @@ def write_report(out_dir: Path, report: Report, registry: Registry, outcomes: It
         write_readable(out_dir, report, registry, secrets)
         _write(out_dir / "junit.xml", secrets.redact(render_junit(outs, report.family)))
         _write(out_dir / OUTCOMES_FILE, secrets.redact(render_outcomes(outs)))
+        if inputs is not None:
+            # Redacted before rendering, as the outcomes are: JSON escaping would hide a secret from the sweep.
+            clean = [dataclasses.replace(s, scope_note=secrets.redact(s.scope_note),
+                                         breakdown=map_strings(s.breakdown, secrets.redact)) for s in inputs]
+            _write(out_dir / VERDICT_INPUTS, secrets.redact(render_inputs(clean)))
         redact_tree(out_dir, secrets)
     except (OSError, ValueError, KeyError) as exc:
         raise ReportWriteError(f"cannot write the report to {out_dir}: {exc}") from exc

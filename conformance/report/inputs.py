@@ -1,0 +1,59 @@
+"""What a report's verdicts were judged from, besides the outcomes: ``verdict-inputs.json``.
+
+The verdict rules (``conformance.verdict.verdicts_for``) read, beside ``outcomes.jsonl``, which rows the
+run selected (``--only``, ``--tier``, a rerun), which registry needs its target provided, and the
+DEFAULT_001 breakdown its checks recorded. The report folder keeps them, so that ``report verify``
+re-derives every verdict without rerunning anything. A ``--rerun-failed`` merge holds two kinds of
+rows — the rerun's and the earlier report's — each judged from its own inputs: one *segment* each.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+VERDICT_INPUTS = "verdict-inputs.json"
+
+
+class InputsError(ValueError):
+    """``verdict-inputs.json`` is missing or malformed."""
+
+
+@dataclass
+class Segment:
+    """Rows judged together: ``verdicts_for(outcomes, breakdown, scope, scope_note, provided)``."""
+
+    rows: list[str]
+    scope: list[str] | None = None
+    scope_note: str = ""
+    provided: list[str] | None = None
+    breakdown: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def only(self, rows: Iterable[str]) -> Segment:
+        keep = set(rows)
+        return Segment([r for r in self.rows if r in keep], self.scope, self.scope_note, self.provided,
+                       self.breakdown)
+
+
+def segment_for(rows: Iterable[str], scope: Iterable[str] | None, scope_note: str, provided: Iterable[str] | None,
+                breakdown: Mapping[str, Mapping[str, Any]] | None) -> Segment:
+    return Segment(list(rows), None if scope is None else list(scope), scope_note,
+                   None if provided is None else sorted(provided),
+                   {k: dict(v) for k, v in (breakdown or {}).items()})
+
+
+def render_inputs(segments: Iterable[Segment]) -> str:
+    return json.dumps({"segments": [asdict(s) for s in segments]}, indent=1, sort_keys=True) + "\n"
+
+
+def read_inputs(folder: Path) -> list[Segment]:
+    path = folder / VERDICT_INPUTS
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return [Segment(rows=list(s["rows"]), scope=s["scope"], scope_note=str(s["scope_note"]),
+                        provided=s["provided"], breakdown=dict(s["breakdown"])) for s in doc["segments"]]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise InputsError(f"{VERDICT_INPUTS}: cannot read the verdicts' inputs: {exc}") from exc
