@@ -19,9 +19,16 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from conformance.baseline import BaselineError, compare, load_baseline, render_baseline, render_comparison
+from conformance.baseline import (
+    BaselineError,
+    BaselineFile,
+    compare,
+    load_baseline,
+    render_baseline,
+    render_comparison,
+)
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, NothingToRerun, UsageFailure
 from conformance.context import RunContext, private_dir
 from conformance.evidence import SecretSet, redact_tree, slug
@@ -29,6 +36,7 @@ from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.paths import SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError
+from conformance.report.inputs import InputsError, read_inputs, selected_rows
 from conformance.report.manifest import write_manifest
 from conformance.report.merge import latest_report, merge_into, rows_to_rerun
 from conformance.report.model import CLI_FAMILY, REPORT_FILE, Report, ReportError, load_report
@@ -257,7 +265,7 @@ def merge_rerun(report_dir: Path, code: int, previous: Path | None, scope: list[
 
 
 class Baseline(NamedTuple):
-    expected: dict[str, Any] | None
+    expected: BaselineFile | None
     path: Path | None
     write: Path | None
 
@@ -329,18 +337,24 @@ def finish(report_dir: Path, code: int, required: str | None, baseline: Baseline
     if required and (group is None or group.satisfied is not True):
         sys.stderr.write(f"agentd-conformance: {required.replace('_', ' ')} is not satisfied\n")
         result = EXIT_UNSATISFIED
+    try:
+        selected = selected_rows(read_inputs(report_dir))
+    except InputsError:
+        selected = None
     if baseline is not None and baseline.write is not None:
         try:
-            baseline.write.write_text(render_baseline(report), encoding="utf-8")
+            baseline.write.write_text(render_baseline(report, selected), encoding="utf-8")
         except OSError as exc:
             raise HarnessFailure(f"--write-baseline: cannot write {baseline.write}: {exc}") from exc
         print(f"Baseline written: {baseline.write}")
     if baseline is not None and baseline.expected is not None and baseline.path is not None:
-        cmp = compare(report, baseline.expected)
+        cmp = compare(report, baseline.expected, selected)
         with open(report_dir / "summary.md", "a", encoding="utf-8") as fh:
             fh.write(render_comparison(cmp, baseline.path))
         print(f"Baseline {baseline.path}: {len(cmp.regressions)} regression(s), {len(cmp.stale)} stale "
-              f"entr{'y' if len(cmp.stale) == 1 else 'ies'}, {len(cmp.known)} known gap(s)")
+              f"entr{'y' if len(cmp.stale) == 1 else 'ies'}, {len(cmp.known)} known gap(s)"
+              + (f"; {cmp.outside} row(s) outside the comparison (not selected by this run or the baseline's)"
+                 if cmp.outside else ""))
         for rid, exp, got, _ in cmp.regressions:
             sys.stderr.write(f"agentd-conformance: regression: {rid} expected {exp}, got {got}\n")
         for rid, exp, got, _ in cmp.stale:

@@ -45,6 +45,20 @@ def segment_for(rows: Iterable[str], scope: Iterable[str] | None, scope_note: st
                    {k: dict(v) for k, v in (breakdown or {}).items()})
 
 
+def selected_rows(segments: Iterable[Segment]) -> set[str] | None:
+    """The rows the run (or, for a merge, the runs) selected; None when every row was."""
+    chosen: set[str] = set()
+    every = True
+    for seg in segments:
+        scope = None if seg.scope is None else set(seg.scope)
+        for rid in seg.rows:
+            if scope is None or rid in scope:
+                chosen.add(rid)
+            else:
+                every = False
+    return None if every else chosen
+
+
 def render_inputs(segments: Iterable[Segment]) -> str:
     return json.dumps({"segments": [asdict(s) for s in segments]}, indent=1, sort_keys=True) + "\n"
 
