@@ -1,0 +1,49 @@
+"""False fails on real CLIs (issue 17 §3): a tool that differs from the reference CLI only where the
+specification leaves it a choice passes the row. Each test runs the command, as a vendor would, on the
+reference CLI with one conforming variation (``tests/variant_cli.py``) and reads the report back.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from conformance.paths import PACKAGE_DIR
+from tests.killmatrix import outcomes, run_command
+
+VARIANT_CLI = PACKAGE_DIR.parent / "tests" / "variant_cli.py"
+
+
+def variant_exe(tmp: Path) -> str:
+    exe = tmp / "variant-cli"
+    exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{VARIANT_CLI}" "$@"\n', encoding="utf-8")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def run_variant(tmp: Path, variants: str, only: list[str], *extra: str) -> dict[str, Any]:
+    """The requirements of a run of ``only`` on the reference CLI with ``variants`` switched on."""
+    report = run_command(["cli", "--exe", variant_exe(tmp), "--jobs", "2", "--env", f"VARIANT_CLI={variants}",
+                          *extra, "--only", *only], tmp / "report")
+    reqs: dict[str, Any] = report["requirements"]
+    return reqs
+
+
+def row(reqs: dict[str, Any], rid: str) -> tuple[str, str]:
+    return reqs[rid]["status"], str(reqs[rid].get("note") or "")
+
+
+def check_outcomes(tmp: Path, rid: str) -> dict[str, str]:
+    """Per check of ``rid`` (its test name): the status it ended with."""
+    return {o["nodeid"].rsplit("::", 1)[-1]: o["status"] for o in outcomes(tmp / "report") if o["requirement"] == rid}
+
+
+def test_zsh_completing_an_option_as_name_equals_is_a_completion_of_it(tmp_path: Path) -> None:
+    """zsh's ``_arguments`` (what Click, clap and cobra generate) completes ``send --ag`` as
+    ``--agent-card=``: that offers ``--agent-card``, and CLI_002 passes on every shell."""
+    reqs = run_variant(tmp_path, "zsh-arguments", ["A2ACLI_CLI_002"])
+    checks = check_outcomes(tmp_path, "A2ACLI_CLI_002")
+    zsh = checks.get("test_completion_script_loads_and_completes_the_commands[zsh]")
+    assert zsh == "pass", (checks, row(reqs, "A2ACLI_CLI_002"))
+    assert row(reqs, "A2ACLI_CLI_002")[0] == "pass", row(reqs, "A2ACLI_CLI_002")
