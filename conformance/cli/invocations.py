@@ -71,7 +71,7 @@ class Cli:
         except Unsupported as exc:
             self.evidence.add(f"cli run {len(self.results) + 1} (not run)",
                               {"spec_args": [self.secrets.redact(a) for a in args], "unsupported": exc.what})
-            judge_missing(Missing(exc.feature, ADAPTER_UNSUPPORTED), self.own)
+            judge_missing([Missing(f, ADAPTER_UNSUPPORTED) for f in exc.features], self.own)
         self.record(result, "run")
         if not usage_error_expected:
             require_features(result, features, self.own, self.target.adapter)
