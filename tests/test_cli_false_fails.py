@@ -47,3 +47,10 @@ def test_zsh_completing_an_option_as_name_equals_is_a_completion_of_it(tmp_path:
     zsh = checks.get("test_completion_script_loads_and_completes_the_commands[zsh]")
     assert zsh == "pass", (checks, row(reqs, "A2ACLI_CLI_002"))
     assert row(reqs, "A2ACLI_CLI_002")[0] == "pass", row(reqs, "A2ACLI_CLI_002")
+
+
+def test_a_tool_without_verbose_is_judged_on_debug_redaction_alone(tmp_path: Path) -> None:
+    """AUTH_004 is about --debug output (and a verbosity flag not defeating its redaction): a tool that has
+    no --verbose, and redacts every credential under --debug, passes it."""
+    reqs = run_variant(tmp_path, "no-verbose", ["A2ACLI_AUTH_004"])
+    assert row(reqs, "A2ACLI_AUTH_004")[0] == "pass", row(reqs, "A2ACLI_AUTH_004")

@@ -45,10 +45,22 @@ def _zsh_arguments(argv: list[str]) -> list[str] | None:
     return argv
 
 
+def _reject(feature: str, kind: str = "option") -> Callable[[list[str]], list[str] | None]:
+    """A tool without ``feature``: an invocation using it is a usage error naming it (exit 2)."""
+    def step(argv: list[str]) -> list[str] | None:
+        if any(a == feature or a.startswith(feature + "=") for a in argv):
+            sys.stderr.write(f"a2a-cli: unknown {kind} '{feature}'\nusage: a2a-cli <command> [options]\n")
+            sys.exit(2)
+        return argv
+    return step
+
+
 #: name -> (what it changes, the step: argv in, the argv the reference runs with out, or exit itself).
 VARIANTS: dict[str, tuple[str, Callable[[list[str]], list[str] | None]]] = {
     "zsh-arguments": ("`completion zsh` prints an `_arguments` script, so zsh completes an option taking a "
                       "value as `--agent-card=`", _zsh_arguments),
+    "no-verbose": ("no --verbose flag (a2a-handler 0.4.0's -v/--verbose is log verbosity; other tools have "
+                   "none): it is an unknown option", _reject("--verbose")),
 }
 
 
