@@ -54,3 +54,13 @@ def test_a_tool_without_verbose_is_judged_on_debug_redaction_alone(tmp_path: Pat
     no --verbose, and redacts every credential under --debug, passes it."""
     reqs = run_variant(tmp_path, "no-verbose", ["A2ACLI_AUTH_004"])
     assert row(reqs, "A2ACLI_AUTH_004")[0] == "pass", row(reqs, "A2ACLI_AUTH_004")
+
+
+def test_config_show_naming_the_source_by_kind_satisfies_tier1(tmp_path: Path) -> None:
+    """`config show` printing "A2ACLI_AGENT_CARD: <value> (source: global .env file)", no path: the
+    stored value is inspectable, which is CONFIG_001's (Tier 1) demand; naming the file by its path is
+    CONFIG_002's (Tier 2) source rule, which this tool fails."""
+    reqs = run_variant(tmp_path, "config-source-label", ["A2ACLI_CONFIG_001", "A2ACLI_CONFIG_002"])
+    assert row(reqs, "A2ACLI_CONFIG_001")[0] == "pass", row(reqs, "A2ACLI_CONFIG_001")
+    status, note = row(reqs, "A2ACLI_CONFIG_002")
+    assert status == "partial" and "show_source" in note, (status, note)

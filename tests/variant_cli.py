@@ -10,10 +10,13 @@ CLI's own. :data:`VARIANTS` says what each one changes and where it was seen.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import sys
 from collections.abc import Callable
 
 ENV_VAR = "VARIANT_CLI"
+REFERENCE = "conformance.fixtures.reference_cli"
 
 #: zsh's own completion system (`_arguments`, what Click, clap and cobra generate for zsh): an option that
 #: takes a value is completed as ``--agent-card=``.
@@ -55,12 +58,33 @@ def _reject(feature: str, kind: str = "option") -> Callable[[list[str]], list[st
     return step
 
 
+def _config_source_label(argv: list[str]) -> list[str] | None:
+    """`config show` names a file's values by the kind of file, not its path (and prints no path)."""
+    if argv[:2] != ["config", "show"]:
+        return argv
+    p = subprocess.run([sys.executable, "-m", REFERENCE, *argv], capture_output=True, text=True, check=False)
+    out = []
+    for line in p.stdout.splitlines():
+        if line.startswith("Global-Config:"):
+            continue
+        m = re.search(r"\(from file (\S+)\)", line)
+        if m:
+            kind = "global" if "/.config/a2a-cli/" in m.group(1) else "local"
+            line = line[:m.start()] + f"(source: {kind} .env file)" + line[m.end():]
+        out.append(line + "\n")
+    sys.stdout.write("".join(out))
+    sys.stderr.write(p.stderr)
+    sys.exit(p.returncode)
+
+
 #: name -> (what it changes, the step: argv in, the argv the reference runs with out, or exit itself).
 VARIANTS: dict[str, tuple[str, Callable[[list[str]], list[str] | None]]] = {
     "zsh-arguments": ("`completion zsh` prints an `_arguments` script, so zsh completes an option taking a "
                       "value as `--agent-card=`", _zsh_arguments),
     "no-verbose": ("no --verbose flag (a2a-handler 0.4.0's -v/--verbose is log verbosity; other tools have "
                    "none): it is an unknown option", _reject("--verbose")),
+    "config-source-label": ("`config show` says \"(source: global .env file)\" instead of the file's path",
+                            _config_source_label),
 }
 
 
@@ -72,7 +96,7 @@ def main() -> None:
             sys.exit(70)
         out = VARIANTS[name][1](argv)
         argv = argv if out is None else out
-    os.execv(sys.executable, [sys.executable, "-m", "conformance.fixtures.reference_cli", *argv])
+    os.execv(sys.executable, [sys.executable, "-m", REFERENCE, *argv])
 
 
 if __name__ == "__main__":
