@@ -64,3 +64,11 @@ def test_config_show_naming_the_source_by_kind_satisfies_tier1(tmp_path: Path) -
     assert row(reqs, "A2ACLI_CONFIG_001")[0] == "pass", row(reqs, "A2ACLI_CONFIG_001")
     status, note = row(reqs, "A2ACLI_CONFIG_002")
     assert status == "partial" and "show_source" in note, (status, note)
+
+
+def test_validate_is_judged_against_the_proto_schema_not_a_fields_comment(tmp_path: Path) -> None:
+    """A `--validate` that checks the card against the proto's types and REQUIRED fields, and so accepts
+    apiKey `location: "body"` (a plain string in the normative proto, accepted by the SDK's strict
+    reader), passes CARD_GET_002."""
+    reqs = run_variant(tmp_path, "validate-schema-only", ["A2ACLI_CARD_GET_002"])
+    assert row(reqs, "A2ACLI_CARD_GET_002")[0] == "pass", row(reqs, "A2ACLI_CARD_GET_002")
