@@ -72,3 +72,10 @@ def test_validate_is_judged_against_the_proto_schema_not_a_fields_comment(tmp_pa
     reader), passes CARD_GET_002."""
     reqs = run_variant(tmp_path, "validate-schema-only", ["A2ACLI_CARD_GET_002"])
     assert row(reqs, "A2ACLI_CARD_GET_002")[0] == "pass", row(reqs, "A2ACLI_CARD_GET_002")
+
+
+def test_a_help_tree_reaching_every_command_satisfies_the_help_part(tmp_path: Path) -> None:
+    """Top-level help naming the groups `card` and `task`, each group's `--help` naming `get` / `cancel`
+    (Click, clap, cobra): CLI_001 passes, its help part included."""
+    reqs = run_variant(tmp_path, "nested-help", ["A2ACLI_CLI_001"])
+    assert row(reqs, "A2ACLI_CLI_001")[0] == "pass", row(reqs, "A2ACLI_CLI_001")

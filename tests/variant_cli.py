@@ -94,6 +94,34 @@ def _validate_schema_only(argv: list[str]) -> list[str] | None:
     return argv
 
 
+_GROUPS = {"card": "Agent card commands", "config": "Configuration commands", "task": "Task commands",
+           "auth": "Sign-in commands"}
+
+
+def _nested_help(argv: list[str]) -> list[str] | None:
+    """Help as Click, clap and cobra print it: the top level lists the groups (`card`, `task`, ...), each
+    group's own `--help` lists its subcommands by their last word (`get`, `cancel`)."""
+    group = argv[0] if len(argv) == 2 and argv[1] in ("--help", "-h") and argv[0] in _GROUPS else None
+    if argv not in (["help"], ["--help"], ["-h"]) and group is None:
+        return argv
+    p = subprocess.run([sys.executable, "-m", REFERENCE, *argv], capture_output=True, text=True, check=False)
+    out: list[str] = []
+    listed: set[str] = set()
+    for line in p.stdout.splitlines():
+        m = re.match(r"^  (card|config|task|auth) (\S+)\s+(.*)$", line)
+        if m and group is None:
+            if m.group(1) not in listed:
+                listed.add(m.group(1))
+                out.append(f"  {m.group(1):<12} {_GROUPS[m.group(1)]}")
+            continue
+        if m and group == m.group(1):
+            line = f"  {m.group(2):<12} {m.group(3)}"
+        out.append(line)
+    sys.stdout.write("".join(ln + "\n" for ln in out))
+    sys.stderr.write(p.stderr)
+    sys.exit(p.returncode)
+
+
 #: name -> (what it changes, the step: argv in, the argv the reference runs with out, or exit itself).
 VARIANTS: dict[str, tuple[str, Callable[[list[str]], list[str] | None]]] = {
     "zsh-arguments": ("`completion zsh` prints an `_arguments` script, so zsh completes an option taking a "
@@ -102,6 +130,8 @@ VARIANTS: dict[str, tuple[str, Callable[[list[str]], list[str] | None]]] = {
                    "none): it is an unknown option", _reject("--verbose")),
     "config-source-label": ("`config show` says \"(source: global .env file)\" instead of the file's path",
                             _config_source_label),
+    "nested-help": ("help is a tree (Click, clap, cobra): the top level names the groups `card`, `task`, "
+                    "`config`, `auth`; `<group> --help` names its subcommands", _nested_help),
     "validate-schema-only": ("`card get --validate` checks types and REQUIRED fields, not the values a "
                              "field's comment lists (apiKey `location: \"body\"` is accepted)", _validate_schema_only),
 }
