@@ -79,3 +79,21 @@ def test_a_help_tree_reaching_every_command_satisfies_the_help_part(tmp_path: Pa
     (Click, clap, cobra): CLI_001 passes, its help part included."""
     reqs = run_variant(tmp_path, "nested-help", ["A2ACLI_CLI_001"])
     assert row(reqs, "A2ACLI_CLI_001")[0] == "pass", row(reqs, "A2ACLI_CLI_001")
+
+
+def test_an_unrelated_404_earns_no_passing_part_of_send_003(tmp_path: Path) -> None:
+    """`send` fetches a card path that is not the card's (404) and exits 1: the tool never learnt the card
+    has no streaming, so SEND_003's stream_unsupported part is not measured (blocked by CARD_GET_001),
+    never passed on that error."""
+    run_variant(tmp_path, "card-at-old-path", ["A2ACLI_SEND_003"])
+    checks = check_outcomes(tmp_path, "A2ACLI_SEND_003")
+    part = checks.get("test_stream_without_streaming_capability_does_not_hang")
+    assert part == "not_measured", checks
+
+
+def test_output_fields_missing_the_context_do_not_fail_the_text_floor(tmp_path: Path) -> None:
+    """Defect `no-context-in-output` (OUT_001's, INTERACT_004's: the context id is not printed) leaves the
+    text floor (OUT_005: label lines, stable labels, no control sequences) as it was: OUT_005 passes."""
+    report = run_command(["cli", "--jobs", "2", "--env", "REFCLI_DEFECTS=no-context-in-output", "--only",
+                          "A2ACLI_OUT_005"], tmp_path / "report")
+    assert row(report["requirements"], "A2ACLI_OUT_005")[0] == "pass", row(report["requirements"], "A2ACLI_OUT_005")

@@ -1,6 +1,7 @@
 """The reference CLI with conforming variations that real tools have, to prove a check does not fail
 them: a false fail of the harness, shown on a tool that differs from the reference only where the
-specification leaves a choice.
+specification leaves a choice. A variant marked NOT conforming shows the other side: a behaviour that
+must not earn a passing part of a row it says nothing about.
 
 Run as ``python tests/variant_cli.py ARGS`` with ``VARIANT_CLI=name[,name...]`` in the environment
 (``--env VARIANT_CLI=...`` on the command line); every invocation no variant touches is the reference
@@ -122,6 +123,23 @@ def _nested_help(argv: list[str]) -> list[str] | None:
     sys.exit(p.returncode)
 
 
+def _card_at_old_path(argv: list[str]) -> list[str] | None:
+    """NOT conforming: `send` fetches the card at the pre-1.0 path `/.well-known/agent.json` (a 404 on a
+    1.0 agent) and gives up — a tool that never learns what the card says."""
+    if not argv or argv[0] != "send" or "-a" not in argv:
+        return argv
+    import urllib.error
+    import urllib.request
+
+    url = argv[argv.index("-a") + 1].rstrip("/") + "/.well-known/agent.json"
+    try:
+        urllib.request.urlopen(url, timeout=5).close()  # noqa: S310 - a loopback test agent
+    except urllib.error.HTTPError as exc:
+        sys.stderr.write(f"a2a-cli: error: cannot fetch the agent card {url}: HTTP {exc.code}\n")
+        sys.exit(1)
+    return argv
+
+
 #: name -> (what it changes, the step: argv in, the argv the reference runs with out, or exit itself).
 VARIANTS: dict[str, tuple[str, Callable[[list[str]], list[str] | None]]] = {
     "zsh-arguments": ("`completion zsh` prints an `_arguments` script, so zsh completes an option taking a "
@@ -132,6 +150,8 @@ VARIANTS: dict[str, tuple[str, Callable[[list[str]], list[str] | None]]] = {
                             _config_source_label),
     "nested-help": ("help is a tree (Click, clap, cobra): the top level names the groups `card`, `task`, "
                     "`config`, `auth`; `<group> --help` names its subcommands", _nested_help),
+    "card-at-old-path": ("NOT conforming: `send` asks for /.well-known/agent.json (404) and gives up",
+                         _card_at_old_path),
     "validate-schema-only": ("`card get --validate` checks types and REQUIRED fields, not the values a "
                              "field's comment lists (apiKey `location: \"body\"` is accepted)", _validate_schema_only),
 }

@@ -19,7 +19,7 @@ from conformance.judge import DEPENDS_MARKER
 from conformance.targets.model import CliTarget
 
 #: What the checks import from here: the card reference flag (the types live in the library).
-__all__ = ["card_ref"]
+__all__ = ["card_read", "card_ref"]
 
 
 @pytest.fixture(scope="session")
@@ -90,3 +90,10 @@ def new_secret(run_secrets: SecretSet) -> SecretMaker:
 def card_ref(agent: ScriptedAgent) -> Sequence[str]:
     """``-a <base URL>``: the spec's agent-card reference flag."""
     return ("-a", agent.base_url)
+
+
+def card_read(agent: ScriptedAgent) -> bool:
+    """Did the tool get the agent's card? A card request the agent answered 200 — positive evidence that
+    the tool reached the point where the card's content matters (an unrelated request, a 404 at a path
+    that is not the card's, is not)."""
+    return any(q.binding == "CARD" and q.response_status == 200 for q in agent.card_requests())
