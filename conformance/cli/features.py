@@ -55,7 +55,9 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "help": (f"{_P}CLI_001",),
     # Tier 2/3: tasks, push, download (SPEC.md §7.1, App. A)
     "task list": (f"{_P}TASK_LIST_001",),
-    "task subscribe": (f"{_P}TASK_SUBSCRIBE_001", f"{_P}TASK_SUBSCRIBE_002"),
+    # AUTH_011 (§12.3 "handle the in-task AUTH_REQUIRED state"): A2A §7.6.2 names subscribing to the task
+    # as how a client follows an authorization resolved out of band
+    "task subscribe": (f"{_P}TASK_SUBSCRIBE_001", f"{_P}TASK_SUBSCRIBE_002", f"{_P}AUTH_011"),
     "task download": (f"{_P}DOWNLOAD_001",),
     "task push-config": (f"{_P}PUSH_001", f"{_P}PUSH_002"),
     "auth login": (f"{_P}AUTH_005", f"{_P}AUTH_006", f"{_P}AUTH_007", f"{_P}AUTH_010"),
