@@ -22,6 +22,7 @@ from conformance.cli.features import (
     Missing,
     judge_missing,
     rejected_feature,
+    rejected_features,
     undeclared,
     used_features,
 )
@@ -136,6 +137,20 @@ def test_an_adapter_unsupported_entry_names_the_spec_feature() -> None:
         assert info.value.feature == feature
 
 
+def test_an_adapter_names_every_unsupported_feature_of_an_invocation_in_argv_order() -> None:
+    ad = Adapter.from_dict({"adapter": 1, "tool": "t", "unsupported": ["--poll-interval", "--wait", "A2ACLI_BEARER"]})
+    with pytest.raises(Unsupported) as info:
+        ad.translate(["task", "get", "T", "--wait", "--poll-interval", "1s"], {"A2ACLI_BEARER": "x"})
+    assert info.value.features == ("--wait", "--poll-interval", "A2ACLI_BEARER")
+    assert "--wait" in str(info.value) and "--poll-interval" in str(info.value)
+
+
+def test_a_parser_rejecting_several_features_shows_each_missing_the_checks_own_first() -> None:
+    run = result(2, "error: unrecognized arguments: --wait --poll-interval 200ms")
+    found = rejected_features(run, WAIT, own=["A2ACLI_TASK_POLL_002"])
+    assert [m.feature for m in found] == ["--poll-interval", "--wait"], found
+
+
 # ── what a missing feature does to a check ────────────────────────────────────────────────────────
 
 def test_a_missing_feature_the_check_s_own_requirement_names_is_its_fail() -> None:
@@ -151,6 +166,19 @@ def test_a_missing_feature_another_requirement_governs_blocks_the_check() -> Non
     assert info.value.by == "A2ACLI_TASK_POLL_002"
     assert info.value.reason == ("blocked by A2ACLI_TASK_POLL_002: no --poll-interval (rejected as a usage error: "
                                  "'unknown option')")
+
+
+def test_the_checks_own_missing_feature_fails_it_whatever_the_argument_order() -> None:
+    """--wait (TASK_POLL_001's) comes before --poll-interval (TASK_POLL_002's) in the invocation; both
+    missing: TASK_POLL_002's check fails for its own flag and names the other too, it is not blocked."""
+    missing = [Missing("--wait", ADAPTER_UNSUPPORTED), Missing("--poll-interval", ADAPTER_UNSUPPORTED)]
+    with pytest.raises(CheckFailed) as info:
+        judge_missing(missing, ["A2ACLI_TASK_POLL_002"])
+    assert str(info.value) == ("expected --poll-interval, which TASK_POLL_002 names; missing: unsupported by the "
+                               "tool (adapter); also missing: --wait (unsupported by the tool (adapter))")
+    with pytest.raises(Blocked) as blocked:
+        judge_missing(missing, ["A2ACLI_OUT_002"])
+    assert blocked.value.by == "A2ACLI_TASK_POLL_001" and "also missing: --poll-interval" in blocked.value.reason
 
 
 # ── the reference CLI, otherwise right on X, missing what Y governs ───────────────────────────────
@@ -172,6 +200,21 @@ def test_exit_statuses_are_judged_without_an_envelope_or_task_get_wait(tmp_path:
     assert _row(reqs, "A2ACLI_EXIT_001")[0] == "pass", _row(reqs, "A2ACLI_EXIT_001")
 
 
+def test_a_timeout_exit_is_judged_through_task_get_wait_when_send_does_not_wait(tmp_path: Path) -> None:
+    """`send` returns at once (defect no-wait-by-default, SEND_002's), so `send --timeout` never times
+    out; `task get --wait --timeout` does, and shows exit 5: EXIT_001 is judged on that run and passes."""
+    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env", "REFCLI_DEFECTS=no-wait-by-default")
+    assert _row(reqs, "A2ACLI_EXIT_001")[0] == "pass", _row(reqs, "A2ACLI_EXIT_001")
+
+
+def test_the_second_route_to_a_timeout_still_catches_a_wrong_exit(tmp_path: Path) -> None:
+    """The same tool also exiting 3 on a timeout (defect timeout-exit-3): the `task get --wait` route
+    shows it, and EXIT_001 fails."""
+    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env", "REFCLI_DEFECTS=no-wait-by-default,timeout-exit-3")
+    status, note = _row(reqs, "A2ACLI_EXIT_001")
+    assert status == "fail" and "timeout" in note, (status, note)
+
+
 def test_redaction_is_judged_whatever_the_agent_answered(tmp_path: Path) -> None:
     """The API key goes in the wrong header (AUTH_001's defect): AUTH_001 fails, AUTH_004 (redaction
     under --debug) is still judged on the diagnostics, and passes."""
@@ -182,6 +225,18 @@ def test_redaction_is_judged_whatever_the_agent_answered(tmp_path: Path) -> None
 
 TWIN_ADAPTER = Path(__file__).resolve().parent.parent / "docs" / "examples" / "twin.adapter.yaml"
 ONLY_POLL = ["A2ACLI_TASK_POLL_002", "A2ACLI_TASK_POLL_004", "A2ACLI_OUT_002"]
+
+
+def test_a_row_whose_own_flag_is_unsupported_fails_though_another_rows_flag_comes_first(tmp_path: Path) -> None:
+    """An adapter marks --wait (TASK_POLL_001's) and --poll-interval (TASK_POLL_002's) unsupported; the
+    TASK_POLL_002 check runs `task get T --wait ... --poll-interval`: it fails for --poll-interval, naming
+    --wait as well, rather than "blocked by TASK_POLL_001" because --wait comes first in argv."""
+    adapter = tmp_path / "adapter.yaml"
+    adapter.write_text("adapter: 1\ntool: refcli-without-waiting\nunsupported: [--wait, --poll-interval]\n")
+    reqs = _cli(tmp_path, ["A2ACLI_TASK_POLL_002"], "--adapter", str(adapter))
+    status, note = _row(reqs, "A2ACLI_TASK_POLL_002")
+    own_first = "expected --poll-interval, which TASK_POLL_002 names" in note
+    assert status == "fail" and own_first and "--wait" in note, (status, note)
 
 
 @pytest.mark.parametrize("how", ["adapter", "adapter-v2", "rejected"])

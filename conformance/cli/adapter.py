@@ -220,13 +220,17 @@ def _line_of(node: yaml.Node | None, key: str) -> int | None:
 class Unsupported(CheckFailed):  # noqa: N818 - the name the checks use
     """The check needs a flag, command or variable the tool lacks: unsupported is fail."""
 
-    def __init__(self, what: str, tool: str = "", feature: str = "") -> None:
+    def __init__(self, what: str, tool: str = "", feature: str = "",
+                 more: tuple[tuple[str, str], ...] = ()) -> None:
         by = f" {tool}" if tool else ""
-        super().__init__(f"{what} is not supported by the tool under test{by} (its adapter marks it "
-                         "unsupported); unsupported is fail")
-        self.what = what
-        #: The spec feature as the check used it (a command path, a long flag, a variable).
+        said = ", ".join([what, *(w for w, _ in more)])
+        super().__init__(f"{said} {'are' if more else 'is'} not supported by the tool under test{by} (its adapter "
+                         "marks it unsupported); unsupported is fail")
+        self.what = said
+        #: The spec feature as the check used it (a command path, a long flag, a variable): the first.
         self.feature = feature or what
+        #: Every unsupported feature the invocation uses, in argv order (commands, flags, variables).
+        self.features = (self.feature, *(f for _, f in more))
 
 
 def _takes_value(flag: str) -> bool:
@@ -659,17 +663,24 @@ class Adapter:
         return [new] if value is None else [new, value]
 
     def _refuse_unsupported(self, tokens: list[_Token], path: Path_, env: Mapping[str, str | None]) -> None:
+        """Raise :class:`Unsupported` naming every unsupported command, flag and variable of the invocation."""
+        found: list[tuple[str, str]] = []
         for u in self.unsupported_commands:
             if path[: len(u)] == u:
-                raise Unsupported(f"command '{' '.join(u)}'", self.tool, " ".join(path))
+                found.append((f"command '{' '.join(u)}'", " ".join(path)))
+                break
         for t in tokens:
             if t.kind == "opt" and (t.flag in self.unsupported_flags
                                     or _ALIASES.get(t.flag) in self.unsupported_flags):
                 long = t.flag if t.flag.startswith("--") else _ALIASES.get(t.flag, t.flag)
-                raise Unsupported(f"flag {t.flag}", self.tool, long)
+                if long not in [f for _, f in found]:
+                    found.append((f"flag {t.flag}", long))
         for var, value in env.items():
             if var in self.unsupported_env and value is not None:
-                raise Unsupported(f"environment variable {var}", self.tool, var)
+                found.append((f"environment variable {var}", var))
+        if found:
+            (what, feature), *more = found
+            raise Unsupported(what, self.tool, feature, tuple(more))
 
 
 class _Loader:

@@ -10,6 +10,10 @@ missing, :func:`judge_missing` decides (DESIGN.md §2.2, §2.8):
 * the feature is named by X itself: X fails ("unsupported is fail"), the message saying which feature;
 * otherwise X is not measured: :func:`conformance.judge.blocked_by` the feature's first owner.
 
+A run may show several features missing (an adapter marking two flags unsupported, a parser listing
+every unrecognised argument): each is named, and X's own come first whatever the argument order, so
+X fails for its own missing feature rather than being blocked by another's.
+
 A run shows a feature is missing in two ways only, both positive evidence:
 
 * the adapter marks it unsupported (:class:`~conformance.cli.adapter.Unsupported`, raised before
@@ -51,7 +55,9 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "help": (f"{_P}CLI_001",),
     # Tier 2/3: tasks, push, download (SPEC.md §7.1, App. A)
     "task list": (f"{_P}TASK_LIST_001",),
-    "task subscribe": (f"{_P}TASK_SUBSCRIBE_001", f"{_P}TASK_SUBSCRIBE_002"),
+    # AUTH_011 (§12.3 "handle the in-task AUTH_REQUIRED state"): A2A §7.6.2 names subscribing to the task
+    # as how a client follows an authorization resolved out of band
+    "task subscribe": (f"{_P}TASK_SUBSCRIBE_001", f"{_P}TASK_SUBSCRIBE_002", f"{_P}AUTH_011"),
     "task download": (f"{_P}DOWNLOAD_001",),
     "task push-config": (f"{_P}PUSH_001", f"{_P}PUSH_002"),
     "auth login": (f"{_P}AUTH_005", f"{_P}AUTH_006", f"{_P}AUTH_007", f"{_P}AUTH_010"),
@@ -201,43 +207,66 @@ def _names(line: str, spelling: str, command: bool) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(spelling)}(?![\w-])", line) is not None
 
 
-def rejected_feature(result: CliResult, features: Sequence[str], own: Sequence[str] = (),
-                     adapter: Adapter | None = None) -> Missing | None:
-    """The feature among ``features`` the run rejected as a usage error (exit 2 and a line rejecting
-    it by name), the check's own features first; None when the run shows no such thing."""
+def _blame_order(features: Sequence[str], own: Sequence[str]) -> list[str]:
+    """The check's own features first, then flags (named precisely) before commands; stable otherwise."""
+    return sorted(features, key=lambda f: (not set(owners(f)) & set(own), not f.startswith("-")))
+
+
+def rejected_features(result: CliResult, features: Sequence[str], own: Sequence[str] = (),
+                      adapter: Adapter | None = None) -> list[Missing]:
+    """Every feature among ``features`` the run rejected as a usage error (exit 2 and a line rejecting
+    it by name), the check's own features first; empty when the run shows no such thing."""
     if result.exit_code != 2:
-        return None
+        return []
     lines = [_SUGGESTS.split(ln, maxsplit=1)[0].strip()
              for ln in (result.stderr_text + "\n" + result.stdout_text).splitlines() if _REJECTS.search(ln)]
     lines = [ln for ln in lines if _REJECTS.search(ln)]
     if not lines:
-        return None
-    # the check's own features first, then flags (named precisely) before commands
-    ordered = sorted((f for f in features if not f.startswith("A2ACLI_")),  # variables are never "rejected"
-                     key=lambda f: (not set(owners(f)) & set(own), not f.startswith("-")))
-    for f in ordered:
+        return []
+    out: list[Missing] = []
+    # variables are never "rejected" by a parser
+    for f in _blame_order([f for f in features if not f.startswith("A2ACLI_")], own):
         for line in lines:
             if any(_names(line, s, command) for s, command in _spellings(f, adapter)):
                 m = _REJECTS.search(line)
                 said = line[m.start() if m else 0:][:90]
-                return Missing(f, f"rejected as a usage error: {said!r}")
-    return None
+                out.append(Missing(f, f"rejected as a usage error: {said!r}"))
+                break
+    return out
 
 
-def judge_missing(missing: Missing, own: Sequence[str]) -> NoReturn:
-    """End the check: its own requirement's missing feature is its fail; another's is a block."""
-    who = owners(missing.feature)
+def rejected_feature(result: CliResult, features: Sequence[str], own: Sequence[str] = (),
+                     adapter: Adapter | None = None) -> Missing | None:
+    """The first of :func:`rejected_features` (the check's own features first), or None."""
+    found = rejected_features(result, features, own, adapter)
+    return found[0] if found else None
+
+
+def judge_missing(missing: Missing | Sequence[Missing], own: Sequence[str]) -> NoReturn:
+    """End the check on the features a run showed missing (every one is named): the check's own
+    requirement's missing feature is its fail; when none is its own, it is blocked by the owner of the
+    first."""
+    found = [missing] if isinstance(missing, Missing) else _ordered(list(missing), own)
+    first, rest = found[0], found[1:]
+    also = f"; also missing: {', '.join(f'{m.feature} ({m.how})' for m in rest)}" if rest else ""
+    who = owners(first.feature)
     mine = [r for r in who if r in own]
     if mine or not who:
         named = ", ".join(r.removeprefix(_P) for r in mine) or "the requirement under test"
-        fail(f"expected {missing.feature}, which {named} names; missing: {missing.how}")
-    blocked_by(who[0], f"no {missing.feature} ({missing.how})")
+        fail(f"expected {first.feature}, which {named} names; missing: {first.how}{also}")
+    blocked_by(who[0], f"no {first.feature} ({first.how}){also}")
+
+
+def _ordered(found: list[Missing], own: Sequence[str]) -> list[Missing]:
+    by = {m.feature: m for m in found}
+    return [by[f] for f in _blame_order(list(by), own)]
 
 
 def require_features(result: CliResult, features: Sequence[str], own: Sequence[str],
                      adapter: Adapter | None = None) -> None:
     """The one helper for "this invocation shows a feature is missing": ends the check (fail or
-    blocked) when ``result`` rejected one of ``features`` as a usage error; returns otherwise."""
-    missing = rejected_feature(result, features, own, adapter)
-    if missing is not None:
+    blocked, naming every missing feature) when ``result`` rejected some of ``features`` as a usage
+    error; returns otherwise."""
+    missing = rejected_features(result, features, own, adapter)
+    if missing:
         judge_missing(missing, own)

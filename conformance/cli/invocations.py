@@ -12,6 +12,7 @@ from conformance.cli.features import (
     ADAPTER_UNSUPPORTED,
     Missing,
     judge_missing,
+    rejected_features,
     require_features,
     undeclared,
     used_features,
@@ -71,10 +72,36 @@ class Cli:
         except Unsupported as exc:
             self.evidence.add(f"cli run {len(self.results) + 1} (not run)",
                               {"spec_args": [self.secrets.redact(a) for a in args], "unsupported": exc.what})
-            judge_missing(Missing(exc.feature, ADAPTER_UNSUPPORTED), self.own)
+            judge_missing([Missing(f, ADAPTER_UNSUPPORTED) for f in exc.features], self.own)
         self.record(result, "run")
         if not usage_error_expected:
             require_features(result, features, self.own, self.target.adapter)
+        return result
+
+    def run_unless_missing(self, optional: str, *args: str, **kwargs: Any) -> CliResult | None:
+        """Run ``args`` for a clause that applies only to a tool that has the spec flag ``optional``
+        ("not defeasible by a verbosity flag" binds a tool with such a flag): None, said in the
+        evidence, when the adapter marks ``optional`` unsupported or the tool rejects it by name;
+        otherwise the run, the blame rule applied to its other features as :meth:`run` does."""
+        adapter = self.target.adapter
+        if adapter is not None:
+            try:
+                adapter.translate(list(args), kwargs.get("env"))
+            except Unsupported as exc:
+                if optional in exc.features:
+                    self.evidence.add(f"cli run {len(self.results) + 1} (not run)",
+                                      {"spec_args": [self.secrets.redact(a) for a in args],
+                                       "skipped": f"{optional} {ADAPTER_UNSUPPORTED}: the clause does not apply"})
+                    return None
+        result = self.run(*args, usage_error_expected=True, **kwargs)
+        features = used_features(args, kwargs.get("env"))
+        missing = rejected_features(result, features, self.own, adapter)
+        if any(m.feature == optional for m in missing):
+            self.evidence.add(f"cli run {len(self.results)} (judged)",
+                              f"the tool rejects {optional}: the clause that needs it does not apply")
+            return None
+        if missing:
+            judge_missing(missing, self.own)
         return result
 
     def check_declared(self, args: Sequence[str], env: Mapping[str, str | None] | None = None) -> list[str]:

@@ -32,6 +32,15 @@ class ShellProblem(Exception):
     """The shell rejected or could not use the script; the message says what it printed."""
 
 
+def offered_words(candidates: list[str]) -> set[str]:
+    """What a shell's candidates offer: each word, and for an option offered with its ``=`` (zsh's
+    ``_arguments`` completes an option taking a value as ``--agent-card=``; bash scripts with
+    ``nospace`` do the same) the option itself."""
+    out = set(candidates)
+    out |= {w[:-1] for w in candidates if w.startswith("-") and w.endswith("=") and len(w) > 2}
+    return out
+
+
 def available(shell: str) -> str | None:
     return shutil.which(shell)
 

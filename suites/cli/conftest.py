@@ -6,20 +6,22 @@ redacted of the run's secrets. Checks use only these fixtures and ``conformance.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
 from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
-from conformance.fixtures.scripted_agent import Script, ScriptedAgent
+from conformance.fixtures.scripted_agent import RecordedRequest, Script, ScriptedAgent
 from conformance.judge import DEPENDS_MARKER
 from conformance.targets.model import CliTarget
 
 #: What the checks import from here: the card reference flag (the types live in the library).
-__all__ = ["card_ref"]
+__all__ = ["card_read", "card_ref", "first_event_sent", "subscriptions"]
 
 
 @pytest.fixture(scope="session")
@@ -90,3 +92,29 @@ def new_secret(run_secrets: SecretSet) -> SecretMaker:
 def card_ref(agent: ScriptedAgent) -> Sequence[str]:
     """``-a <base URL>``: the spec's agent-card reference flag."""
     return ("-a", agent.base_url)
+
+
+def card_read(agent: ScriptedAgent) -> bool:
+    """Did the tool get the agent's card? A card request the agent answered 200 — positive evidence that
+    the tool reached the point where the card's content matters (an unrelated request, a 404 at a path
+    that is not the card's, is not)."""
+    return any(q.binding == "CARD" and q.response_status == 200 for q in agent.card_requests())
+
+
+def _subscribed_id(req: RecordedRequest) -> str | None:
+    if req.binding == "JSONRPC":
+        params = req.params if isinstance(req.params, dict) else {}
+        value = params.get("id")
+        return value if isinstance(value, str) else None
+    m = re.search(r"/tasks/([^/]+):subscribe$", req.path)
+    return unquote(m.group(1)) if m else None
+
+
+def subscriptions(agent: ScriptedAgent, task_id: str) -> list[RecordedRequest]:
+    """The SubscribeToTask requests the agent received for ``task_id`` (any binding)."""
+    return [r for r in agent.a2a_requests() if r.operation == "SubscribeToTask" and _subscribed_id(r) == task_id]
+
+
+def first_event_sent(agent: ScriptedAgent, task_id: str) -> bool:
+    """Has the agent written an event on a subscription to this task?"""
+    return any(b"data:" in r.response_body for r in subscriptions(agent, task_id))

@@ -7,6 +7,7 @@ in the output by value, and read which path the agent was asked for.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     WELL_KNOWN_CARD_PATH,
+    ApiKey,
     CardSpec,
     Interface,
     Script,
@@ -86,6 +88,32 @@ def test_card_get_reads_a_local_card_file(
     _assert_card_presented(r, a, name)
     fetched = [q.path for q in a.requests if q.binding == "CARD"]
     assert not fetched, f"the CLI fetched the card over HTTP although it was given the local file {ref}: {fetched}"
+
+
+@pytest.mark.requirement("A2ACLI_CARD_GET_001", part="presentation")
+def test_card_get_presents_capabilities_security_schemes_and_skills(cli: Cli, agent: AgentMaker) -> None:
+    """`card get` presents what §10.1 lists beyond identity and interfaces: the advertised capabilities
+    (streaming, push notifications, extended card — all three advertised here), the security schemes
+    (a uniquely named apiKey scheme: its name or its header's name) and the skills (a uniquely named
+    skill: its id or its name). Catches a presentation that drops them (defects `card-get-hides-skills`,
+    `card-get-hides-capabilities`)."""
+    scheme, header = unique("probe-scheme"), unique("X-Probe-Key")
+    skill_id, skill_name = unique("probe-skill-id"), unique("probe-skill")
+    a, name = _named_agent(agent, streaming=True, push_notifications=True, extended_agent_card=True,
+                           security=(ApiKey("card-probe-key-value", name=header, scheme_name=scheme),),
+                           require_auth=False,
+                           skills=({"id": skill_id, "name": skill_name, "description": "a probe skill",
+                                    "tags": ["probe"]},))
+    r = cli.run("card", "get", "-a", a.base_url)
+    _assert_card_presented(r, a, name)
+    out = r.stdout_text
+    missing = [cap for cap, pattern in (("streaming", r"stream"), ("push notifications", r"push"),
+                                        ("extended card", r"extended")) if not re.search(pattern, out, re.I)]
+    assert not missing, f"the advertised capabilities {missing} are not presented; {shown(r)}"
+    assert scheme in out or header in out, (
+        f"the security scheme {scheme!r} (apiKey in header {header!r}) is not presented; {shown(r)}")
+    assert skill_id in out or skill_name in out, (
+        f"the skill {skill_name!r} (id {skill_id!r}) is not presented; {shown(r)}")
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="transport_selection")

@@ -8,8 +8,8 @@ wrote" is exactly the files it created or changed:
 
 * ``conventional_path`` — a setting the harness puts in ``~/.config/a2a-cli/.env`` takes effect (the
   credential there reaches the agent), and every file the tool wrote lies under the XDG directories;
-* ``config_show`` — `config show` prints a value stored in that file together with the file as its
-  source, stops printing it once the user deletes the file, and writes nothing;
+* ``config_show`` — `config show` prints a value stored in that file, stops printing it once the user
+  deletes the file, and writes nothing (naming the value's source is CONFIG_002's rule, Tier 2);
 * ``secret_file_mode`` — after authenticated calls (the credential demonstrably reached the agent, so
   the tool held it), no file the tool wrote holds it with any group/other permission. A tool that
   stores it nowhere passes: the requirement binds persisted data "if any";
@@ -110,19 +110,13 @@ def test_global_config_file_is_read_and_nothing_is_stored_elsewhere(
         home.cleanup()
 
 
-def _names_file(line: str, path: Path, home: IsolatedHome) -> bool:
-    """Does ``line`` name ``path`` — absolutely, or from ~ / $HOME / $XDG_CONFIG_HOME?"""
-    rel_home = path.relative_to(home.home).as_posix()
-    rel_xdg = path.relative_to(home.config).as_posix()
-    forms = (str(path), str(path.resolve()), f"~/{rel_home}", f"$HOME/{rel_home}", f"$XDG_CONFIG_HOME/{rel_xdg}")
-    return any(f in line for f in forms)
-
-
 @pytest.mark.requirement(CONFIG, part="config_show")
-def test_config_show_prints_a_stored_setting_with_its_file_and_writes_nothing(cli: Cli, evidence: Evidence) -> None:
+def test_config_show_prints_a_stored_setting_and_writes_nothing(cli: Cli, evidence: Evidence) -> None:
     """With A2ACLI_AGENT_CARD stored in ``~/.config/a2a-cli/.env``, `config show` exits 0 and prints the
-    value on a line naming that file as its source; after the user deletes the file, `config show` no
-    longer prints the value; neither run writes any file.
+    value; after the user deletes the file, `config show` no longer prints it; neither run writes any
+    file. That is what §8.3 asks of persisted data at Tier 1: "inspectable via the read-only `config
+    show`". Naming the source of each value (the file's path) is CONFIG_002's rule (Tier 2), so a tool
+    that says "(source: global .env file)" — or names no source — is not failed here.
 
     Catches defects `config-show-missing` and `config-show-writes`.
     """
@@ -135,10 +129,9 @@ def test_config_show_prints_a_stored_setting_with_its_file_and_writes_nothing(cl
         written = home.written_since(before)
         evidence.add("files scanned", scanned(home, written, {"value": [value]}))
         assert r.exit_code == 0, f"expected `config show` to exit 0, got {r.exit_code}; {shown(r)}"
-        lines = [ln for ln in r.stdout_text.splitlines() if value in ln]
-        assert lines, f"expected `config show` to print A2ACLI_AGENT_CARD={value} from {path.name}; {shown(r)}"
-        assert any(_names_file(ln, path, home) for ln in lines), (
-            f"expected the value's line to name its source ~/.config/a2a-cli/.env; got {lines[:2]!r}")
+        assert value in r.stdout_text, (
+            f"expected `config show` to print A2ACLI_AGENT_CARD={value} from ~/.config/a2a-cli/{path.name}; "
+            f"{shown(r)}")
         assert not written, (f"expected `config show` to write nothing (read-only); it wrote "
                              f"{[str(p.relative_to(home.root)) for p in written]}")
         path.unlink()

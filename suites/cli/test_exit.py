@@ -1,25 +1,32 @@
 """EXIT: exit statuses — 0/1/2 with their meanings, reserved ones agreeing with the error reported, and
 task outcomes kept out of the exit code.
 
-EXIT_001 judges exit statuses only. The error the tool reported is read where it is given (an
-Appendix B envelope on either stream, or an ``A2ACLI_ERR_*`` code in text); a tool that reports none
-is judged on its statuses alone (OUT_004 judges the envelope). Each probe drives the plainest
-invocation that reaches its condition.
+EXIT_001 judges exit statuses only. Each condition it asks about (a usage error, a timeout, a
+protocol error) is reached by the plainest invocation first and, when another row's missing feature
+blocks that one, by another row's invocation that provokes the same condition (``by_any_route``):
+the evidence is always a run of exactly that condition, so a tool is judged wherever its runs show
+the statuses. The error the tool reported is read where it is given (an Appendix B envelope on
+either stream, or an ``A2ACLI_ERR_*`` code in text); a tool that reports none is judged on its
+statuses alone (OUT_004 judges the envelope). Each probe drives the plainest invocation that reaches
+its condition.
 """
 
 from __future__ import annotations
 
 import re
 import socket
+import time
+from collections.abc import Callable
+from typing import NoReturn
 
 import pytest
 
 from conformance.cli.invocations import AgentMaker, Cli, RecordCode
 from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
-from conformance.fixtures.scripted_agent import ErrorReply, Script, TaskFlow
-from conformance.judge import blocked_by, shown
-from conformance.outcome import not_measured
+from conformance.fixtures.scripted_agent import ErrorReply, Script, ScriptedAgent, TaskFlow
+from conformance.judge import Blocked, blocked_by, shown
+from conformance.outcome import NotMeasured, not_measured
 from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
@@ -39,7 +46,33 @@ APPENDIX_D_EXIT: dict[str, int] = {
 RESERVED = (3, 4, 5)
 _CODE_IN_TEXT = re.compile(r"\bA2ACLI_ERR_[A-Z_]+\b")
 #: The --timeout the timeout probe gives, as the CLI is told it and in seconds.
-TIMEOUT_FLAG, TIMEOUT_S = "1s", 1.0
+TIMEOUT_FLAG, TIMEOUT_S = "3s", 3.0
+
+
+def waited_since(a: ScriptedAgent, *operations: str) -> float:
+    """Seconds from the first of ``operations`` the agent received to now (the run has just ended): how
+    long the tool went on after it reached the agent. Its own start-up is not counted, so a slow start
+    under load never passes for a wait."""
+    first = [q.wall for q in a.a2a_requests() if q.operation in operations]
+    return time.time() - min(first) if first else 0.0
+
+
+def timeout_reached(r: CliResult, waited: float, record_error_code: RecordCode, not_waiting: Callable[[str], None],
+                    what: str) -> None:
+    """Judge a run whose wait ``--timeout`` was to end. A non-zero exit is the timeout's when the tool
+    says so (A2ACLI_ERR_TIMEOUT, or exit 5) or ran at least as long as the timeout; a faster failure says
+    nothing about it (not measured). An exit 0 is judged (a timeout reported as success) only when the
+    tool demonstrably kept waiting after it reached the agent (60 % of the timeout: a tool whose clock
+    starts at launch has spent some of it starting); sooner, it never waited (``not_waiting``)."""
+    if r.exit_code != 0:
+        code = reported_code(r, record_error_code, "--timeout expiry")
+        if code != "A2ACLI_ERR_TIMEOUT" and r.exit_code != 5 and r.duration < TIMEOUT_S * 0.9:
+            not_measured(f"{what} failed after {r.duration:.2f}s, before --timeout {TIMEOUT_FLAG} could expire "
+                         f"(exit {r.exit_code})")
+    elif waited < TIMEOUT_S * 0.6:
+        not_waiting(f"{what} returned {waited:.2f}s after reaching the agent, without waiting, so --timeout "
+                    "never expired")
+    judge_timeout_exit(r, record_error_code)
 
 
 def allowed_exits(code: str) -> set[int]:
@@ -72,23 +105,60 @@ def assert_exit_agrees(r: CliResult, code: str | None) -> None:
 # ─────────────────────────────── EXIT_001 ───────────────────────────────
 
 
+def by_any_route(*routes: Callable[[], None]) -> None:
+    """Reach one condition EXIT_001 asks about by the first route not blocked by another row's missing
+    feature. Each route is an invocation that provokes exactly that condition (a usage error, a timeout,
+    a protocol error) and judges the exit status the same way; a route that cannot reach it ends
+    ``not_measured`` and the next is tried. A failing judgment ends the check at once. Only when every
+    route is unreachable is the check not measured, naming each reason (the first route's blocker
+    leads)."""
+    ended: list[NotMeasured] = []
+    for route in routes:
+        try:
+            route()
+            return
+        except NotMeasured as exc:
+            ended.append(exc)
+    unreached(ended)
+
+
+def unreached(ended: list[NotMeasured]) -> NoReturn:
+    """Not measured, naming why each route failed to reach the condition (the first one's blocker leads)."""
+    first = ended[0]
+    why = "; then ".join(str(e) for e in ended)
+    if isinstance(first, Blocked):
+        blocked_by(first.by, why.removeprefix(f"blocked by {first.by}: "))
+    not_measured(why)
+
+
 @pytest.mark.requirement("A2ACLI_EXIT_001")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
-@pytest.mark.parametrize("case", ["unknown-option", "missing-task-id"])
-def test_usage_error_exits_2(cli: Cli, agent: AgentMaker, record_error_code: RecordCode, case: str) -> None:
-    """An unknown option, or `task get` without its taskId, is a usage error: exit 2 (and, if an
-    error code is reported, it must not claim another condition).
+def test_usage_error_exits_2(cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
+    """An unknown option on `send`, and `task get` without its taskId, are usage errors: exit 2 (and, if
+    an error code is reported, it must not claim another condition). Both are probes of one clause: a
+    probe whose command is missing (another row's) is skipped, but at least one must reach a usage
+    error, and every one that does must exit 2.
 
     Catches defect `usage-exit-1`.
     """
     a = agent()
-    args = {"unknown-option": ("send", "--text", "x", "--no-such-option-exit1"),
-            "missing-task-id": ("task", "get")}[case]
-    r = cli.run(*args, *card_ref(a), usage_error_expected=True)
-    cli.require(r, *(("send", "--text") if case == "unknown-option" else ("task get",)))
-    assert r.exit_code == 2, f"expected exit 2 for a usage error ({case}), got {r.exit_code}; {shown(r)}"
-    assert_exit_agrees(r, reported_code(r, record_error_code, f"usage error: {case}"))
-    assert not a.a2a_requests(), f"a usage error still sent {[q.operation for q in a.a2a_requests()]}"
+    probes = {"unknown-option": (("send", "--text", "x", "--no-such-option-exit1"), ("send", "--text")),
+              "missing-task-id": (("task", "get"), ("task get",))}
+    blocked: list[NotMeasured] = []
+    measured = 0
+    for case, (args, needs) in probes.items():
+        try:
+            r = cli.run(*args, *card_ref(a), usage_error_expected=True)
+            cli.require(r, *needs)
+        except Blocked as exc:
+            blocked.append(exc)
+            continue
+        measured += 1
+        assert r.exit_code == 2, f"expected exit 2 for a usage error ({case}), got {r.exit_code}; {shown(r)}"
+        assert_exit_agrees(r, reported_code(r, record_error_code, f"usage error: {case}"))
+        assert not a.a2a_requests(), f"a usage error still sent {[q.operation for q in a.a2a_requests()]}"
+    if not measured:
+        unreached(blocked)
 
 
 def closed_loopback_port() -> int:
@@ -108,27 +178,8 @@ def test_unreachable_agent_exits_3_or_1_agreeing_with_the_error(cli: Cli, record
     assert_exit_agrees(r, reported_code(r, record_error_code, "unreachable agent (closed loopback port)"))
 
 
-@pytest.mark.requirement("A2ACLI_EXIT_001")
-@pytest.mark.depends_on("A2ACLI_TASK_POLL_002", "A2ACLI_SEND_002")
-def test_timeout_exit_agrees_with_the_timeout(cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
-    """`send --timeout 1s` on a task that stays WORKING: when the wait gives up it exits 5 (or 1) —
-    never 0 (a timeout is a failure), never a reserved status of another meaning — and any error code
-    reported agrees. Probed on `send`'s default wait, so `task get --wait` is not needed.
-
-    Catches defect `timeout-exit-3` (TIMEOUT reported, exit 3).
-    """
-    a = agent(Script(send=TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 120.0)))))
-    r = cli.run("send", "--text", "take your time", *card_ref(a), "--timeout", TIMEOUT_FLAG, timeout=10.0)
-    if not a.sent_messages():
-        blocked_by("A2ACLI_SEND_001", f"`send` delivered no message (exit {r.exit_code})")
-    if r.timed_out:
-        blocked_by("A2ACLI_TASK_POLL_002", f"--timeout {TIMEOUT_FLAG} did not end the wait (still running at 10 s)")
-    if r.duration < TIMEOUT_S * 0.9:
-        if r.exit_code == 0:
-            blocked_by("A2ACLI_SEND_002", f"`send` returned after {r.duration:.2f}s without waiting, so "
-                                          "--timeout never expired")
-        not_measured(f"the run failed after {r.duration:.2f}s, before --timeout {TIMEOUT_FLAG} could expire "
-                     f"(exit {r.exit_code})")
+def judge_timeout_exit(r: CliResult, record_error_code: RecordCode) -> None:
+    """A wait that --timeout ended: non-zero, 5 (or 1), agreeing with any code reported."""
     code = reported_code(r, record_error_code, "--timeout expiry")
     assert r.exit_code != 0, (f"expected a non-zero exit when --timeout expires before a terminal state, got 0 "
                               f"(success); {shown(r)}")
@@ -138,20 +189,71 @@ def test_timeout_exit_agrees_with_the_timeout(cli: Cli, agent: AgentMaker, recor
 
 
 @pytest.mark.requirement("A2ACLI_EXIT_001")
-@pytest.mark.depends_on("A2ACLI_TASK_GET_001")
-def test_protocol_error_exits_1_and_success_exits_0(cli: Cli, agent: AgentMaker) -> None:
-    """A completed task exits 0; a GetTask the agent refuses (TaskNotFoundError, none of the reserved
-    conditions) exits 1 — not a reserved status, which would claim unreachable, auth or timeout.
+@pytest.mark.depends_on("A2ACLI_TASK_POLL_002", "A2ACLI_SEND_002", "A2ACLI_TASK_POLL_001", "A2ACLI_TASK_GET_001")
+def test_timeout_exit_agrees_with_the_timeout(cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
+    """A wait that --timeout 3s ends on a task that stays WORKING exits 5 (or 1) — never 0 (a timeout is
+    a failure), never a reserved status of another meaning — and any error code reported agrees.
+
+    Two routes reach the timeout, each judged the same: `send --timeout 3s` (send's default wait,
+    SEND_002's), else `task get <id> --wait --timeout 3s` on a held WORKING task (TASK_POLL_001's
+    --wait), the invocation the polling rows use. A tool whose `send` does not wait still shows its
+    timeout exit through the second; only when neither reaches a timeout is the check not measured.
+
+    Catches defect `timeout-exit-3` (TIMEOUT reported, exit 3) on either route.
     """
-    a = agent(Script(refuse={"GetTask": ErrorReply("TaskNotFoundError")}))
+    def by_send() -> None:
+        a = agent(Script(send=TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 120.0)))))
+        r = cli.run("send", "--text", "take your time", *card_ref(a), "--timeout", TIMEOUT_FLAG, timeout=12.0)
+        waited = waited_since(a, "SendMessage", "SendStreamingMessage")
+        if not a.sent_messages():
+            blocked_by("A2ACLI_SEND_001", f"`send` delivered no message (exit {r.exit_code})")
+        if r.timed_out:
+            blocked_by("A2ACLI_TASK_POLL_002", f"--timeout {TIMEOUT_FLAG} did not end the wait (still running at 12 s)")
+        timeout_reached(r, waited, record_error_code, lambda why: blocked_by("A2ACLI_SEND_002", why), "`send`")
+
+    def by_task_get_wait() -> None:
+        a = agent()
+        rec = a.hold_task("WORKING")
+        r = cli.run("task", "get", rec.id, "--wait", *card_ref(a), "--timeout", TIMEOUT_FLAG, timeout=12.0)
+        waited = waited_since(a, "GetTask")
+        if not [q for q in a.a2a_requests() if q.operation == "GetTask"]:
+            blocked_by("A2ACLI_TASK_GET_001", f"`task get` sent no GetTask (exit {r.exit_code})")
+        if r.timed_out:
+            blocked_by("A2ACLI_TASK_POLL_002", f"--timeout {TIMEOUT_FLAG} did not end `task get --wait` "
+                                               "(still running at 12 s)")
+        timeout_reached(r, waited, record_error_code, lambda why: blocked_by("A2ACLI_TASK_POLL_001", why),
+                        "`task get --wait`")
+
+    by_any_route(by_send, by_task_get_wait)
+
+
+@pytest.mark.requirement("A2ACLI_EXIT_001")
+@pytest.mark.depends_on("A2ACLI_TASK_GET_001", "A2ACLI_TASK_CANCEL_001")
+def test_protocol_error_exits_1_and_success_exits_0(cli: Cli, agent: AgentMaker) -> None:
+    """A completed task exits 0; a request the agent refuses with TaskNotFoundError (none of the reserved
+    conditions) exits 1 — not a reserved status, which would claim unreachable, auth or timeout. The
+    refusal is reached by `task get <unknown id>`, else by `task cancel <unknown id>`.
+
+    Catches defect `protocol-error-exit-3`.
+    """
+    missing = ErrorReply("TaskNotFoundError")
+    a = agent(Script(refuse={"GetTask": missing, "CancelTask": missing}))
     ok = cli.run("send", "--text", "hello", *card_ref(a))
     if not a.sent_messages():
         blocked_by("A2ACLI_SEND_001", f"`send` delivered no message (exit {ok.exit_code})")
     assert ok.exit_code == 0, f"expected exit 0 for a completed turn, got {ok.exit_code}; {shown(ok)}"
-    r = cli.run("task", "get", "exit-missing-task", *card_ref(a))
-    if not [q for q in a.a2a_requests() if q.operation == "GetTask"]:
-        blocked_by("A2ACLI_TASK_GET_001", f"`task get` sent no GetTask (exit {r.exit_code})")
-    assert r.exit_code == 1, f"expected exit 1 for a protocol error (TaskNotFoundError), got {r.exit_code}; {shown(r)}"
+
+    def refused(command: tuple[str, ...], operation: str, owner: str) -> Callable[[], None]:
+        def route() -> None:
+            r = cli.run(*command, "exit-missing-task", *card_ref(a))
+            if not [q for q in a.a2a_requests() if q.operation == operation]:
+                blocked_by(owner, f"`{' '.join(command)}` sent no {operation} (exit {r.exit_code})")
+            assert r.exit_code == 1, (f"expected exit 1 for a protocol error (TaskNotFoundError on {operation}), "
+                                      f"got {r.exit_code}; {shown(r)}")
+        return route
+
+    by_any_route(refused(("task", "get"), "GetTask", "A2ACLI_TASK_GET_001"),
+                 refused(("task", "cancel"), "CancelTask", "A2ACLI_TASK_CANCEL_001"))
 
 
 # ─────────────────────────────── EXIT_002 ───────────────────────────────

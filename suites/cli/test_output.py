@@ -349,7 +349,9 @@ def field_label(doc: TextDoc, pred: Callable[[str], bool]) -> str | None:
 @pytest.mark.requirement("A2ACLI_OUT_005", part="field_lines")
 def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: AgentMaker) -> None:
     """Two text `send` runs on different tasks print `Label: value` lines only, without control
-    sequences, and use the same labels — the same one for the taskId, the contextId and the state.
+    sequences, and use the same labels — and where a run shows the taskId, the contextId or the state as
+    a field, the other shows it under the same label. Whether those are shown at all is another row's
+    (INTERACT_004, OUT_001), and the exit status EXIT's: neither is judged here.
 
     Catches defect `color-off-tty` (escape sequences piped) and unstable or missing labels.
     """
@@ -359,17 +361,19 @@ def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: A
         tid, ctx = f"out5-task-{n}", f"out5-ctx-{n}"
         a.set_script(Script(send=flow(tid, ctx)))
         r = cli.run("send", "--text", f"report {n}", *card_ref(a))
-        assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
         doc = parse_text_floor(r.stdout_text)
         assert not doc.problems, f"text output breaks the floor: {doc.problems}; {shown(r)}"
+        assert doc.fields, f"expected `Label: value` field lines in text output; none; {shown(r)}"
         docs.append((doc, tid, ctx))
     labels = []
     for doc, tid, ctx in docs:
         found = (doc.label_of_value(tid), doc.label_of_value(ctx),
                  field_label(doc, lambda v: state_matches(v, "TASK_STATE_COMPLETED")))
-        assert None not in found, f"no field line carries taskId/contextId/state {found}; fields {doc.fields}"
         labels.append((found, sorted(set(doc.labels)), sorted({k for k, _ in doc.blocks})))
-    assert labels[0] == labels[1], f"labels differ between two runs: {labels[0]} vs {labels[1]}"
+    (f1, l1, b1), (f2, l2, b2) = labels
+    same_field = [(x, y) for x, y in zip(f1, f2, strict=True) if x is not None and y is not None]
+    assert all(x == y for x, y in same_field) and (l1, b1) == (l2, b2), \
+        f"labels differ between two runs: {labels[0]} vs {labels[1]}"
 
 
 @pytest.mark.requirement("A2ACLI_OUT_005", part="block_content")
@@ -381,7 +385,6 @@ def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: Ag
     """
     a = agent(Script(send=flow("out5b-task", "out5b-ctx")))
     r = cli.run("send", "--text", "report please", *card_ref(a))
-    assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
     doc = parse_text_floor(r.stdout_text)
     assert not doc.problems, f"text output breaks the floor: {doc.problems}; {shown(r)}"
     contents = [c for _, c in doc.blocks]
@@ -401,7 +404,9 @@ def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: Ag
 @pytest.mark.requirement("A2ACLI_OUT_005", part="non_tty_fallback")
 def test_text_output_has_no_control_sequences_piped_or_on_a_terminal(cli: Cli, agent: AgentMaker) -> None:
     """Piped, text output carries no terminal control sequences and does not block on input; on a
-    pseudo-terminal it keeps the same field labels and still no control sequences (§6.1, §11.2).
+    pseudo-terminal it keeps the same field labels and still no control sequences (§6.1, §11.2). The
+    positive evidence is the text output itself (field lines to judge); which fields it carries (the task
+    id: INTERACT_004, OUT_001) and the exit status (EXIT's) are other rows' and not judged here.
 
     Catches defect `color-off-tty`, and a tool that reshapes or colours its output on a terminal.
     """
@@ -413,9 +418,8 @@ def test_text_output_has_no_control_sequences_piped_or_on_a_terminal(cli: Cli, a
         r = cli.run("send", "--text", "report please", *card_ref(a), pty=pty)
         where = "on a terminal" if pty else "piped"
         assert not r.timed_out, f"expected the text run {where} to finish; it hung (waiting for input?); {shown(r)}"
-        assert r.exit_code == 0, f"expected exit 0 {where}, got {r.exit_code}; {shown(r)}"
-        # positive evidence: the run printed the task (an empty output carries no control sequence either)
-        assert tid in r.stdout_text, f"expected text output {where} naming task {tid}; {shown(r)}"
+        # positive evidence: the run printed text fields (an empty output carries no control sequence either)
+        assert parse_text_floor(r.stdout_text).fields, f"expected text output {where}: no field lines; {shown(r)}"
         ctrl = control_sequences(r.stdout_text)
         assert not ctrl, f"expected no control sequences {where}, found {ctrl[:5]}; {shown(r)}"
         labels.append(sorted(set(parse_text_floor(r.stdout_text).labels)))

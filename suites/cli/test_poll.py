@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli, RecordCode
+from conformance.cli.invocations import CLI_TIMEOUT, AgentMaker, Cli, RecordCode
 from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
+from conformance.cli.trigger import when
 from conformance.fixtures.scripted_agent import Script, ScriptedAgent, TaskFlow, TaskRecord
 from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
@@ -30,11 +31,12 @@ CONTROL_COMPLETES_AFTER = 3.0
 TIMEOUT_ERROR = "A2ACLI_ERR_TIMEOUT"
 
 
-def get_task_times(agent: ScriptedAgent, task_id: str) -> list[float]:
-    """Monotonic arrival times of every GetTask the agent received for ``task_id``."""
+def get_task_times(agent: ScriptedAgent, task_id: str, *, answered: bool = False) -> list[float]:
+    """Monotonic arrival times of every GetTask the agent received for ``task_id`` (``answered``: only
+    those it has begun to answer, so their state is read)."""
     out = []
     for r in agent.a2a_requests():
-        if r.operation != "GetTask":
+        if r.operation != "GetTask" or (answered and r.response_status is None):
             continue
         body = r.params if isinstance(r.params, dict) else {}
         if task_id in (body.get("id"), body.get("name")) or task_id in r.path or task_id in str(body):
@@ -111,8 +113,12 @@ def test_task_get_wait_polls_until_the_task_is_terminal(cli: Cli, agent: AgentMa
     `no-task-get-wait`).
     """
     a = agent()
-    rec = working_task(a, ("TASK_STATE_COMPLETED", 1.2))
-    r = cli.run(*wait_args(a, rec.id))
+    rec = a.hold_task("WORKING")
+    # the task completes once the tool has read it WORKING (a condition, not a time: a tool slow to start
+    # under load must still see it WORKING first, so one read is never enough)
+    with when(lambda: bool(get_task_times(a, rec.id, answered=True)), lambda: a.move_task(rec.id, "COMPLETED"),
+              timeout=CLI_TIMEOUT):
+        r = cli.run(*wait_args(a, rec.id))
     assert not r.timed_out, f"`task get --wait` never returned; {shown(r)}"
     assert r.exit_code == 0, f"expected exit 0 once the task completed; {shown(r)}"
     assert state_matches(r.stdout_text, "TASK_STATE_COMPLETED"), \

@@ -27,16 +27,47 @@ def _usage_ok(r: CliResult, what: str) -> str:
 
 # ── A2ACLI_CLI_001 ────────────────────────────────────────────────────────────────────────
 
+def _names_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
+
+
+def help_tree_gap(cli: Cli, words: list[str], top: str, groups: dict[tuple[str, ...], str]) -> str | None:
+    """None when help reaches the command ``words`` (the tool's words): the top-level help names the
+    whole path ("card get"), or names its group ("card") whose own ``card --help`` — exit 0 — names the
+    next word, and so on down (a nested help tree, as Click, clap and cobra print it). Otherwise where
+    the tree stops. ``groups`` caches each group's help text ("" when it printed no usage)."""
+    if re.search(r"(?<![\w-])" + r"\s+".join(map(re.escape, words)) + r"(?![\w-])", top):
+        return None
+    text = top
+    for i, word in enumerate(words):
+        if not _names_word(text, word):
+            where = "the top-level help" if i == 0 else f"`{' '.join(words[:i])} --help`"
+            return f"{where} does not name {word!r}"
+        if i == len(words) - 1:
+            return None
+        prefix = tuple(words[: i + 1])
+        if prefix not in groups:
+            r = cli.run(*prefix, "--help")
+            out = r.stdout_text + r.stderr_text
+            groups[prefix] = out if r.exit_code == 0 and re.search(r"usage|commands", out, re.I) else ""
+        text = groups[prefix]
+    return None
+
+
 @pytest.mark.requirement("A2ACLI_CLI_001", part="help")
-def test_help_command_prints_usage_naming_the_commands(cli: Cli) -> None:
-    """``help`` (and ``--help``) print usage naming the Tier 1 commands and exit 0 without needing an
-    agent. Through an adapter the commands are looked for in the tool's own words (``send`` as
-    ``message send``). Catches a missing ``help`` command."""
+def test_help_command_prints_usage_reaching_the_commands(cli: Cli) -> None:
+    """``help`` (and ``--help``) print usage and exit 0 without needing an agent, and the help reaches
+    each Tier 1 command: named in the top-level help ("card get"), or through a help tree — the top
+    level names the group (``card``) and the group's own ``--help`` names the subcommand (``get``), as
+    nested parsers (Click, clap, cobra) print it. Through an adapter the commands are looked for in the
+    tool's own words (``send`` as ``message send``: ``message`` at the top, ``send`` under ``message
+    --help``). Catches a missing ``help`` command, and help that never leads to a command."""
+    groups: dict[tuple[str, ...], str] = {}
     for args in (("help",), ("--help",)):
         text = _usage_ok(cli.run(*args), " ".join(args))
         words = [cli.command_words(*c) for c in TIER1_COMMANDS]
-        missing = [" ".join(w) for w in words if not re.search(r"\s+".join(map(re.escape, w)), text)]
-        assert not missing, f"{' '.join(args)} does not name the commands {missing}; got {clip(text)}"
+        gaps = [f"{' '.join(w)} ({gap})" for w in words if (gap := help_tree_gap(cli, w, text, groups))]
+        assert not gaps, f"{' '.join(args)} does not reach the commands {gaps}; got {clip(text)}"
 
 
 @pytest.mark.requirement("A2ACLI_CLI_001", part="command_help")

@@ -11,9 +11,7 @@ following the stream; a dropped stream leaves news that only the next subscripti
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
-from urllib.parse import unquote
 
 import pytest
 from a2a.types import a2a_pb2 as pb
@@ -23,6 +21,7 @@ from conformance.cli.invocations import CLI_TIMEOUT, AgentMaker, Cli
 from conformance.cli.trigger import when
 from conformance.fixtures.scripted_agent import CardSpec, RecordedRequest, Script, ScriptedAgent, TaskFlow
 from conformance.judge import shown, unique
+from conformance.suites.cli.conftest import first_event_sent, subscriptions
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -146,22 +145,6 @@ def test_task_list_filters_by_status_and_by_context(cli: Cli, agent: AgentMaker)
 # ── A2ACLI_TASK_SUBSCRIBE_001 / 002 ──────────────────────────────────────────────────────────
 
 
-def _subscribed_id(req: RecordedRequest) -> str | None:
-    if req.binding == "JSONRPC":
-        return _field(req, "id")
-    m = re.search(r"/tasks/([^/]+):subscribe$", req.path)
-    return unquote(m.group(1)) if m else None
-
-
-def _subscriptions(agent: ScriptedAgent, task_id: str) -> list[RecordedRequest]:
-    return [r for r in _ops(agent, "SubscribeToTask") if _subscribed_id(r) == task_id]
-
-
-def _first_event_sent(agent: ScriptedAgent, task_id: str) -> bool:
-    """Has the agent written an event on a subscription to this task?"""
-    return any(b"data:" in r.response_body for r in _subscriptions(agent, task_id))
-
-
 @pytest.mark.requirement("A2ACLI_TASK_SUBSCRIBE_001")
 def test_task_subscribe_follows_a_live_task_to_its_terminal_state(cli: Cli, agent: AgentMaker) -> None:
     """`task subscribe <id>` on a WORKING task: the harness completes the task only after the agent has
@@ -170,10 +153,10 @@ def test_task_subscribe_follows_a_live_task_to_its_terminal_state(cli: Cli, agen
     """
     a = agent(Script(card=CardSpec(streaming=True)))
     rec = a.hold_task("WORKING")
-    with when(lambda: _first_event_sent(a, rec.id), lambda: a.move_task(rec.id, "COMPLETED"),
+    with when(lambda: first_event_sent(a, rec.id), lambda: a.move_task(rec.id, "COMPLETED"),
               timeout=CLI_TIMEOUT) as moved:
         r = cli.run("task", "subscribe", rec.id, "-a", a.base_url)
-    subs = _subscriptions(a, rec.id)
+    subs = subscriptions(a, rec.id)
     assert subs, (f"task subscribe sent no SubscribeToTask for {rec.id}; the agent saw "
                   f"{[q.operation for q in a.a2a_requests()]}; {shown(r)}")
     assert moved.fired, (f"the agent never sent the subscription's first event, so the task was never "
@@ -198,7 +181,7 @@ def test_a_dropped_subscription_is_resumed_from_the_redelivered_task(cli: Cli, a
                      drop_moves_to="INPUT_REQUIRED"))
     rec = a.hold_task("WORKING")
     r = cli.run("task", "subscribe", rec.id, "-a", a.base_url)
-    subs = _subscriptions(a, rec.id)
+    subs = subscriptions(a, rec.id)
     ops = [q.operation for q in a.a2a_requests()]
     assert subs, f"task subscribe sent no SubscribeToTask for {rec.id}; the agent saw {ops}; {shown(r)}"
     assert len(subs) >= 2, (
