@@ -43,13 +43,14 @@ def outcomes(report_dir: Path) -> list[dict[str, Any]]:
 
 
 def killed(outs: list[dict[str, Any]], target: str) -> bool:
-    """True when ``target`` ("ID" or "ID:part") has a failing outcome from an assertion of its own check.
+    """True when ``target`` ("ID" or "ID:part") has a failing outcome from an assertion of its own check
+    (for an observed row, also a finding: another check's evidence that the row's rule was broken).
 
     A harness error is not a kill (the check crashed, it did not judge the target); for a parted row
     named with its part, the failure must be in that part.
     """
     rid, _, part = target.partition(":")
-    return any(o["requirement"] == rid and o["status"] == "fail" and not o["harness_error"] and not o.get("finding")
+    return any(o["requirement"] == rid and o["status"] == "fail" and not o["harness_error"]
                and (not part or o["part"] == part) for o in outs)
 
 
