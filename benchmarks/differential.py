@@ -13,6 +13,7 @@ Exit 1 when some defect moved a row it does not own.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +38,12 @@ def main() -> int:
                   f"{len(names)} defects", flush=True)
             for name in names:
                 t0 = time.monotonic()
-                report = ref.run(Path(tmp) / name, defect=name, extra=["--jobs", str(args.jobs)])
+                try:
+                    report = ref.run(Path(tmp) / name, defect=name, extra=["--jobs", str(args.jobs)])
+                except (AssertionError, subprocess.SubprocessError) as exc:
+                    print(f"  {name:<44} ERROR  {time.monotonic() - t0:5.1f}s: {str(exc)[-300:]}", flush=True)
+                    bad += 1
+                    continue
                 ids = list(ref.defects[name].ids)
                 extra = moved(report, ids, clean)
                 missed = [rid for rid in ids if report.requirements[rid.partition(":")[0]].status not in DETECTED]
