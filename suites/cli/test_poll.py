@@ -48,9 +48,10 @@ def gaps(times: list[float]) -> list[float]:
     return [round(b - a, 3) for a, b in zip(times, times[1:], strict=False)]
 
 
-def working_task(agent: ScriptedAgent, *later: tuple[str, float]) -> TaskRecord:
-    """A task WORKING from now on, then the given (state, at) steps."""
-    return agent.add_task(TaskFlow(states=(("TASK_STATE_WORKING", 0.0), *later)))
+def working_task(agent: ScriptedAgent, *later: tuple[str, float], from_first_read: bool = False) -> TaskRecord:
+    """A task WORKING from now on, then the given (state, at) steps (timed from the tool's first read of
+    the task with ``from_first_read``: however slowly the tool starts, it sees WORKING first)."""
+    return agent.add_task(TaskFlow(states=(("TASK_STATE_WORKING", 0.0), *later), from_first_read=from_first_read))
 
 
 def wait_args(agent: ScriptedAgent, task_id: str, *extra: str) -> list[str]:
@@ -76,7 +77,7 @@ def require_a_waiting_wait(cli: Cli, agent: AgentMaker) -> None:
     poll more than once and report COMPLETED (3 s: the tool's own start-up on a loaded machine must not
     eat the whole window, or a waiting tool would read the task once, already complete)."""
     a = agent()
-    rec = working_task(a, ("TASK_STATE_COMPLETED", CONTROL_COMPLETES_AFTER))
+    rec = working_task(a, ("TASK_STATE_COMPLETED", CONTROL_COMPLETES_AFTER), from_first_read=True)
     r = cli.run(*wait_args(a, rec.id), timeout=SHORT_RUN)
     polls = get_task_times(a, rec.id)
     if len(polls) < 2 or not state_matches(r.stdout_text, "TASK_STATE_COMPLETED"):
@@ -143,7 +144,7 @@ def test_wait_polls_at_the_requested_interval_with_bounded_backoff(cli: Cli, age
     """
     a = agent()
     window = 2.5
-    rec = working_task(a, ("TASK_STATE_COMPLETED", window))
+    rec = working_task(a, ("TASK_STATE_COMPLETED", window), from_first_read=True)
     r = cli.run(*wait_args(a, rec.id))
     polls = get_task_times(a, rec.id)
     if len(polls) < 2:
@@ -215,7 +216,7 @@ def test_wait_stops_at_once_on_an_interrupted_state(cli: Cli, agent: AgentMaker,
     """
     a = agent()
     later = 4.4
-    rec = working_task(a, (state, 0.4), ("TASK_STATE_COMPLETED", later))
+    rec = working_task(a, (state, 0.4), ("TASK_STATE_COMPLETED", later), from_first_read=True)
     r = cli.run(*wait_args(a, rec.id), timeout=SHORT_RUN)
     if not state_matches(r.stdout_text, state) and len(get_task_times(a, rec.id)) < 2:
         require_a_waiting_wait(cli, agent)
