@@ -77,3 +77,17 @@ def test_a_long_running_hint_makes_the_working_task_checks_measurable(tmp_path: 
                           "--long-running-text", LONG_RUNNING_TEXT], tmp_path / "with").requirements
     for rid in WORKING_ONLY:
         assert hinted[rid].status == "pass", (rid, hinted[rid])
+
+
+def test_reading_a2a_version_only_from_headers_fails_no_must_row(report: Report) -> None:
+    """The SDK reads A2A-Version from the header alone (§9.2/§11.2 carry service parameters in
+    headers; the request parameter is a client MAY of §3.6.1). That fails only the MAY row A2A_VER_005's
+    ``honoured`` part; how the parameter is judged is not_measured, and the must level is not touched."""
+    doc = report.to_dict()
+    row = doc["requirements"]["A2A_VER_005"]
+    assert row["status"] == "fail", row
+    assert row["parts"] == {"honoured": "fail", "judged": "not_measured"}, row
+    assert doc["summary"]["level_may"]["fail"] == 1, doc["summary"]
+    from conformance.registry import default_registry as registry
+
+    assert registry()["A2A_VER_005"].level == "may"
