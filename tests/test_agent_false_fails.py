@@ -23,3 +23,15 @@ def test_history_length_zero_is_judged_at_the_should_level_it_has(tmp_path: Path
         assert REGISTRY[zero_row].level == "should"
         others = {rid: reqs[rid]["status"] for rid in rows if rid != zero_row}
         assert set(others.values()) == {"pass"}, others
+
+
+def test_grpc_not_found_without_error_info_is_still_task_not_found(tmp_path: Path) -> None:
+    """§5.4 maps NOT_FOUND (and HTTP 404) to TaskNotFoundError alone: an agent whose gRPC errors carry
+    no ErrorInfo answers an unknown task recognisably, so the unknown-task rows pass and only the
+    ErrorInfo row (A2A_ERR_002) fails for the missing detail."""
+    rows = ["A2A_TASK_002", "A2A_CANCEL_003", "A2A_SUB_003", "A2A_ERR_002"]
+    reqs = run_core(tmp_path, "scripted", rows, "grpc-no-errorinfo")["requirements"]
+    assert reqs["A2A_ERR_002"]["status"] == "fail", reqs["A2A_ERR_002"]
+    for rid in rows[:-1]:
+        assert reqs[rid]["status"] == "pass", (rid, reqs[rid])
+        assert reqs[rid]["transports"]["GRPC"] == "pass", (rid, reqs[rid])
