@@ -35,3 +35,13 @@ def test_grpc_not_found_without_error_info_is_still_task_not_found(tmp_path: Pat
     for rid in rows[:-1]:
         assert reqs[rid]["status"] == "pass", (rid, reqs[rid])
         assert reqs[rid]["transports"]["GRPC"] == "pass", (rid, reqs[rid])
+
+
+def test_data_rows_judge_the_objects_an_agent_without_list_support_sends(tmp_path: Path) -> None:
+    """ListTasks answered with UnsupportedOperationError (every timestamp correct): the data-model rows
+    judge the SendMessage, GetTask and stream objects and pass; ListTasks support is the LIST rows'."""
+    rows = ["A2A_DATA_001", "A2A_DATA_002", "A2A_LIST_001"]
+    reqs = run_core(tmp_path, "scripted", rows, "list-unsupported")["requirements"]
+    assert reqs["A2A_LIST_001"]["status"] == "fail", reqs["A2A_LIST_001"]
+    for rid in rows[:2]:
+        assert reqs[rid]["status"] == "pass", (rid, reqs[rid])
