@@ -52,7 +52,9 @@ def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(repo
     reqs = report.requirements
     for rid in ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001"):
         assert reqs[rid].status == "not_measured", (rid, reqs[rid].status, reqs[rid].note)
-        assert "cannot make this target hold a task" in (reqs[rid].note or ""), reqs[rid].note
+        assert "--long-running-text" in (reqs[rid].note or ""), reqs[rid].note
+    for rid in ("A2A_SUB_004", "A2A_STREAM_005"):  # a task moved at a chosen moment: no flag gives that
+        assert "cannot move this target's tasks" in (reqs[rid].note or ""), reqs[rid].note
     measured = [rid for rid in A2A if reqs[rid].status in ("pass", "fail", "partial")]
     assert len(measured) >= len(A2A) * 3 // 4, f"only {len(measured)} of {len(A2A)} ids measured"
 
@@ -91,3 +93,10 @@ def test_reading_a2a_version_only_from_headers_fails_no_must_row(report: Report)
     from conformance.registry import default_registry as registry
 
     assert registry()["A2A_VER_005"].level == "may"
+
+
+def test_no_note_sends_the_user_to_the_bundled_fixtures(report: Report) -> None:
+    """A not_measured note says what the user can do against their own agent (a flag, a fact, a way to
+    give it): running the bundled references would measure those, not this agent."""
+    sending = {rid: e.note for rid, e in report.requirements.items() if "--launch" in (e.note or "")}
+    assert not sending, sending
