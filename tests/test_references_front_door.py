@@ -112,6 +112,7 @@ def _judge(reqs: dict[str, Any], not_measured: set[str], na: frozenset[str] | se
         assert "--long-running-text" in reqs[rid]["note"], (rid, reqs[rid]["note"])
 
 
+@pytest.mark.timeout(600)
 def test_the_reference_agentd_passes_the_a2a_family_through_url(tmp_path: Path) -> None:
     """Given the operator's token and the message it holds a task for (``hold``)."""
     with served(REFERENCE) as url:
@@ -119,8 +120,41 @@ def test_the_reference_agentd_passes_the_a2a_family_through_url(tmp_path: Path) 
     _judge(reqs, NEED_A_MOVED_TASK, JSONRPC_ONLY_NA)
 
 
+@pytest.mark.timeout(600)
 def test_the_scripted_agent_passes_the_a2a_family_through_url(tmp_path: Path) -> None:
     """It holds no task for any message, so the rows needing a working task say how to give one."""
     with served(SCRIPTED_CORE) as url:
         reqs = _a2a_report(tmp_path, url)
     _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK)
+
+
+#: The reference agentd's principals, one per role, as a user configures their daemon and hands the tokens over.
+ROLE_TOKENS = {"operator": TOKEN, "user": "front-door-user-7c3b9e14", "agent": "front-door-agent-2d8a6f50"}
+#: What a user knows of the reference agentd as started here (its defaults).
+FACTS = {"events": "on", "introspection": "off", "device_grant": "off"}
+#: Why an agentd row stays not_measured on a running daemon: a need of the registry or of the check (a
+#: launched configuration, a fact the daemon does not have, an instance of its own), or a statement about
+#: a configuration this daemon is not in (events off, no security scheme).
+AGENTD_REASONS = ("needs ", "this instance declares", "this listener declares", "this target's card declares")
+
+
+@pytest.mark.timeout(900)  # the whole agentd family on one worker, on a shared 2-core machine
+def test_the_reference_agentd_passes_the_agentd_family_through_url(tmp_path: Path) -> None:
+    """Given a token per role and the facts of its configuration: no row fails, and every row not
+    measured says what it needs. One worker: the refusal rows compare the whole daemon's state before and
+    after a refused request, which another worker's checks on the same daemon would change."""
+    argv = [*REFERENCE_AGENTD, *(f"--principal={role[:2]}:{tok}:{role}" for role, tok in ROLE_TOKENS.items())]
+    with served(argv) as url:
+        report = run_command(["agent", "--url", url, "--family", "agentd", "--jobs", "1",
+                              *(a for role, tok in ROLE_TOKENS.items() for a in ("--token", f"{role}={tok}")),
+                              *(a for k, v in FACTS.items() for a in ("--fact", f"{k}={v}"))], tmp_path / "r")
+    reqs = report["requirements"]
+    bad = {rid: (e["status"], e.get("note")) for rid, e in reqs.items() if e["status"] not in ("pass", "not_measured")}
+    assert not bad, f"rows of the clean reference agentd that do not pass through --url: {bad}"
+    unexplained = {rid: e["note"] for rid, e in reqs.items() if e["status"] == "not_measured"
+                   and not (e["note"].split(": ", 1)[-1] if e["note"].startswith("test_") else e["note"])
+                   .startswith(AGENTD_REASONS)}
+    assert not unexplained, unexplained
+    sending = {rid: e["note"] for rid, e in reqs.items() if "--launch" in (e.get("note") or "")}
+    assert not sending, f"notes that send a --url user to the bundled reference: {sending}"
+    assert sum(e["status"] == "pass" for e in reqs.values()) >= 56, "fewer rows measured than the daemon allows"

@@ -18,6 +18,7 @@ def test_task_id_alone_continues_the_task_in_its_context(core_agent: CoreAgent, 
     context: an input-required task the harness holds, or, on an agent it cannot steer, the working
     task of the long-running hint (``--long-running-text``; continued with returnImmediately, then
     canceled). Defect: continue-new-context."""
+    caller.ready()  # an interface giving no A2A answer blocks first: no task could be held on it
     hinted = core_agent.control is None  # without a hint: not_measured, saying how to give one
     tid = long_running_task(core_agent, caller) if hinted else held_task(core_agent, caller, "input-required")
     # The task's context as the target gave it: from the harness's control where it has one (GetTask's
