@@ -20,7 +20,7 @@ def test_history_length_zero_is_judged_at_the_should_level_it_has(tmp_path: Path
     rows = ["A2A_TASK_003", "A2A_TASK_004", "A2A_LIST_005", "A2A_LIST_008"]
     for defect, zero_row in (("get-history-zero-ignored", "A2A_TASK_004"), ("list-history-zero-ignored",
                                                                            "A2A_LIST_008")):
-        reqs = run_core(tmp_path / defect, "scripted", rows, defect)["requirements"]
+        reqs = run_core(tmp_path / defect, "scripted", rows, defect).to_dict()["requirements"]
         assert reqs[zero_row]["status"] == "fail", reqs[zero_row]
         assert REGISTRY[zero_row].level == "should"
         others = {rid: reqs[rid]["status"] for rid in rows if rid != zero_row}
@@ -32,7 +32,7 @@ def test_grpc_not_found_without_error_info_is_still_task_not_found(tmp_path: Pat
     no ErrorInfo answers an unknown task recognisably, so the unknown-task rows pass and only the
     ErrorInfo row (A2A_ERR_002) fails for the missing detail."""
     rows = ["A2A_TASK_002", "A2A_CANCEL_003", "A2A_SUB_003", "A2A_ERR_002"]
-    reqs = run_core(tmp_path, "scripted", rows, "grpc-no-errorinfo")["requirements"]
+    reqs = run_core(tmp_path, "scripted", rows, "grpc-no-errorinfo").to_dict()["requirements"]
     assert reqs["A2A_ERR_002"]["status"] == "fail", reqs["A2A_ERR_002"]
     for rid in rows[:-1]:
         assert reqs[rid]["status"] == "pass", (rid, reqs[rid])
@@ -43,7 +43,7 @@ def test_data_rows_judge_the_objects_an_agent_without_list_support_sends(tmp_pat
     """ListTasks answered with UnsupportedOperationError (every timestamp correct): the data-model rows
     judge the SendMessage, GetTask and stream objects and pass; ListTasks support is the LIST rows'."""
     rows = ["A2A_DATA_001", "A2A_DATA_002", "A2A_LIST_001"]
-    reqs = run_core(tmp_path, "scripted", rows, "list-unsupported")["requirements"]
+    reqs = run_core(tmp_path, "scripted", rows, "list-unsupported").to_dict()["requirements"]
     assert reqs["A2A_LIST_001"]["status"] == "fail", reqs["A2A_LIST_001"]
     for rid in rows[:2]:
         assert reqs[rid]["status"] == "pass", (rid, reqs[rid])
@@ -56,9 +56,10 @@ def test_a_long_running_hint_measures_the_stream_rows_on_an_agent_that_replies_w
     rows = ["A2A_STREAM_004", "A2A_STREAM_006"]
     with PlainSdkAgent(replies=True) as agent:
         without = run_command(["agent", "--url", agent.url, "--family", "a2a", "--only", *rows],
-                              tmp_path / "without")["requirements"]
+                              tmp_path / "without").to_dict()["requirements"]
         hinted = run_command(["agent", "--url", agent.url, "--family", "a2a", "--only", *rows,
-                              "--long-running-text", LONG_RUNNING_TEXT], tmp_path / "with")["requirements"]
+                              "--long-running-text", LONG_RUNNING_TEXT],
+                             tmp_path / "with").to_dict()["requirements"]
     for rid in rows:
         assert without[rid]["status"] == "not_measured", (rid, without[rid])
         assert "--long-running-text" in without[rid]["note"], (rid, without[rid]["note"])
@@ -69,7 +70,7 @@ def test_a_subscription_bug_on_one_binding_fails_only_the_subscription_row(tmp_p
     """SubscribeToTask on a finished task answered HTTP 500 without ErrorInfo on HTTP+JSON alone:
     SUB_002 fails there; the error-mapping rows judge the errors that are the provoked ones, and pass."""
     rows = ["A2A_SUB_002", "A2A_ERR_001", "A2A_ERR_002"]
-    reqs = run_core(tmp_path, "scripted", rows, "rest-subscribe-terminal-crashes")["requirements"]
+    reqs = run_core(tmp_path, "scripted", rows, "rest-subscribe-terminal-crashes").to_dict()["requirements"]
     assert reqs["A2A_SUB_002"]["status"] == "fail", reqs["A2A_SUB_002"]
     assert reqs["A2A_SUB_002"]["transports"]["HTTP+JSON"] == "fail", reqs["A2A_SUB_002"]
     for rid in rows[1:]:
@@ -81,7 +82,8 @@ def test_a_core_method_failing_with_or_without_extensions_is_not_blamed_on_the_e
     AGENTD_DECL_006 ("never -32008") passes, and AGENTD_DECL_005 ("the core works without extensions")
     is blocked by the core row that owns ListTasks, since it fails however extensions are activated."""
     reqs = run_command(["agent", "--family", "agentd", "--launch", "scripted", "--defect", "jsonrpc-list-crashes",
-                        "--only", "AGENTD_DECL_005", "AGENTD_DECL_006"], tmp_path / "r")["requirements"]
+                        "--only", "AGENTD_DECL_005", "AGENTD_DECL_006"],
+                       tmp_path / "r").to_dict()["requirements"]
     assert reqs["AGENTD_DECL_006"]["status"] == "pass", reqs["AGENTD_DECL_006"]
     assert reqs["AGENTD_DECL_005"]["status"] == "not_measured", reqs["AGENTD_DECL_005"]
     assert reqs["AGENTD_DECL_005"]["note"].startswith("blocked by A2A_LIST_001"), reqs["AGENTD_DECL_005"]["note"]

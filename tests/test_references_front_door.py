@@ -91,7 +91,7 @@ def test_list_pages_neither_repeat_nor_skip_a_task_created_between_pages(argv: l
 
 def _a2a_report(tmp_path: Path, url: str, *extra: str) -> dict[str, Any]:
     report = run_command(["agent", "--url", url, "--family", "a2a", "--jobs", "2", *extra], tmp_path / "r")
-    reqs: dict[str, Any] = report["requirements"]
+    reqs: dict[str, Any] = report.to_dict()["requirements"]
     return reqs
 
 
@@ -148,7 +148,7 @@ def test_the_reference_agentd_passes_the_agentd_family_through_url(tmp_path: Pat
         report = run_command(["agent", "--url", url, "--family", "agentd", "--jobs", "1",
                               *(a for role, tok in ROLE_TOKENS.items() for a in ("--token", f"{role}={tok}")),
                               *(a for k, v in FACTS.items() for a in ("--fact", f"{k}={v}"))], tmp_path / "r")
-    reqs = report["requirements"]
+    reqs = report.to_dict()["requirements"]
     bad = {rid: (e["status"], e.get("note")) for rid, e in reqs.items() if e["status"] not in ("pass", "not_measured")}
     assert not bad, f"rows of the clean reference agentd that do not pass through --url: {bad}"
     unexplained = {rid: e["note"] for rid, e in reqs.items() if e["status"] == "not_measured"
