@@ -62,3 +62,10 @@ def test_no_note_advises_a_fact_the_target_could_not_have(report: Report) -> Non
     any fact about agentd's configuration) could not help; the notes say what is missing instead."""
     advising = {rid: e.note for rid, e in report.requirements.items() if "--fact" in (e.note or "")}
     assert not advising, advising
+
+
+def test_no_note_sends_the_user_to_the_bundled_reference(report: Report) -> None:
+    """A note names what the user can give for their own agent (a flag, a fact, a container image);
+    "run with --launch reference" would measure the bundled reference, not their agent."""
+    sending = {rid: e.note for rid, e in report.requirements.items() if "--launch" in (e.note or "")}
+    assert not sending, sending

@@ -145,3 +145,42 @@ def test_command_reports_every_row_not_measured_when_authentication_is_required(
     rows = report["requirements"].values()
     assert {e["status"] for e in rows} == {"not_measured"}
     assert all("requires authentication" in e["note"] and "--token" in e["note"] for e in rows)
+
+
+def test_a_refused_credential_is_auth_refused_at_the_card(server: _Server) -> None:
+    server.card_needs_token = True
+    found = preflight(_url(server), credentials_given=True, bearer="not-the-token-0000")
+    assert found.verdict == "auth_refused", found
+    assert "refused the credential given" in found.message and "HTTP 401" in found.message
+    assert "not-the-token" not in found.message
+
+
+def test_a_refused_credential_is_auth_refused_at_the_interface(server: _Server) -> None:
+    server.rpc_needs_token = True
+    found = preflight(_url(server), credentials_given=True, bearer="not-the-token-0000")
+    assert found.verdict == "auth_refused" and "JSONRPC interface" in found.message, found
+    assert preflight(_url(server), credentials_given=True, bearer=TOKEN).verdict == "go"
+
+
+def test_command_ends_like_a_missing_credential_when_the_given_one_is_refused(server: _Server, tmp_path: Path) -> None:
+    """A token given and refused: exit 3, one line, a report whose rows are all not_measured (never exit 0
+    with a CARD_001 fail)."""
+    server.card_needs_token = True
+    r = _agent("--family", "a2a", "--url", _url(server), "--token", "operator=not-the-token-0000",
+               "--report-dir", str(tmp_path / "r"))
+    assert r.returncode == 3 and r.stderr.count("\n") == 1 and "refused the credential" in r.stderr, r.stderr
+    report = yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8"))
+    rows = report["requirements"].values()
+    assert {e["status"] for e in rows} == {"not_measured"}
+    assert all("refused the credential" in e["note"] for e in rows)
+
+
+def test_a_card_behind_the_credential_passes_card_001_with_the_right_token(server: _Server, tmp_path: Path) -> None:
+    """The card check reads the card as the resolver did: with the user's credential where the card asked
+    for one."""
+    server.card_needs_token = True
+    r = _agent("--family", "a2a", "--url", _url(server), "--token", f"operator={TOKEN}", "--only", "A2A_CARD_001",
+               "--report-dir", str(tmp_path / "r"))
+    assert r.returncode == 0, r.stderr
+    report = yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8"))
+    assert report["requirements"]["A2A_CARD_001"]["status"] == "pass", report["requirements"]["A2A_CARD_001"]

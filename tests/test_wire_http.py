@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 
 from conformance.wire import errors
 from conformance.wire.exchange import Recorder
+from conformance.wire.httpbase import HttpEndpoint
 from conformance.wire.jsonrpc import JsonRpcClient
 from conformance.wire.rest import RestClient
 from tests.wire_servers import (
@@ -182,3 +185,56 @@ def test_rest_request_sends_anything(rest: RestClient) -> None:
     assert r.status == 400 and r.is_json, r.body
     r = rest.request("GET", "/no/such/route")
     assert r.status == 404
+
+
+class _DropsAfter500(threading.Thread):
+    """A raw HTTP/1.1 server: the first request on a connection is answered (a 500 for ``/fail``,
+    keeping the connection open as HTTP/1.1 allows); a later request on a connection that carried a
+    500 is dropped unanswered, as a server does that closes such a connection without saying so."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _serve(conn: socket.socket) -> None:
+        failed = False
+        with conn:
+            while True:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        return
+                    head += chunk
+                if failed:
+                    return  # drop the connection, the request unanswered
+                failed = head.split(b" ", 2)[1] == b"/fail"
+                body = b'{"error": "boom"}' if failed else b'{"ok": true}'
+                status = b"500 Internal Server Error" if failed else b"200 OK"
+                conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\nContent-Length: "
+                             + str(len(body)).encode() + b"\r\n\r\n" + body)
+
+
+def test_no_connection_is_reused_after_a_server_error() -> None:
+    """A connection that carried a 500 is not sent another request: the agent's next answer is its
+    own, never a stale keep-alive connection's failure (which would change from run to run)."""
+    server = _DropsAfter500()
+    server.start()
+    endpoint = HttpEndpoint(server.url, binding="HTTP+JSON")
+    try:
+        assert endpoint.send("GET", "/fail", headers=[]).status == 500
+        again = endpoint.send("GET", "/ok", headers=[])
+        assert again.status == 200 and again.json == {"ok": True}, again
+    finally:
+        endpoint.close()
+        server.sock.close()

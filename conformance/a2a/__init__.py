@@ -6,5 +6,6 @@ the judge (:mod:`conformance.judge`):
 * :mod:`.tasks` — reading tasks and stream events: states, kinds, history, timestamps;
 * :mod:`.steps` — steps many checks share: making a task, holding one in a state, waiting on it, the card;
 * :mod:`.streams` — reading task streams: strict frames, states, the end;
+* :mod:`.hinted` — a task stream made from the target's long-running hint, canceled by the harness;
 * :mod:`.versions` — which protocol versions a version check may probe.
 """

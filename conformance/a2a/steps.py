@@ -132,13 +132,13 @@ def long_running_task(agent: CoreAgent, caller: Caller) -> str:
 
 def well_known_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
     """GET the card at its well-known path (the origin's, or the agent's base's where the resolver
-    found it there), recorded as evidence."""
+    found it there), recorded as evidence; with the user's credential where the card asked for one."""
     loc = agent.location
     if not loc.given:
         fail(f"the agent card could not be located: {loc.error}")
     url = loc.well_known_url
     try:
-        return fetch_card(url, recorder, uds=loc.uds)
+        return fetch_card(url, recorder, uds=loc.uds, token=agent.card_token)
     except httpx.HTTPError as exc:
         fail(f"GET {url} failed: {type(exc).__name__}: {exc}")
 

@@ -90,14 +90,15 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
 
 def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> None:
     """Stop before the checks when nothing answers (exit 3), or when the agent demands a credential
-    the user did not give (exit 3, with a report whose every row is not_measured, naming the reason)."""
+    the user did not give or refuses the one given (exit 3, with a report whose every row is
+    not_measured, naming the reason)."""
     url = target.url or f"unix://{target.path}"
     tokens = target.tokens
     bearer = tokens.get("operator") or next(iter(tokens.values()), None)
     found = preflight(url, uds=target.path, credentials_given=bool(tokens), bearer=bearer)
     if found.verdict == "unreachable":
         raise HarnessFailure(found.message)
-    if found.verdict != "auth_required":
+    if found.verdict not in ("auth_required", "auth_refused"):
         return
     run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
     try:

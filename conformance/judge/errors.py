@@ -3,7 +3,9 @@
 * core A2A answers (:class:`conformance.wire.caller.Answer`, on any binding): :func:`succeeded` wants a
   result; :func:`expect_error` wants one named A2A error, recognised on its binding by the JSON-RPC code,
   or the HTTP / gRPC status together with the ``google.rpc.ErrorInfo`` reason (those bindings share
-  statuses between errors, so the reason is what names the error);
+  statuses between errors, so the reason is what names the error — except where §5.4 maps one A2A
+  error alone to the status, as NOT_FOUND / 404 to TaskNotFoundError: then a missing ErrorInfo is
+  the ErrorInfo row's fail, A2A_ERR_002, not the calling row's);
 * agentd's refusals (JSON-RPC replies): :func:`refusal` reads one as a :class:`SeenRefusal`,
   :func:`refusal_problems` lists how it departs from a row of the page's error table, and
   :func:`expect_refusal` fails on any departure.
@@ -11,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +21,7 @@ from conformance.agentd_page import AGENTD_DOMAIN
 from conformance.judge.blame import blocked_by
 from conformance.judge.quoting import quote
 from conformance.outcome import fail
-from conformance.wire.errors import BY_NAME, ErrorSpec, ErrorView, from_jsonrpc
+from conformance.wire.errors import BY_NAME, ERRORS, ErrorSpec, ErrorView, from_jsonrpc
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import RpcReply
 
@@ -77,11 +80,30 @@ def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
         return f"{'HTTP status' if err.binding == 'HTTP+JSON' else 'gRPC status'} {status!r}, {spec.name} is {want}"
     if spec.a2a_specific:
         if err.reason is None:
+            if named_by_status(err, spec):
+                return None  # the missing ErrorInfo is the ErrorInfo row's (A2A_ERR_002), not this error's
             return (f"{status} carries no google.rpc.ErrorInfo, so nothing names it {spec.name} "
                     f"(several A2A errors share {status})")
         if err.reason != spec.reason:
             return f"ErrorInfo.reason {err.reason!r}, {spec.name} is {spec.reason!r}"
     return None
+
+
+def named_by_status(err: ErrorView, spec: ErrorSpec) -> bool:
+    """Whether ``err``'s status alone names ``spec``: no other A2A error of §5.4 maps to that status on
+    its binding (gRPC NOT_FOUND, HTTP 404: TaskNotFoundError only). On HTTP+JSON the body must also be
+    the binding's error object (``{"error": {..., "status": <the gRPC status name>}}``), so a web
+    server's own 404 page is not taken for the A2A error."""
+    if err.binding == "GRPC":
+        return err.grpc_status == spec.grpc_status and _alone(spec, lambda e: e.grpc_status)
+    if err.binding == "HTTP+JSON":
+        return (err.http_status == spec.http_status and err.grpc_status == spec.grpc_status and not err.problems
+                and _alone(spec, lambda e: e.http_status))
+    return False
+
+
+def _alone(spec: ErrorSpec, key: Callable[[ErrorSpec], object]) -> bool:
+    return [e.name for e in ERRORS if e.a2a_specific and key(e) == key(spec)] == [spec.name]
 
 
 def error_problem(ans: Answer | StreamAnswer, name: str, what: str) -> str | None:

@@ -31,11 +31,11 @@ _ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condit
 #: What a black-box run must be given to measure a requirement (DESIGN.md §2.9). A need is a harness
 #: limit, never a condition: a requirement whose need the run lacks is ``not_measured``, naming it.
 NEEDS: dict[str, str] = {
-    "executable": "the target's own executable (a launched target, or --agentd-binary)",
-    "launch_config": ("a target the harness launches and configures itself (--launch reference, or --container "
-                      "with an image that takes a configuration document: container.switches.config)"),
-    "restartable": "a target the harness can restart (--launch reference)",
-    "unix_socket": "a target listening on a unix socket on this host (--unix PATH, or --launch reference)",
+    "executable": "the target's own executable (--agentd-binary CMD, or your agent as a --container image)",
+    "launch_config": ("a target the harness starts and configures itself: your agent as a --container image that "
+                      "takes a configuration document (switch `config`, label dev.agentd-conformance.switches)"),
+    "restartable": "a target the harness can restart: your agent as a --container image",
+    "unix_socket": "a target listening on a unix socket on this host (--unix PATH)",
     "root": "the harness running as root (to start a client under another uid)",
 }
 

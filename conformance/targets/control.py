@@ -15,8 +15,9 @@ from typing import Any, Protocol
 #: Short state names a check may ask for.
 STATES = ("working", "input-required", "completed", "failed", "canceled")
 
-NO_CONTROL = ("the harness cannot make this target hold a task in a chosen state (it offers no scripted "
-              "control); run against --launch reference or --launch scripted to measure it")
+NO_CONTROL = ("the harness cannot move this target's tasks to a chosen state at a chosen moment: an agent given "
+              "by --url offers no way to; given as a --container image that serves the harness's control socket "
+              "(label dev.agentd-conformance.control), it can")
 #: For a check that needs only a task that stays working: how a user makes it measurable on a --url target.
 NO_LONG_RUNNING = ("the harness cannot make this target hold a task in TASK_STATE_WORKING; name a message the "
                    "agent answers with a task that stays working until canceled (--long-running-text TEXT) "

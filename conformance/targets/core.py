@@ -134,6 +134,13 @@ class CoreAgent:
                 return self.tokens[role]
         return None
 
+    @property
+    def card_token(self) -> str | None:
+        """The credential to read the card with: the user's, where the card refused a request without
+        one (a deployment may put its card behind the credential); None for a public card (a credential
+        is never offered up front)."""
+        return self.token if self.location.with_credential else None
+
     def need_control(self, *, working: bool = False) -> Control:
         """The control of a launched target; on any other, the check ends not_measured saying how it
         could be measured (``working``: the check needs only a task that stays working)."""

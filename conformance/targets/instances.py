@@ -30,6 +30,11 @@ from conformance.wire import Recorder
 #: Facts a check may need, and how the reference agentd's Config spells them.
 SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
 #: Needs only a launched reference can meet (its Config objects); a running target cannot be switched to them.
+#: Why a check that asks for an instance of its own is not run on a running target: it changes the agent
+#: for every later check and for the agent's own users (it drains it, pauses it, revokes a session).
+FRESH_NEEDED = ("needs an instance of its own: the check runs controls that change the agent for every other "
+                "check and for its users (admin.drain, admin.pause, a session revoked), which the harness does "
+                "not do to a running agent; give your agent as a --container image (a fresh container per check)")
 REFERENCE_ONLY = ("principals", "workflows", "grants", "ring", "stream_deadline", "tick", "instance")
 
 
@@ -111,6 +116,8 @@ class AgentTargets:
         if self.containers is not None:
             return self._container(self.containers, needs, fresh)
         if not self.launchable:
+            if fresh:
+                not_measured(FRESH_NEEDED)
             return self._external(needs)
         key = tuple(sorted((k, repr(v)) for k, v in needs.items()))
         if not fresh and key in self._cache:
@@ -187,11 +194,12 @@ class AgentTargets:
         if tokens:
             facts.setdefault("auth", "on")
         for key, want in needs.items():
-            if key in ("fresh",):
+            if key == "fresh":
                 continue
             if key in REFERENCE_ONLY:
-                not_measured(f"needs a reference-style configuration ({key}={want!r}) that a running target "
-                             f"cannot be switched to; run with --launch reference to measure it")
+                not_measured(f"needs a configuration ({key}={want!r}) that a running target cannot be switched "
+                             "to; give your agent as a --container image that takes a configuration document "
+                             "(switch config) to measure it")
             have = facts.get(key)
             if have is None and key == "auth":
                 # A fact cannot make principals: only credentials can (tokens set auth=on).

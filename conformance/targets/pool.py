@@ -61,8 +61,8 @@ def fact_value(v: Any) -> str:
 #: Why a receiver of the harness cannot be reached from a container on the engine's default bridge
 #: (``network: bridge``): its 127.0.0.1 is its own, and the harness listens on no other address there.
 UNREACHABLE = ("delivery from a container on the engine's default bridge to a receiver of the harness cannot be "
-               "provoked (the container's 127.0.0.1 is its own); run on the harness's internal network (the "
-               "default) or with --launch reference to measure it")
+               "provoked (the container's 127.0.0.1 is its own); run it on the harness's internal network (leave "
+               "the container's network unset) to measure it")
 
 
 class ContainerHandle:
@@ -143,9 +143,9 @@ class ContainerPool:
         if structured:
             if "config" not in spec.switches:
                 key = next(iter(structured))
-                not_measured(f"needs a reference-style configuration ({key}={structured[key]!r}) that this image "
-                             "cannot be given through its environment (no container.switches.config); run with "
-                             "--launch reference to measure it")
+                not_measured(f"needs a configuration ({key}={structured[key]!r}) that this image cannot be given "
+                             "through its environment: declare a switch that takes a whole configuration document "
+                             "(container.switches.config, label dev.agentd-conformance.switches) to measure it")
             env[spec.switches["config"]], tokens = self._config_document(structured, auth)
         elif auth:
             missing = [r for r in ROLES if r not in spec.tokens_env]

@@ -7,6 +7,9 @@ Before any check runs against ``--url``/``--unix``:
 * **authentication required** (the card, or the card's interfaces, answer 401/403) and the user gave
   no credential: one line saying so, quoting ``WWW-Authenticate`` and naming ``--token``; the report
   has every row ``not_measured`` ("authentication required"), never a wall of fails;
+* **credential refused** (the user gave one, and the card or the interfaces still answer 401/403 to
+  it): the same — one line saying the credential was refused, and a report whose every row is
+  ``not_measured``;
 * anything else goes on to the checks — including a server with no card at all, whose card rows
   fail on their own evidence and whose other rows are blocked by them.
 """
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from conformance.targets.resolve import AgentLocation, resolve
+from conformance.targets.resolve import CREDENTIAL_SENT, AgentLocation, resolve
 
 #: How long the pre-flight waits for any answer.
 TIMEOUT = 10.0
@@ -26,7 +29,7 @@ TIMEOUT = 10.0
 
 @dataclass(frozen=True)
 class Preflight:
-    verdict: str  # "go" | "unreachable" | "auth_required"
+    verdict: str  # "go" | "unreachable" | "auth_required" | "auth_refused"
     message: str = ""
     location: AgentLocation | None = None
 
@@ -39,14 +42,15 @@ def _challenge(location: AgentLocation) -> tuple[int, str | None] | None:
     return None
 
 
-def _probe_rpc(location: AgentLocation) -> tuple[int, str | None] | None:
-    """(status, WWW-Authenticate) when the card's first JSON-RPC or HTTP+JSON interface refuses an
-    uncredentialed request with 401/403; None when it answers otherwise."""
+def _probe_rpc(location: AgentLocation, bearer: str | None = None) -> tuple[int, str | None] | None:
+    """(status, WWW-Authenticate) when the card's first JSON-RPC or HTTP+JSON interface refuses a
+    request (without a credential, or with ``bearer``) with 401/403; None when it answers otherwise."""
     ep = location.endpoint("JSONRPC", "HTTP+JSON")
     if ep is None:
         return None
     transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
     url = "http://localhost/" if ep.uds else ep.url
+    auth = {"Authorization": f"Bearer {bearer}"} if bearer else {}
     refused: list[httpx.Response] = []
     try:
         with httpx.Client(transport=transport, timeout=TIMEOUT, follow_redirects=False) as client:
@@ -54,11 +58,11 @@ def _probe_rpc(location: AgentLocation) -> tuple[int, str | None] | None:
             for method, params in (("GetTask", {"id": "agentd-conformance-preflight"}), ("ListTasks", {})):
                 if ep.binding == "JSONRPC":
                     body = {"jsonrpc": "2.0", "id": "preflight", "method": method, "params": params}
-                    resp = client.post(url, content=json.dumps(body),
-                                       headers={"Content-Type": "application/json", "A2A-Version": "1.0"})
+                    resp = client.post(url, content=json.dumps(body), headers={
+                        "Content-Type": "application/json", "A2A-Version": "1.0", **auth})
                 else:
                     path = "/tasks/agentd-conformance-preflight" if method == "GetTask" else "/tasks"
-                    resp = client.get(url.rstrip("/") + path, headers={"A2A-Version": "1.0"})
+                    resp = client.get(url.rstrip("/") + path, headers={"A2A-Version": "1.0", **auth})
                 if resp.status_code not in (401, 403):
                     return None
                 refused.append(resp)
@@ -74,6 +78,27 @@ def _auth_message(where: str, status: int, challenge: str | None) -> str:
             "with --token operator=TOKEN (and user=/agent= for the other roles)")
 
 
+def _refused_message(where: str, status: int, challenge: str | None) -> str:
+    quoted = f' (WWW-Authenticate: {" ".join(challenge.split())})' if challenge else " (no WWW-Authenticate header)"
+    return (f"the agent refused the credential given: {where} answered HTTP {status} to it{quoted}; check the "
+            "--token value (operator=, or user=/agent= for the other roles)")
+
+
+def _credential_refused(location: AgentLocation, bearer: str | None) -> str | None:
+    """The one line saying the user's credential was refused (None when it was not): the card answered
+    401/403 to it, or the card's interface did."""
+    with_it = [a for a in location.attempts if a.status is not None and a.outcome.endswith(CREDENTIAL_SENT)]
+    if location.card is None and with_it and all(a.status in (401, 403) for a in with_it):
+        return _refused_message(f"the agent card at {with_it[0].url}", with_it[0].status or 401,
+                                next((a.challenge for a in with_it if a.challenge), None))
+    if location.card is not None and bearer:
+        probed = _probe_rpc(location, bearer)
+        if probed is not None:
+            ep = location.endpoint("JSONRPC", "HTTP+JSON")
+            return _refused_message(f"its {ep.binding} interface {ep.url}" if ep else "its interface", *probed)
+    return None
+
+
 def preflight(url: str, *, uds: str | None = None, credentials_given: bool = False,
               bearer: str | None = None) -> Preflight:
     """Look at the target once before the checks run (see the module's docstring)."""
@@ -83,7 +108,8 @@ def preflight(url: str, *, uds: str | None = None, credentials_given: bool = Fal
         where = f"the unix socket {uds}" if uds else url
         return Preflight("unreachable", f"nothing answers at {where}: {' '.join(what.split())}", location)
     if credentials_given:
-        return Preflight("go", "", location)
+        refused_it = _credential_refused(location, bearer)
+        return Preflight("auth_refused", refused_it, location) if refused_it else Preflight("go", "", location)
     refused = _challenge(location)
     if refused is not None and location.card is None:
         return Preflight("auth_required", _auth_message(f"the agent card at {location.attempts[0].url}", *refused),

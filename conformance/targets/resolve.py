@@ -49,6 +49,8 @@ from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 WELL_KNOWN_PATH = AGENT_CARD_WELL_KNOWN_PATH
 #: The host name used for requests over a unix socket.
 UDS_ORIGIN = "http://localhost"
+#: What an attempt's outcome ends with when the user's credential was sent.
+CREDENTIAL_SENT = " (with the given credential)"
 #: Members of which at least one makes a JSON object read as an agent card (candidate 1).
 _CARD_MEMBERS = ("supportedInterfaces", "capabilities", "skills")
 
@@ -99,6 +101,8 @@ class AgentLocation:
     card: dict[str, Any] | None
     error: str | None
     attempts: tuple[Attempt, ...] = field(default=())
+    #: The card answered only to the credential the user gave (it refused a request without one).
+    with_credential: bool = False
 
     @property
     def origin(self) -> str:
@@ -186,17 +190,19 @@ def resolve(given: str, *, uds: str | None = None, timeout: float = 5.0, bearer:
     attempts: list[Attempt] = []
     with httpx.Client(transport=transport, timeout=timeout, follow_redirects=False) as client:
         for url, any_json in candidates(given, uds):
+            credential = False
             try:
                 card, attempt = _try(client, url, any_json)
                 if card is None and bearer and attempt.status in (401, 403):
                     attempts.append(attempt)
+                    credential = True
                     card, attempt = _try(client, url, any_json, {"Authorization": f"Bearer {bearer}"})
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # every candidate is on this host
                 attempts.append(Attempt(url, f"{type(exc).__name__}: {exc}"))
                 break
             attempts.append(attempt)
             if card is not None:
-                return AgentLocation(given, uds, url, card, None, tuple(attempts))
+                return AgentLocation(given, uds, url, card, None, tuple(attempts), with_credential=credential)
     where = f"the socket {uds}" if uds else given
     tried = "; ".join(f"GET {a.url} → {a.outcome}" for a in attempts)
     return AgentLocation(given, uds, None, None, f"no agent card found for {where}: {tried}", tuple(attempts))
@@ -212,7 +218,7 @@ def _try(client: httpx.Client, url: str, any_json: bool,
     except httpx.HTTPError as exc:
         return None, Attempt(url, f"{type(exc).__name__}: {exc}")
     ctype = resp.headers.get("content-type", "")
-    sent = " (with the given credential)" if headers else ""
+    sent = CREDENTIAL_SENT if headers else ""
 
     def miss(what: str) -> tuple[None, Attempt]:
         return None, Attempt(url, what + sent, resp.status_code, resp.headers.get("www-authenticate"))

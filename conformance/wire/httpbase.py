@@ -125,10 +125,24 @@ class HttpEndpoint:
         self.binding: Binding = binding
         self.timeout = timeout
         self.recorder = recorder if recorder is not None else Recorder()
+        self._settings: dict[str, Any] = {"uds": uds, "verify": verify, "cert": cert}
+        self._client = self._new_client()
+        self._open_streams = 0
+
+    def _new_client(self) -> httpx.Client:
+        uds, verify, cert = self._settings["uds"], self._settings["verify"], self._settings["cert"]
         transport = httpx.HTTPTransport(uds=uds, verify=verify, cert=cert) if uds else None
-        self._client = httpx.Client(
-            transport=transport, verify=verify, cert=cert, timeout=timeout, follow_redirects=False
-        )
+        return httpx.Client(transport=transport, verify=verify, cert=cert, timeout=self.timeout,
+                            follow_redirects=False)
+
+    def _after(self, status: int) -> None:
+        """After a server error, keep no connection: a server may close one after a 5xx without saying
+        so, and the next request sent on it would fail for a reason that is no answer of the agent's
+        (a stale keep-alive connection), differently from run to run. Not while a stream is open on
+        this client (a check acting mid-stream); that stream's connection is its own anyway."""
+        if status >= 500 and self._open_streams == 0:
+            self._client.close()
+            self._client = self._new_client()
 
     def close(self) -> None:
         self._client.close()
@@ -201,6 +215,7 @@ class HttpEndpoint:
         parsed = decode_body(body)
         ex.response_body = parsed
         self.recorder.record(ex)
+        self._after(response.status_code)
         is_json = bool(body) and not isinstance(parsed, str)
         return HttpReply(
             response.status_code, response.headers, body, parsed if is_json else None, ex, is_json
@@ -225,6 +240,7 @@ class HttpEndpoint:
         ex = self._exchange(request, content, rpc_method)
         t0 = time.monotonic()
         response = self._open(request, ex, t0, stream=True)
+        self._open_streams += 1
         try:
             ex.status = response.status_code
             ex.response_headers = _raw_headers(response.headers)
@@ -237,6 +253,8 @@ class HttpEndpoint:
                 got, body = _read_plain(response, deadline - (time.monotonic() - t0), idle_timeout)
         finally:
             response.close()
+            self._open_streams -= 1
+        self._after(response.status_code)
         ex.duration = time.monotonic() - t0
         ex.frames = got.events
         ex.closed_by = got.closed_by

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from conformance.a2a.steps import GET_ROW, get_task, new_task
@@ -30,16 +32,33 @@ def test_get_task_of_an_unknown_id_is_task_not_found(caller: Caller) -> None:
     expect_error(caller.call("GetTask", {"id": tid}), "TaskNotFoundError", f"GetTask {tid}")
 
 
-@pytest.mark.requirement("A2A_TASK_003")
-def test_get_task_honours_history_length(caller: Caller) -> None:
-    """historyLength 0 returns no history; 1 returns at most the most recent message.
-    Defect: get-history-length-ignored."""
-    made = new_task(caller, "history check")
+def _history(caller: Caller, text: str) -> tuple[dict[str, Any], list[str]]:
+    """A task of this agent and the ids of its whole history (not_measured when it keeps none)."""
+    made = new_task(caller, text)
     full = history_ids(get_task(caller, made["id"]))
     if not full:
         not_measured("the agent keeps no history for its tasks, so there is none for historyLength to bound")
-    none = get_task(caller, made["id"], historyLength=0)
-    assert not none.get("history"), f"historyLength 0 still returned history {history_ids(none)}"
+    return made, full
+
+
+@pytest.mark.requirement("A2A_TASK_003")
+def test_get_task_bounds_history_to_a_positive_length(caller: Caller) -> None:
+    """historyLength 1 returns at most the most recent message (§3.2.4: "> 0: Return at most this many
+    recent messages"). A task whose history holds one message cannot show a bound of 1 apart from no
+    bound, so that is not_measured. Defect: get-history-length-ignored."""
+    made, full = _history(caller, "history check")
+    if len(full) < 2:
+        not_measured(f"the agent's task holds {len(full)} message of history, so a bound of 1 cannot be told "
+                     "apart from no bound")
     one = history_ids(get_task(caller, made["id"], historyLength=1))
     assert len(one) <= 1, f"historyLength 1 returned {len(one)} messages: {one}"
     assert one == full[-1:], f"historyLength 1 returned {one}, the most recent message is {full[-1:]} (of {full})"
+
+
+@pytest.mark.requirement("A2A_TASK_004")
+def test_get_task_with_history_length_0_returns_no_history(caller: Caller) -> None:
+    """historyLength 0 returns no history (§3.2.4: "No history should be returned; the history field
+    SHOULD be omitted": a SHOULD, so this row is one). Defect: get-history-zero-ignored."""
+    made, _ = _history(caller, "history zero check")
+    none = get_task(caller, made["id"], historyLength=0)
+    assert not none.get("history"), f"historyLength 0 still returned history {history_ids(none)}"

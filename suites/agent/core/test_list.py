@@ -109,18 +109,38 @@ def test_status_filter_returns_that_state_only(core_agent: CoreAgent, caller: Ca
         assert working in ids(running), f"status=TASK_STATE_WORKING left out the working task {working}"
 
 
+def _listed_history(caller: Caller, text: str, n: int) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    """A task with history, its whole history, and the page listing its context with historyLength ``n``."""
+    made = new_task(caller, text)
+    full = history_ids(get_task(caller, made["id"]))
+    if not full:
+        not_measured("the agent keeps no history for its tasks, so there is none for historyLength to bound")
+    page = list_tasks(caller, contextId=made["contextId"], historyLength=n, pageSize=100)
+    assert made["id"] in ids(page), f"ListTasks contextId={made['contextId']!r} left out task {made['id']}"
+    return made, full, page
+
+
 @pytest.mark.requirement("A2A_LIST_005")
 def test_history_length_bounds_each_listed_task(caller: Caller) -> None:
-    """historyLength 0 / 1 bounds the history of every listed task. Defect: list-history-length-ignored."""
-    made = new_task(caller, "listed history")
-    if not history_ids(get_task(caller, made["id"])):
-        not_measured("the agent keeps no history for its tasks, so there is none for historyLength to bound")
-    for n in (0, 1):
-        page = list_tasks(caller, contextId=made["contextId"], historyLength=n, pageSize=100)
-        assert made["id"] in ids(page), f"ListTasks contextId={made['contextId']!r} left out task {made['id']}"
-        over = [(t.get("id"), len(t.get("history") or [])) for t in page.get("tasks") or []
-                if len(t.get("history") or []) > n]
-        assert not over, f"historyLength {n}: listed tasks carry more history than asked: {over}"
+    """historyLength 1 bounds the history of every listed task to one message (§3.2.4). A task whose
+    history holds one message cannot show the bound, so that is not_measured.
+    Defect: list-history-length-ignored."""
+    made, full, page = _listed_history(caller, "listed history", 1)
+    if len(full) < 2:
+        not_measured(f"the agent's task holds {len(full)} message of history, so a bound of 1 cannot be told "
+                     "apart from no bound")
+    over = [(t.get("id"), len(t.get("history") or [])) for t in page.get("tasks") or []
+            if len(t.get("history") or []) > 1]
+    assert not over, f"historyLength 1: listed tasks carry more history than asked: {over}"
+
+
+@pytest.mark.requirement("A2A_LIST_008")
+def test_history_length_0_lists_tasks_without_history(caller: Caller) -> None:
+    """historyLength 0 lists every task without history (§3.2.4: the history field SHOULD be omitted).
+    Defect: list-history-zero-ignored."""
+    _, _, page = _listed_history(caller, "listed history zero", 0)
+    carrying = [(t.get("id"), len(t.get("history") or [])) for t in page.get("tasks") or [] if t.get("history")]
+    assert not carrying, f"historyLength 0: listed tasks still carry history: {carrying}"
 
 
 @pytest.mark.requirement("A2A_LIST_006")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.a2a.steps import completed_task, get_task, held_task, send
+from conformance.a2a.steps import completed_task, get_task, held_task, long_running_task, send
 from conformance.a2a.tasks import task_of
 from conformance.judge import describe_error, expect_error, quote, succeeded, unique
 from conformance.outcome import fail, not_measured
@@ -14,14 +14,28 @@ from conformance.wire.caller import Caller
 
 @pytest.mark.requirement("A2A_MULTI_001")
 def test_task_id_alone_continues_the_task_in_its_context(core_agent: CoreAgent, caller: Caller) -> None:
-    """A message naming only the taskId of an input-required task is processed in that task's context.
-    Defect: continue-new-context."""
-    tid = held_task(core_agent, caller, "input-required")
+    """A message naming only the taskId of a task that is not terminal is processed in that task's
+    context: an input-required task the harness holds, or, on an agent it cannot steer, the working
+    task of the long-running hint (``--long-running-text``; continued with returnImmediately, then
+    canceled). Defect: continue-new-context."""
+    caller.ready()  # an interface giving no A2A answer blocks first: no task could be held on it
+    hinted = core_agent.control is None  # without a hint: not_measured, saying how to give one
+    tid = long_running_task(core_agent, caller) if hinted else held_task(core_agent, caller, "input-required")
     # The task's context as the target gave it: from the harness's control where it has one (GetTask's
     # answer is A2A_TASK_001's to judge, not the ground truth of this row), else as GetTask tells it.
     ctl = core_agent.control
     context = ctl.context_of(tid) if ctl is not None else get_task(caller, tid)["contextId"]
-    result = succeeded(send(caller, "the answer", task_id=tid), f"SendMessage continuing task {tid}")
+    try:
+        now = {"configuration": {"returnImmediately": True}} if hinted else {}
+        ans = send(caller, "the answer", task_id=tid, **now)
+    finally:
+        if hinted:
+            caller.call("CancelTask", {"id": tid})  # the hint's task would otherwise stay working
+    timed_out = ans.transport_error or (ans.error is not None and ans.error.grpc_status == "DEADLINE_EXCEEDED")
+    if hinted and timed_out:
+        not_measured(f"the agent gave no answer to a message continuing its working task {tid} "
+                     f"({ans.quote(200)}), so in which context it continues it cannot be told")
+    result = succeeded(ans, f"SendMessage continuing task {tid}")
     task = task_of(result, f"the SendMessage result continuing task {tid}")
     answer = task if task is not None else result["message"]
     if "task" in result:

@@ -9,6 +9,7 @@ the one error table every binding shares (``conformance/wire/errors.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
@@ -111,31 +112,51 @@ def test_patch_number_plays_no_part(caller: Caller) -> None:
     task_of(result, "SendMessage result")
 
 
-@pytest.mark.requirement("A2A_VER_005")
-@pytest.mark.core_bindings("JSONRPC", "HTTP+JSON")
-def test_version_given_as_query_parameter_is_honoured(core_agent: CoreAgent, caller: Caller) -> None:
-    """§3.6.1: "Clients MAY provide the A2A-Version as a request parameter instead of a header"
-    (its example: ``GET /tasks/task-123?A2A-Version=1.0``). With no header, ``?A2A-Version=1.0``
-    makes SendMessage and GetTask answer results (an agent that does not read the parameter sees
-    no version, reads 0.3, and refuses), and an undeclared version given so gets
-    VersionNotSupportedError (the parameter is judged, not just tolerated). gRPC has no request
-    parameters. Defect: ignores-version-query-param."""
+def _by_query(caller: Caller, method: str, params: dict[str, Any], version: str) -> Answer:
+    """``method`` carrying the version only as the ``A2A-Version`` request parameter (no header)."""
+    return caller.call(method, params, service={"A2A-Version": None}, query={"A2A-Version": version})
+
+
+def _query_honoured(caller: Caller) -> str | None:
+    """Why ``?A2A-Version=1.0`` with no header is not processed as 1.0 (None when it is): SendMessage,
+    and GetTask of the task it made."""
     baseline = send(caller, "version 1.0 by header", service={"A2A-Version": "1.0"})
     if not baseline.ok:
         not_measured(f"blocked by A2A_VER_001: SendMessage with the A2A-Version 1.0 header is not served, so a "
                      f"version by query parameter cannot be told apart; {baseline.quote(300)}")
-    no_header = {"A2A-Version": None}
-    v10 = {"A2A-Version": "1.0"}
-    result = succeeded(caller.call("SendMessage", send_params("version 1.0 by query"), service=no_header, query=v10),
-                       "SendMessage with ?A2A-Version=1.0 and no header")
-    task = task_of(result, "SendMessage result")
+    ans = _by_query(caller, "SendMessage", send_params("version 1.0 by query"), "1.0")
+    if not ans.ok:
+        return f"SendMessage with ?A2A-Version=1.0 and no header was not processed: {ans.quote(300)}"
+    task = task_of(ans.result, "SendMessage result")
     if task is not None:
-        succeeded(caller.call("GetTask", {"id": task["id"]}, service=no_header, query=v10),
-                  "GetTask with ?A2A-Version=1.0 and no header")
+        got = _by_query(caller, "GetTask", {"id": task["id"]}, "1.0")
+        if not got.ok:
+            return f"GetTask with ?A2A-Version=1.0 and no header was not processed: {got.quote(300)}"
+    return None
+
+
+@pytest.mark.parametrize("part", [pytest.param(p, marks=pytest.mark.requirement("A2A_VER_005", part=p))
+                                  for p in ("honoured", "judged")])
+@pytest.mark.core_bindings("JSONRPC", "HTTP+JSON")
+def test_version_given_as_query_parameter_is_honoured(core_agent: CoreAgent, caller: Caller, part: str) -> None:
+    """§3.6.1: "Clients MAY provide the A2A-Version as a request parameter instead of a header";
+    §9.2 and §11.2 carry service parameters in HTTP headers, and nothing obliges a server to read the
+    parameter: the row is a MAY. Part ``honoured``: with no header, ``?A2A-Version=1.0`` makes
+    SendMessage and GetTask answer results (an agent that does not read the parameter sees no
+    version, reads 0.3, and refuses). Part ``judged``: on an agent that reads it, an undeclared
+    version given so gets VersionNotSupportedError (§3.6.2), not a result; where the parameter is not
+    read at all there is nothing to judge (not_measured). gRPC has no request parameters.
+    Defects: ignores-version-query-param, query-version-unchecked."""
+    why = _query_honoured(caller)
+    if part == "honoured":
+        if why is not None:
+            fail(f"{why} (reading the parameter is optional: this row is a MAY)")
+        return
+    if why is not None:
+        not_measured(f"this agent does not read A2A-Version from a request parameter ({why}), so how it judges a "
+                     "version given there cannot be told")
     bad = undeclared("major", declared_versions(core_agent.card, caller.interface))[-1]
-    ans = caller.call("SendMessage", send_params(f"version {bad} by query"), service=no_header,
-                      query={"A2A-Version": bad})
+    ans = _by_query(caller, "SendMessage", send_params(f"version {bad} by query"), bad)
     problem = error_problem(ans, NOT_SUPPORTED, f"SendMessage with ?A2A-Version={bad} and no header")
     if problem is not None:
         fail(problem)
-
