@@ -25,6 +25,10 @@ overridden by the target's ``container:`` entry:
                                        harness's control (tasks in chosen states, revocation): the
                                        reference image's back door, :mod:`conformance.targets.serve`
 
+Contract v2 (:mod:`conformance.targets.contract`) adds TLS (``tls``), the advertised URL's variable
+(``public-url``), a configuration document written into the container (``config``, ``config-template``,
+``config-takes``), a fixed environment (``env``) and the schemes the image calls back to (``callbacks``).
+
 On the internal network the container reaches the harness at the network's gateway address (a
 bridge the harness made, with no route out): receivers a check serves for it (a peer, a webhook)
 listen there, and the image is told the host (``callback_hosts`` switch) so it may call it.
@@ -40,12 +44,14 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from conformance.targets.contract import V2, ContractError
 from conformance.targets.engine import LABEL, docker_client, owner_label
 
 PREFIX = "dev.agentd-conformance"
@@ -104,6 +110,18 @@ class ContainerSpec:
     network: Network | None = None
     #: The variable that names the control socket (label ``control``), when the image serves one.
     control_env: str | None = None
+    #: Contract v2: TLS, the advertised URL's variable, a configuration document, fixed environment, callbacks.
+    v2: V2 = field(default_factory=V2)
+
+    @property
+    def scheme(self) -> str:
+        """How the harness speaks to the TCP listener: https when the image serves TLS (contract v2)."""
+        return "https" if self.v2.tls is not None else "http"
+
+    @property
+    def public_url_env(self) -> str:
+        """The variable the harness sets to the URL it reaches the listener at (v1: AGENTD_PUBLIC_URL)."""
+        return self.v2.public_url_env or "AGENTD_PUBLIC_URL"
 
     @classmethod
     def resolve(cls, entry: dict[str, Any], client: Any | None = None) -> ContainerSpec:
@@ -144,6 +162,10 @@ class ContainerSpec:
         if entry.get("run_id"):
             spec.run_labels = {f"{PREFIX}.run-id": str(entry["run_id"])}
         spec.network_mode = str(entry.get("network") or "internal")
+        try:
+            spec.v2 = V2.read(labels, entry, image)
+        except ContractError as exc:
+            raise ContainerFailure(str(exc)) from None
         for key in ("env", "tokens_env", "switches"):
             if entry.get(key):
                 getattr(spec, key).update({str(k): str(v) for k, v in entry[key].items()})
@@ -168,11 +190,17 @@ class ContainerAgent:
     """One running container of ``spec`` with ``env``: ``with ContainerAgent(...) as c: c.url``."""
 
     def __init__(self, spec: ContainerSpec, env: dict[str, str], *, listen: str = "tcp", name: str = "agent",
-                 socket_folder: str | None = None, mounts: tuple[str, ...] = ()) -> None:
+                 socket_folder: str | None = None, mounts: tuple[str, ...] = (),
+                 files: dict[str, bytes] | None = None,
+                 document: Callable[[str, dict[str, str] | None], dict[str, bytes]] | None = None) -> None:
         """``socket_folder``: a host folder of the caller's to bind-mount for the socket (default: a fresh one);
-        ``mounts``: host folders bind-mounted at the same path (a unix peer's socket folder)."""
+        ``mounts``: host folders bind-mounted at the same path (a unix peer's socket folder); ``files``: path
+        inside -> content, put into the container before it starts; ``document``: files made once the URL the
+        harness reaches it at and the TLS files' paths inside are known (a configuration document)."""
         self.spec = spec
         self.env = dict(env)
+        self.files = dict(files or {})
+        self.document = document
         self.mounts = tuple(mounts)
         #: The control socket on this host, when the image serves one (see ContainerSpec.control_env).
         self.control_path: str | None = None
@@ -194,7 +222,14 @@ class ContainerAgent:
         from docker.types import LogConfig
         from testcontainers.core.container import DockerContainer
 
-        env = {**self.spec.env, **self.env}
+        env = {**self.spec.v2.env, **self.spec.env, **self.env}
+        files = dict(self.files)
+        scheme = "http"
+        tls_paths: dict[str, str] | None = None
+        if self.spec.v2.tls is not None and self.listen == "tcp":
+            files.update(self._tls_files(env))
+            scheme = "https"
+            tls_paths = {name: path for name, (path, _var) in self.spec.v2.tls.placements().items()}
         kwargs: dict[str, Any] = {
             "labels": {LABEL: owner_label(), f"{PREFIX}.config": self.name, **self.spec.run_labels},
             "log_config": LogConfig(type="json-file", config={"max-size": LOG_MAX_SIZE, "max-file": LOG_FILES}),
@@ -239,22 +274,26 @@ class ContainerAgent:
                 tc.with_volume_mapping(str(self._control_dir), CONTROL_MOUNT, "rw")
             for folder in self.mounts:
                 tc.with_volume_mapping(folder, folder, "rw")
+            public = self.spec.public_url_env
             if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
                 tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
-                tc.env["AGENTD_PUBLIC_URL"] = self.url
+                tc.env[public] = self.url
             elif ip is not None:
                 from conformance.targets.forward import Forwarder
 
                 if self._forward is None:
                     self._forward = Forwarder((ip, self.spec.port)).start()
-                self.url = f"http://127.0.0.1:{self._forward.port}/"
-                tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
+                self.url = f"{scheme}://127.0.0.1:{self._forward.port}/"
+                tc.env.setdefault(public, self.url)
             else:
                 host_port = _free_port()
                 # Loopback only, never 0.0.0.0 (docker-py takes (ip, port); testcontainers types it int).
                 tc.ports[f"{self.spec.port}/tcp"] = ("127.0.0.1", host_port)  # type: ignore[assignment]
-                self.url = f"http://127.0.0.1:{host_port}/"
-                tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
+                self.url = f"{scheme}://127.0.0.1:{host_port}/"
+                tc.env.setdefault(public, self.url)
+            late = self.document(self.url, tls_paths) if self.document is not None else {}
+            for path, content in sorted({**files, **late}.items()):
+                tc.with_copy_into_container(content, path, 0o644)  # read by the image's own uid
             try:
                 tc.start()
                 self._tc = tc
@@ -272,6 +311,23 @@ class ContainerAgent:
         self.wait_ready()
         self.ready_seconds = time.monotonic() - self.started_at
         return self
+
+    def _tls_files(self, env: dict[str, str]) -> dict[str, bytes]:
+        """The harness CA's server certificate, key and CA bundle where the image reads them (contract v2's
+        ``tls``), the variables naming them set in ``env``; this process trusts the CA from now on."""
+        from conformance.targets.tls import harness_tls
+
+        tls = harness_tls()
+        pair = tls.server()
+        content = {"cert": pair.chain, "key": pair.key, "ca": tls.ca_pem}
+        files: dict[str, bytes] = {}
+        assert self.spec.v2.tls is not None
+        for name, (path, var) in self.spec.v2.tls.placements().items():
+            files[path] = content[name]
+            if var:
+                env[var] = path
+        tls.trust()
+        return files
 
     def _client(self, timeout: float) -> httpx.Client:
         if self.uds_path:
