@@ -123,6 +123,10 @@ class ContainerHandle:
         except ContainerFailure as exc:
             fail(f"after a restart: {exc}")
 
+    def logs(self) -> str:
+        """The container's log stream (stdout and stderr) so far; empty when the engine has none."""
+        return self.agent.full_logs() or ""
+
     def revoke(self, token: str) -> bool:
         if self.agent.control_path is None:
             not_measured(f"revoking a session needs the daemon's control hook; the image {self.agent.spec.image} "
