@@ -41,8 +41,8 @@ def foreign(engine: Any) -> str:
 def test_a_foreign_tls_image_is_checked_over_https_with_labels_only(engine: Any, foreign: str,
                                                                   tmp_path: Path) -> None:
     """The card, a send and the extended card (read with the operator's bearer, a principal the image's own
-    configuration file declares) pass; every call went to https://127.0.0.1 with the harness's CA; no token
-    is in any file of the report; nothing is left on the engine."""
+    configuration file declares) pass; every call went to the URL the card advertises, https://127.0.0.1 with
+    the harness's CA; the report names contract 2; nothing is left on the engine."""
     run_id = f"foreign-{os.getpid()}"
     out = tmp_path / "foreign"
     proc = _command(["agent", "--family", "a2a", "--container", foreign, "--only", *ROWS, "--report-dir", str(out)],
@@ -54,10 +54,9 @@ def test_a_foreign_tls_image_is_checked_over_https_with_labels_only(engine: Any,
     assert all(s == "pass" for s, _ in statuses.values()), statuses
     assert report["report"].get("container_contract") == "2", report["report"]
     evidence = json.loads(next((out / "evidence" / "A2A_SEND_001").glob("*.json")).read_text("utf-8"))
-    urls = [ex.get("request", {}).get("url", "") for ex in evidence.get("exchanges", [])]
-    assert urls and all(u.startswith("https://127.0.0.1:") for u in urls), urls
-    logs = "\n".join(p.read_text("utf-8") for p in (out / "containers").glob("*.log"))
-    assert "echo-agent serving https://127.0.0.1:" in logs, logs[-2000:]
+    urls = [ex["url"] for a in evidence["attachments"] if a["name"] == "wire exchanges" for ex in a["data"]]
+    # The card's interface (the image's own /rpc under the advertised URL) is what every call went to.
+    assert urls and all(u.startswith("https://127.0.0.1:") and u.endswith("/rpc") for u in urls), urls
     assert _left(engine, run_id) == []
 
 

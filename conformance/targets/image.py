@@ -430,8 +430,8 @@ def build_on_base(repository: str, files: dict[str, bytes], steps: list[str], la
         if image_id is not None:
             return Built(tag=ref, image_id=image_id, cached=True, seconds=time.monotonic() - t0)
         base = ensure_base(client, mirror, log)
-        dockerfile = "\n".join([f"FROM {base}", f"COPY deps {SITE}", "COPY app /opt/app", *steps,
-                                "LABEL " + " ".join(f"{k}={json.dumps(v)}" for k, v in labels.items()), ""])
+        # The labels go through the build API, not a LABEL line: a Dockerfile would expand a template's ${...}.
+        dockerfile = "\n".join([f"FROM {base}", f"COPY deps {SITE}", "COPY app /opt/app", *steps, ""])
         work = Path(tempfile.mkdtemp(prefix="context-", dir=cache_dir()))
         try:
             ctx = work / "context.tar"
@@ -447,7 +447,7 @@ def build_on_base(repository: str, files: dict[str, bytes], steps: list[str], la
             log(f"building {ref} from {base}")
             with open(ctx, "rb") as fh:
                 client.images.build(fileobj=fh, custom_context=True, tag=ref, pull=False, rm=True, forcerm=True,
-                                    network_mode="none", use_config_proxy=False, timeout=900)
+                                    network_mode="none", use_config_proxy=False, timeout=900, labels=labels)
         except Exception as exc:  # docker.errors.BuildError / APIError: one line
             raise ImageBuildError(f"docker build of {ref} failed: {' '.join(str(exc).split())[:300]}") from exc
         finally:
