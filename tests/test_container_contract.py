@@ -135,3 +135,18 @@ def test_the_worked_example_template_is_the_one_the_docs_show() -> None:
     start = text.index("```json\n", text.index("config-template")) + len("```json\n")
     shown = json.loads(text[start:text.index("```", start)])
     assert shown == TEMPLATE
+
+
+def test_state_label_names_an_absolute_folder_and_optionally_its_variable() -> None:
+    v2 = V2.read({f"{P}.state": "path=/var/lib/agentd,env=AGENTD_STATE_DIR"}, {}, "x")
+    assert (v2.state, v2.state_env) == ("/var/lib/agentd", "AGENTD_STATE_DIR")
+    assert V2.read({f"{P}.state": "/data/"}, {}, "x").state == "/data"
+    with pytest.raises(ContractError, match="absolute folder"):
+        V2.read({f"{P}.state": "path=data"}, {}, "x")
+
+
+def test_a_host_network_image_is_called_back_on_loopback() -> None:
+    """An image sharing this host's network reaches the harness's receivers on 127.0.0.1 (not a gateway)."""
+    pool = _pool({})
+    pool.spec.network_mode = "host"
+    assert pool.callback_host == "127.0.0.1"

@@ -161,7 +161,9 @@ class ContainerSpec:
             spec.command = [str(a) for a in entry["command"]]
         if entry.get("run_id"):
             spec.run_labels = {f"{PREFIX}.run-id": str(entry["run_id"])}
-        spec.network_mode = str(entry.get("network") or "internal")
+        spec.network_mode = str(entry.get("network") or labels.get(f"{PREFIX}.network") or "internal")
+        if spec.network_mode not in ("internal", "bridge", "host"):
+            raise ContainerFailure(f"image {image}: network {spec.network_mode!r} is not internal, bridge or host")
         try:
             spec.v2 = V2.read(labels, entry, image)
         except ContractError as exc:
@@ -201,6 +203,7 @@ class ContainerAgent:
         self.env = dict(env)
         self.files = dict(files or {})
         self.document = document
+        self._state_dir: Path | None = None
         self.mounts = tuple(mounts)
         #: The control socket on this host, when the image serves one (see ContainerSpec.control_env).
         self.control_path: str | None = None
@@ -237,6 +240,10 @@ class ContainerAgent:
         }
         if self.spec.command:
             kwargs["entrypoint"] = self.spec.command[:1]
+        if self.spec.network_mode == "host":
+            kwargs["network_mode"] = "host"
+        if self.spec.v2.state and self.spec.v2.state_env:
+            env[self.spec.v2.state_env] = self.spec.v2.state
         ip = None
         if self.spec.network_mode == "internal":
             from docker.types import EndpointConfig
@@ -275,8 +282,16 @@ class ContainerAgent:
             for folder in self.mounts:
                 tc.with_volume_mapping(folder, folder, "rw")
             public = self.spec.public_url_env
+            for state in self._state_folders():
+                tc.with_copy_into_container(state, str(Path(self.spec.v2.state or "/").parent))
             if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
                 tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
+                tc.env[public] = self.url
+            elif self.spec.network_mode == "host":
+                # The image binds and advertises the URL it is given, on this host's loopback: an image whose
+                # card names its bind address (no separate advertised URL) is reached at what it names.
+                host_port = _free_port()
+                self.url = f"{scheme}://127.0.0.1:{host_port}/"
                 tc.env[public] = self.url
             elif ip is not None:
                 from conformance.targets.forward import Forwarder
@@ -311,6 +326,18 @@ class ContainerAgent:
         self.wait_ready()
         self.ready_seconds = time.monotonic() - self.started_at
         return self
+
+    def _state_folders(self) -> list[Path]:
+        """The image's state folder (contract v2 ``state``) as an empty folder anyone may write, made in the
+        container before it starts (a restart keeps it: the same container)."""
+        if not self.spec.v2.state:
+            return []
+        if self._state_dir is None:
+            self._state_dir = Path(tempfile.mkdtemp(prefix="agentd-state-"))
+            folder = self._state_dir / Path(self.spec.v2.state).name
+            folder.mkdir()
+            folder.chmod(0o777)  # the image's own uid writes there; the engine keeps the mode
+        return [self._state_dir / Path(self.spec.v2.state).name]
 
     def _tls_files(self, env: dict[str, str]) -> dict[str, bytes]:
         """The harness CA's server certificate, key and CA bundle where the image reads them (contract v2's
@@ -376,6 +403,9 @@ class ContainerAgent:
         self._cleanup_dir()
 
     def _cleanup_dir(self) -> None:
+        if self._state_dir is not None:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+            self._state_dir = None
         if self._control_dir is not None:
             shutil.rmtree(self._control_dir, ignore_errors=True)
             self._control_dir = None

@@ -27,6 +27,12 @@ v1 (still read): ``port``, ``socket-dir``, ``switches``, ``defaults``, ``tokens`
 ``dev.agentd-conformance.callbacks``    ``schemes=https[+http]`` — the schemes the image delivers webhooks and
                                         peer calls to (default ``http+https``); the harness's receivers serve
                                         https where http is not accepted
+``dev.agentd-conformance.state``        ``/abs/folder[,env=VAR]``: a folder the image keeps its state in; the
+                                        harness makes it (empty, writable by the image's uid) before the
+                                        container starts, and a restart keeps it
+``dev.agentd-conformance.network``      ``host``: the image binds and advertises the URL in ``public-url``
+                                        on this host's loopback (for an image whose card names its bind
+                                        address); default: the harness's internal network
 ``dev.agentd-conformance.contract``     ``2``: the image speaks this contract (informational; the report
                                         names it)
 
@@ -174,6 +180,8 @@ class V2:
     env: dict[str, str] = field(default_factory=dict)
     callbacks: CallbackPolicy = field(default_factory=CallbackPolicy)
     contract: str = "1"
+    state: str | None = None
+    state_env: str | None = None
 
     @classmethod
     def read(cls, labels: dict[str, str], entry: dict[str, Any], image: str) -> V2:
@@ -189,6 +197,13 @@ class V2:
         out.config = ConfigSpec.parse(pick("config"), pick("config-template"), pick("config-takes"), where)
         out.env = pairs(labels.get(f"{PREFIX}.env"))
         out.callbacks = CallbackPolicy.parse(pick("callbacks"), where)
+        state = pick("state")
+        if state:
+            raw = pairs(state) if "=" in str(state) else {"path": str(state)}
+            if not str(raw.get("path", "")).startswith("/") or str(raw.get("path")).rstrip("/") == "":
+                raise ContractError(f"{where}: state needs an absolute folder (path=/var/lib/x[,env=VAR]), "
+                                    f"got {state!r}")
+            out.state, out.state_env = str(raw["path"]).rstrip("/"), raw.get("env")
         out.contract = str(labels.get(f"{PREFIX}.contract") or ("2" if (out.tls or out.config or out.public_url_env)
                                                                    else "1"))
         return out

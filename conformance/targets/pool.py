@@ -175,6 +175,8 @@ class ContainerPool:
     def callback_host(self) -> str | None:
         """The address a receiver of the harness listens on so this run's containers reach it: the gateway
         of the harness's internal network; None on the engine's default bridge."""
+        if self.spec.network_mode == "host":
+            return "127.0.0.1"  # the container shares this host's loopback
         net = self.spec.network
         return net.gateway if net is not None else None
 
