@@ -5,7 +5,7 @@ Its own conventions, none of them the reference's:
 
 - configuration: a JSON file named by ``ECHO_AGENT_CONFIG`` (default ``/etc/echo-agent/config.json``)::
 
-    {"server": {"port": 9443, "certificate": PATH, "private_key": PATH},
+    {"server": {"host": "0.0.0.0", "port": 9443, "certificate": PATH, "private_key": PATH},
      "access": [{"user": NAME, "bearer_env": VARIABLE, "admin": BOOL}, ...]}
 
   a credential is never inline: ``bearer_env`` names the variable holding it;
@@ -57,10 +57,11 @@ def main() -> int:
             print(f"echo-agent: refused: user {entry.get('user')!r} has no bearer in its variable", file=sys.stderr)
             return 2
         users[secret] = (str(entry.get("user")), bool(entry.get("admin")))
-    return _serve(int(server.get("port") or 9443), cert, key, advertise, users)
+    return _serve(str(server.get("host") or "0.0.0.0"), int(server.get("port") or 9443), cert, key, advertise,  # noqa: S104
+                  users)
 
 
-def _serve(port: int, cert: str, key: str, advertise: str, users: dict[str, tuple[str, bool]]) -> int:
+def _serve(host: str, port: int, cert: str, key: str, advertise: str, users: dict[str, tuple[str, bool]]) -> int:
     import uvicorn
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events.event_queue_v2 import EventQueue
@@ -123,7 +124,7 @@ def _serve(port: int, cert: str, key: str, advertise: str, users: dict[str, tupl
         return gate
 
     print(f"echo-agent serving {advertise} on port {port} for {len(users)} user(s)", flush=True)
-    uvicorn.run(bearer_gate(inner), host="0.0.0.0", port=port, ssl_certfile=cert, ssl_keyfile=key,  # noqa: S104
+    uvicorn.run(bearer_gate(inner), host=host, port=port, ssl_certfile=cert, ssl_keyfile=key,
                 log_level="warning", access_log=False, lifespan="off")
     return 0
 

@@ -14,7 +14,8 @@ REPOSITORY = "agentd-conformance/foreign-echo-agent"
 PREFIX = "dev.agentd-conformance"
 #: The image's own configuration document, written from the harness's model (a JSON-e template).
 TEMPLATE: dict[str, Any] = {
-    "server": {"port": {"$eval": "port"}, "certificate": "${tls.cert}", "private_key": "${tls.key}"},
+    "server": {"host": {"$if": "network == 'host'", "then": "127.0.0.1", "else": "0.0.0.0"},
+               "port": {"$eval": "port"}, "certificate": "${tls.cert}", "private_key": "${tls.key}"},
     "access": {"$map": {"$eval": "principals"},
                "each(p)": {"user": "${p.name}", "bearer_env": "${p.token_env}",
                            "admin": {"$eval": "p.role == 'operator'"}}},

@@ -92,7 +92,7 @@ def test_roles_become_the_images_own_principals_with_tokens_only_in_variables() 
                                                         "key": "/etc/echo-agent/tls/key.pem"})
     text = files["/etc/echo-agent/config.json"].decode()
     doc = json.loads(text)
-    assert doc["server"] == {"port": 9443, "certificate": "/etc/echo-agent/tls/cert.pem",
+    assert doc["server"] == {"host": "0.0.0.0", "port": 9443, "certificate": "/etc/echo-agent/tls/cert.pem",
                              "private_key": "/etc/echo-agent/tls/key.pem"}, doc
     by_user = {a["user"]: a for a in doc["access"]}
     assert by_user["operator-1"]["admin"] is True and by_user["user-1"]["admin"] is False, doc

@@ -75,3 +75,25 @@ def test_an_image_refusing_plain_http_is_not_ready_without_its_tls_label(engine:
                      str(tmp_path / "r")], _env(f"foreign-bare-{os.getpid()}"), timeout=500)
     assert proc.returncode == 3, f"exit {proc.returncode}: {proc.stderr[-1500:]}"
     assert "plain http is not served" in proc.stderr, proc.stderr[-1500:]
+
+
+@pytest.mark.timeout(600)
+def test_an_image_on_the_hosts_network_binds_and_advertises_the_loopback_origin_it_is_given(
+        engine: Any, foreign: str, tmp_path: Path) -> None:
+    """``network: host`` (an image whose card names its bind address, as agentd's does): the harness picks a
+    free loopback port, gives the image the origin ``https://127.0.0.1:<port>`` (no path: a bind address
+    may not have one), and the card's interface is that origin; the card and a send pass over https."""
+    from tests.foreign_image import LABELS
+
+    hosted = build({**LABELS, "dev.agentd-conformance.network": "host"}).tag
+    out = tmp_path / "host"
+    proc = _command(["agent", "--family", "a2a", "--container", hosted, "--only", "A2A_CARD_001", "A2A_SEND_001",
+                     "--report-dir", str(out)], _env(f"foreign-host-{os.getpid()}"), timeout=500)
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    report = _report(out)
+    statuses = {rid: (row["status"], (row.get("note") or "")[:200]) for rid, row in report["requirements"].items()
+                if rid in ("A2A_CARD_001", "A2A_SEND_001")}
+    assert all(s == "pass" for s, _ in statuses.values()), statuses
+    evidence = json.loads(next((out / "evidence" / "A2A_SEND_001").glob("*.json")).read_text("utf-8"))
+    urls = [ex["url"] for a in evidence["attachments"] if a["name"] == "wire exchanges" for ex in a["data"]]
+    assert urls and all(u.startswith("https://127.0.0.1:") and u.endswith("/rpc") for u in urls), urls

@@ -282,6 +282,9 @@ class ContainerAgent:
             for folder in self.mounts:
                 tc.with_volume_mapping(folder, folder, "rw")
             public = self.spec.public_url_env
+            # v2's public-url is an origin (scheme://127.0.0.1:port, no path: a bind address may not have one);
+            # v1's AGENTD_PUBLIC_URL keeps its trailing slash.
+            slash = "" if self.spec.v2.public_url_env else "/"
             for state in self._state_folders():
                 tc.with_copy_into_container(state, str(Path(self.spec.v2.state or "/").parent))
             if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
@@ -292,20 +295,20 @@ class ContainerAgent:
                 # card names its bind address (no separate advertised URL) is reached at what it names.
                 host_port = _free_port()
                 self.url = f"{scheme}://127.0.0.1:{host_port}/"
-                tc.env[public] = self.url
+                tc.env[public] = self.url.rstrip("/") + slash
             elif ip is not None:
                 from conformance.targets.forward import Forwarder
 
                 if self._forward is None:
                     self._forward = Forwarder((ip, self.spec.port)).start()
                 self.url = f"{scheme}://127.0.0.1:{self._forward.port}/"
-                tc.env.setdefault(public, self.url)
+                tc.env.setdefault(public, self.url.rstrip("/") + slash)
             else:
                 host_port = _free_port()
                 # Loopback only, never 0.0.0.0 (docker-py takes (ip, port); testcontainers types it int).
                 tc.ports[f"{self.spec.port}/tcp"] = ("127.0.0.1", host_port)  # type: ignore[assignment]
                 self.url = f"{scheme}://127.0.0.1:{host_port}/"
-                tc.env.setdefault(public, self.url)
+                tc.env.setdefault(public, self.url.rstrip("/") + slash)
             late = self.document(self.url, tls_paths) if self.document is not None else {}
             for path, content in sorted({**files, **late}.items()):
                 tc.with_copy_into_container(content, path, 0o644)  # read by the image's own uid

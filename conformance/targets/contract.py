@@ -229,11 +229,13 @@ def render(spec: ConfigSpec, context: dict[str, Any]) -> bytes:
 
 def render_context(*, facts: dict[str, str], principals: list[dict[str, Any]], workflows: list[dict[str, Any]],
                    extra: dict[str, Any], tls: dict[str, str] | None, public_url: str, listen: str,
-                   port: int, callback_hosts: list[str], reference: dict[str, Any]) -> dict[str, Any]:
+                   port: int, callback_hosts: list[str], reference: dict[str, Any],
+                   network: str = "internal") -> dict[str, Any]:
     """What a template reads: ``facts`` (strings: on/off, numbers), ``principals`` (name, role, grants, token,
     token_env), ``tokens`` / ``token_env`` by role (the first principal of each), ``workflows`` (the
-    reference's workflow mappings), ``tls`` (paths inside: cert, key, ca) or null, ``public_url``,
-    ``listen`` (tcp/unix), ``port``, ``callback_hosts``, ``extra`` (tick, instance, ...), and ``reference``
+    reference's workflow mappings), ``tls`` (paths inside: cert, key, ca) or null, ``public_url`` (an
+    origin), ``listen`` (tcp/unix), ``port`` (on the host's network: the public URL's), ``network``
+    (internal, bridge, host), ``callback_hosts``, ``extra`` (tick, instance, ...), and ``reference``
     (the whole document in the reference's shape)."""
     tokens: dict[str, str] = {}
     token_env: dict[str, str] = {}
@@ -242,4 +244,4 @@ def render_context(*, facts: dict[str, str], principals: list[dict[str, Any]], w
         token_env.setdefault(p["role"], p["token_env"])
     return {"facts": dict(facts), "principals": principals, "tokens": tokens, "token_env": token_env,
             "workflows": workflows, "extra": dict(extra), "tls": tls, "public_url": public_url, "listen": listen,
-            "port": port, "callback_hosts": list(callback_hosts), "reference": reference}
+            "port": port, "network": network, "callback_hosts": list(callback_hosts), "reference": reference}

@@ -63,7 +63,12 @@ def preflight(target: AgentTarget, report_dir: Path, secrets: Iterable[str] = ()
 
     pool = ContainerPool(target, SecretSet(secrets))
     pool._spec = spec  # noqa: SLF001 - the spec and network this pre-flight resolved and made
-    env, _listen, _tokens, _facts, document = pool.configuration({})
+    from conformance.outcome import CheckEnded
+
+    try:
+        env, _listen, _tokens, _facts, document = pool.configuration({})
+    except CheckEnded:  # e.g. --defect on an image with no defects switch: its checks say so, one by one
+        env, document = {}, None
     agent = ContainerAgent(spec, env, name="preflight", document=document.files if document is not None else None)
     try:
         agent.start()

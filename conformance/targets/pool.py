@@ -16,6 +16,7 @@ import dataclasses
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -63,6 +64,7 @@ class Document:
     callback_hosts: list[str]
     listen: str = "tcp"
     port: int = 0
+    network: str = "internal"
 
     def reference(self) -> dict[str, Any]:
         """The document in the reference's own shape (its Config fields)."""
@@ -87,8 +89,10 @@ class Document:
             facts=self.facts, principals=self.principals,
             workflows=[_workflow(w) for w in self.structured.get("workflows", ())],
             extra={k: v for k, v in self.structured.items() if k in ("tick", "instance", "grants")},
-            tls=tls, public_url=url, listen=self.listen, port=self.port, callback_hosts=self.callback_hosts,
-            reference=self.reference())
+            tls=tls, public_url=url.rstrip("/"), listen=self.listen,
+            # On the host's network the image binds the port of the URL the harness gave it.
+            port=(urlsplit(url).port or self.port) if self.network == "host" else self.port,
+            network=self.network, callback_hosts=self.callback_hosts, reference=self.reference())
         try:
             return {self.spec.path: render(self.spec, context)}
         except ContractError as exc:
@@ -266,7 +270,7 @@ class ContainerPool:
             env[spec.switches["listen"]] = listen
         facts["listen"] = listen
         if document is not None:
-            document.listen, document.port = listen, spec.port
+            document.listen, document.port, document.network = listen, spec.port, spec.network_mode
             document.facts.update({k: v for k, v in facts.items() if k not in ("uds_folder",)})
         return env, listen, tokens, facts, document
 
