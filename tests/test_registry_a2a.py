@@ -12,7 +12,8 @@ from tests.registry_family import (
     numbers_by_area,
 )
 
-_AREAS = {"CARD", "VER", "EXT", "SEND", "TASK", "LIST", "CANCEL", "SUB", "STREAM", "PUSH", "MULTI", "ERR", "DATA"}
+_AREAS = {"CARD", "VER", "EXT", "SEND", "TASK", "LIST", "CANCEL", "SUB", "STREAM", "PUSH", "MULTI", "ERR", "DATA",
+          "SEC"}
 
 
 def _load() -> tuple[dict[str, str], list[Requirement]]:

@@ -25,6 +25,10 @@ overridden by the target's ``container:`` entry:
                                        harness's control (tasks in chosen states, revocation): the
                                        reference image's back door, :mod:`conformance.targets.serve`
 
+Contract v2 (:mod:`conformance.targets.contract`) adds TLS (``tls``), the advertised URL's variable
+(``public-url``), a configuration document written into the container (``config``, ``config-template``,
+``config-takes``), a fixed environment (``env``) and the schemes the image calls back to (``callbacks``).
+
 On the internal network the container reaches the harness at the network's gateway address (a
 bridge the harness made, with no route out): receivers a check serves for it (a peer, a webhook)
 listen there, and the image is told the host (``callback_hosts`` switch) so it may call it.
@@ -40,12 +44,14 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from conformance.targets.contract import V2, ContractError
 from conformance.targets.engine import LABEL, docker_client, owner_label
 
 PREFIX = "dev.agentd-conformance"
@@ -104,6 +110,18 @@ class ContainerSpec:
     network: Network | None = None
     #: The variable that names the control socket (label ``control``), when the image serves one.
     control_env: str | None = None
+    #: Contract v2: TLS, the advertised URL's variable, a configuration document, fixed environment, callbacks.
+    v2: V2 = field(default_factory=V2)
+
+    @property
+    def scheme(self) -> str:
+        """How the harness speaks to the TCP listener: https when the image serves TLS (contract v2)."""
+        return "https" if self.v2.tls is not None else "http"
+
+    @property
+    def public_url_env(self) -> str:
+        """The variable the harness sets to the URL it reaches the listener at (v1: AGENTD_PUBLIC_URL)."""
+        return self.v2.public_url_env or "AGENTD_PUBLIC_URL"
 
     @classmethod
     def resolve(cls, entry: dict[str, Any], client: Any | None = None) -> ContainerSpec:
@@ -143,7 +161,13 @@ class ContainerSpec:
             spec.command = [str(a) for a in entry["command"]]
         if entry.get("run_id"):
             spec.run_labels = {f"{PREFIX}.run-id": str(entry["run_id"])}
-        spec.network_mode = str(entry.get("network") or "internal")
+        spec.network_mode = str(entry.get("network") or labels.get(f"{PREFIX}.network") or "internal")
+        if spec.network_mode not in ("internal", "bridge", "host"):
+            raise ContainerFailure(f"image {image}: network {spec.network_mode!r} is not internal, bridge or host")
+        try:
+            spec.v2 = V2.read(labels, entry, image)
+        except ContractError as exc:
+            raise ContainerFailure(str(exc)) from None
         for key in ("env", "tokens_env", "switches"):
             if entry.get(key):
                 getattr(spec, key).update({str(k): str(v) for k, v in entry[key].items()})
@@ -168,11 +192,18 @@ class ContainerAgent:
     """One running container of ``spec`` with ``env``: ``with ContainerAgent(...) as c: c.url``."""
 
     def __init__(self, spec: ContainerSpec, env: dict[str, str], *, listen: str = "tcp", name: str = "agent",
-                 socket_folder: str | None = None, mounts: tuple[str, ...] = ()) -> None:
+                 socket_folder: str | None = None, mounts: tuple[str, ...] = (),
+                 files: dict[str, bytes] | None = None,
+                 document: Callable[[str, dict[str, str] | None], dict[str, bytes]] | None = None) -> None:
         """``socket_folder``: a host folder of the caller's to bind-mount for the socket (default: a fresh one);
-        ``mounts``: host folders bind-mounted at the same path (a unix peer's socket folder)."""
+        ``mounts``: host folders bind-mounted at the same path (a unix peer's socket folder); ``files``: path
+        inside -> content, put into the container before it starts; ``document``: files made once the URL the
+        harness reaches it at and the TLS files' paths inside are known (a configuration document)."""
         self.spec = spec
         self.env = dict(env)
+        self.files = dict(files or {})
+        self.document = document
+        self._state_dir: Path | None = None
         self.mounts = tuple(mounts)
         #: The control socket on this host, when the image serves one (see ContainerSpec.control_env).
         self.control_path: str | None = None
@@ -194,7 +225,14 @@ class ContainerAgent:
         from docker.types import LogConfig
         from testcontainers.core.container import DockerContainer
 
-        env = {**self.spec.env, **self.env}
+        env = {**self.spec.v2.env, **self.spec.env, **self.env}
+        files = dict(self.files)
+        scheme = "http"
+        tls_paths: dict[str, str] | None = None
+        if self.spec.v2.tls is not None and self.listen == "tcp":
+            files.update(self._tls_files(env))
+            scheme = "https"
+            tls_paths = {name: path for name, (path, _var) in self.spec.v2.tls.placements().items()}
         kwargs: dict[str, Any] = {
             "labels": {LABEL: owner_label(), f"{PREFIX}.config": self.name, **self.spec.run_labels},
             "log_config": LogConfig(type="json-file", config={"max-size": LOG_MAX_SIZE, "max-file": LOG_FILES}),
@@ -202,6 +240,10 @@ class ContainerAgent:
         }
         if self.spec.command:
             kwargs["entrypoint"] = self.spec.command[:1]
+        if self.spec.network_mode == "host":
+            kwargs["network_mode"] = "host"
+        if self.spec.v2.state and self.spec.v2.state_env:
+            env[self.spec.v2.state_env] = self.spec.v2.state
         ip = None
         if self.spec.network_mode == "internal":
             from docker.types import EndpointConfig
@@ -239,22 +281,37 @@ class ContainerAgent:
                 tc.with_volume_mapping(str(self._control_dir), CONTROL_MOUNT, "rw")
             for folder in self.mounts:
                 tc.with_volume_mapping(folder, folder, "rw")
+            public = self.spec.public_url_env
+            # v2's public-url is an origin (scheme://127.0.0.1:port, no path: a bind address may not have one);
+            # v1's AGENTD_PUBLIC_URL keeps its trailing slash.
+            slash = "" if self.spec.v2.public_url_env else "/"
+            for state in self._state_folders():
+                tc.with_copy_into_container(state, str(Path(self.spec.v2.state or "/").parent))
             if self.listen == "unix" and self.host_dir is not None and self.spec.socket_dir:
                 tc.with_volume_mapping(str(self.host_dir), self.spec.socket_dir, "rw")
-                tc.env["AGENTD_PUBLIC_URL"] = self.url
+                tc.env[public] = self.url
+            elif self.spec.network_mode == "host":
+                # The image binds and advertises the URL it is given, on this host's loopback: an image whose
+                # card names its bind address (no separate advertised URL) is reached at what it names.
+                host_port = _free_port()
+                self.url = f"{scheme}://127.0.0.1:{host_port}/"
+                tc.env[public] = self.url.rstrip("/") + slash
             elif ip is not None:
                 from conformance.targets.forward import Forwarder
 
                 if self._forward is None:
                     self._forward = Forwarder((ip, self.spec.port)).start()
-                self.url = f"http://127.0.0.1:{self._forward.port}/"
-                tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
+                self.url = f"{scheme}://127.0.0.1:{self._forward.port}/"
+                tc.env.setdefault(public, self.url.rstrip("/") + slash)
             else:
                 host_port = _free_port()
                 # Loopback only, never 0.0.0.0 (docker-py takes (ip, port); testcontainers types it int).
                 tc.ports[f"{self.spec.port}/tcp"] = ("127.0.0.1", host_port)  # type: ignore[assignment]
-                self.url = f"http://127.0.0.1:{host_port}/"
-                tc.env.setdefault("AGENTD_PUBLIC_URL", self.url)
+                self.url = f"{scheme}://127.0.0.1:{host_port}/"
+                tc.env.setdefault(public, self.url.rstrip("/") + slash)
+            late = self.document(self.url, tls_paths) if self.document is not None else {}
+            for path, content in sorted({**files, **late}.items()):
+                tc.with_copy_into_container(content, path, 0o644)  # read by the image's own uid
             try:
                 tc.start()
                 self._tc = tc
@@ -272,6 +329,35 @@ class ContainerAgent:
         self.wait_ready()
         self.ready_seconds = time.monotonic() - self.started_at
         return self
+
+    def _state_folders(self) -> list[Path]:
+        """The image's state folder (contract v2 ``state``) as an empty folder anyone may write, made in the
+        container before it starts (a restart keeps it: the same container)."""
+        if not self.spec.v2.state:
+            return []
+        if self._state_dir is None:
+            self._state_dir = Path(tempfile.mkdtemp(prefix="agentd-state-"))
+            folder = self._state_dir / Path(self.spec.v2.state).name
+            folder.mkdir()
+            folder.chmod(0o777)  # the image's own uid writes there; the engine keeps the mode
+        return [self._state_dir / Path(self.spec.v2.state).name]
+
+    def _tls_files(self, env: dict[str, str]) -> dict[str, bytes]:
+        """The harness CA's server certificate, key and CA bundle where the image reads them (contract v2's
+        ``tls``), the variables naming them set in ``env``; this process trusts the CA from now on."""
+        from conformance.targets.tls import harness_tls
+
+        tls = harness_tls()
+        pair = tls.server()
+        content = {"cert": pair.chain, "key": pair.key, "ca": tls.ca_pem}
+        files: dict[str, bytes] = {}
+        assert self.spec.v2.tls is not None
+        for name, (path, var) in self.spec.v2.tls.placements().items():
+            files[path] = content[name]
+            if var:
+                env[var] = path
+        tls.trust()
+        return files
 
     def _client(self, timeout: float) -> httpx.Client:
         if self.uds_path:
@@ -320,6 +406,9 @@ class ContainerAgent:
         self._cleanup_dir()
 
     def _cleanup_dir(self) -> None:
+        if self._state_dir is not None:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+            self._state_dir = None
         if self._control_dir is not None:
             shutil.rmtree(self._control_dir, ignore_errors=True)
             self._control_dir = None

@@ -405,3 +405,54 @@ def _build_reference(tag: str | None, mirror: str | None, log: Callable[[str], N
         repo, _, name = tag.rpartition(":") if ":" in tag.rsplit("/", 1)[-1] else (tag, "", "latest")
         client.images.get(ref).tag(repo, tag=name)
     return Built(tag=ref, image_id=image_id, cached=cached, seconds=time.monotonic() - t0)
+
+
+def build_on_base(repository: str, files: dict[str, bytes], steps: list[str], labels: dict[str, str], *,
+                  mirror: str | None = None, log: Callable[[str], None] = lambda _m: None) -> Built:
+    """An image other than the reference's (a foreign agent's, for the harness's own tests of the container
+    contract): FROM the base root filesystem, the harness's dependency set at :data:`SITE` (the same wheels as
+    the reference image: a2a-sdk, uvicorn, ...), ``files`` (path in the build context -> bytes, copied to
+    ``/opt/app``), then ``steps`` (Dockerfile lines: ENV, USER, ENTRYPOINT, ...) and ``labels``. Tagged
+    ``repository:<content hash>``: a second call with nothing changed is a look-up. Nothing is pulled."""
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / "build.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        t0 = time.monotonic()
+        mirror = mirror or os.environ.get("AGENTD_CONFORMANCE_DEBIAN_MIRROR") or DEFAULT_MIRROR
+        client = _client()
+        deps = _deps_site(requirements(), log)
+        parts = [RECIPE.encode(), base_key().encode(), *(n.encode() for n in _installed(deps)),
+                 *(s.encode() for s in steps), json.dumps(labels, sort_keys=True).encode()]
+        for name in sorted(files):
+            parts += [name.encode(), files[name]]
+        ref = f"{repository}:{_sha(parts)[:16]}"
+        image_id = _image_id(client, ref)
+        if image_id is not None:
+            return Built(tag=ref, image_id=image_id, cached=True, seconds=time.monotonic() - t0)
+        base = ensure_base(client, mirror, log)
+        # The labels go through the build API, not a LABEL line: a Dockerfile would expand a template's ${...}.
+        dockerfile = "\n".join([f"FROM {base}", f"COPY deps {SITE}", "COPY app /opt/app", *steps, ""])
+        work = Path(tempfile.mkdtemp(prefix="context-", dir=cache_dir()))
+        try:
+            ctx = work / "context.tar"
+            with tarfile.open(ctx, "w") as tar:
+                for name, data in [("Dockerfile", dockerfile.encode())] + [(f"app/{n}", b) for n, b in
+                                                                            sorted(files.items())]:
+                    ti = tarfile.TarInfo(name)
+                    ti.size, ti.mode, ti.mtime = len(data), 0o644, 1
+                    tar.addfile(ti, io.BytesIO(data))
+                for child in sorted(deps.iterdir()):
+                    if not child.name.startswith("."):
+                        tar.add(child, arcname=f"deps/{child.name}")
+            log(f"building {ref} from {base}")
+            with open(ctx, "rb") as fh:
+                client.images.build(fileobj=fh, custom_context=True, tag=ref, pull=False, rm=True, forcerm=True,
+                                    network_mode="none", use_config_proxy=False, timeout=900, labels=labels)
+        except Exception as exc:  # docker.errors.BuildError / APIError: one line
+            raise ImageBuildError(f"docker build of {ref} failed: {' '.join(str(exc).split())[:300]}") from exc
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        image_id = _image_id(client, ref)
+        if image_id is None:
+            raise ImageBuildError(f"the build did not produce {ref}")
+        return Built(tag=ref, image_id=image_id, cached=False, seconds=time.monotonic() - t0)

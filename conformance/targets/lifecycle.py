@@ -56,7 +56,20 @@ def preflight(target: AgentTarget, report_dir: Path, secrets: Iterable[str] = ()
         # The run's network: the suite's processes join it; cleanup() removes it.
         spec.network = make_network(client, spec.run_labels)
         entry["network_name"] = spec.network.name
-    agent = ContainerAgent(spec, {}, name="preflight")
+    if spec.v2.config is not None:
+        entry["config_document"] = True  # provides() reads it: the image takes a configuration document
+    # The default configuration, as the suite's pool makes it (a v2 image's document and fixed environment).
+    from conformance.targets.pool import ContainerPool
+
+    pool = ContainerPool(target, SecretSet(secrets))
+    pool._spec = spec  # noqa: SLF001 - the spec and network this pre-flight resolved and made
+    from conformance.outcome import CheckEnded
+
+    try:
+        env, _listen, _tokens, _facts, document = pool.configuration({})
+    except CheckEnded:  # e.g. --defect on an image with no defects switch: its checks say so, one by one
+        env, document = {}, None
+    agent = ContainerAgent(spec, env, name="preflight", document=document.files if document is not None else None)
     try:
         agent.start()
     except ContainerFailure as exc:
@@ -73,6 +86,7 @@ def preflight(target: AgentTarget, report_dir: Path, secrets: Iterable[str] = ()
         raise
     agent.stop()
     return {"container_image": spec.image, "container_image_id": spec.image_id,
+            "container_contract": spec.v2.contract,
             "container_engine": f"docker {engine_version(client)}",
             "container_ready_seconds": round(agent.ready_seconds, 2)}
 

@@ -173,17 +173,20 @@ class AgentTarget:
         have: set[str] = set()
         if self.kind == LAUNCH and self.name == "reference":
             have |= {"executable", "launch_config", "restartable", "unix_socket"}
+        if self.kind == LAUNCH and self.name in ("reference", "scripted"):
+            have.add("logs")  # what the launched agent writes, kept by the harness (its logs() method)
         if self.kind == UNIX:
             have.add("unix_socket")
         if self.kind == CONTAINER:
             # docker restart is a real restart; the image's entry point is its executable (run with no
             # network); the socket folder is bind-mounted on this host. launch_config only when the image
             # takes a whole configuration document (a config switch, as the reference image's
-            # AGENTD_CONFIG): the environment's other switches cannot carry workflows or principals.
-            have |= {"restartable", "executable"}
+            # AGENTD_CONFIG, or contract v2's config file): switches cannot carry workflows or principals.
+            have |= {"restartable", "executable", "logs"}  # docker logs: the container's own output
             if self.socket_dir:
                 have.add("unix_socket")
-            if "config" in ((self.container or {}).get("switches") or {}):
+            entry = self.container or {}
+            if "config" in (entry.get("switches") or {}) or entry.get("config_document") or entry.get("config"):
                 have.add("launch_config")
         if self.binary:
             have.add("executable")

@@ -16,6 +16,7 @@ import dataclasses
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -32,6 +33,7 @@ from conformance.targets.container import (
     join_network,
     make_network,
 )
+from conformance.targets.contract import ConfigSpec, ContractError, render, render_context
 from conformance.targets.control import ContainerControl
 from conformance.targets.model import AgentTarget
 
@@ -48,6 +50,53 @@ def _workflow(w: Any) -> dict[str, Any]:
     if w.send_to is not None:
         out["send_to"] = w.send_to.url
     return out
+
+
+@dataclasses.dataclass
+class Document:
+    """A configuration document (contract v2's ``config``) for one container, rendered once the URL the harness
+    reaches it at and the TLS files' paths inside are known."""
+
+    spec: ConfigSpec
+    facts: dict[str, str]
+    principals: list[dict[str, Any]]
+    structured: dict[str, Any]
+    callback_hosts: list[str]
+    listen: str = "tcp"
+    port: int = 0
+    network: str = "internal"
+
+    def reference(self) -> dict[str, Any]:
+        """The document in the reference's own shape (its Config fields)."""
+        doc: dict[str, Any] = {}
+        if self.principals:
+            doc["principals"] = [{k: p[k] for k in ("name", "token", "role", "grants")} for p in self.principals]
+        if self.structured.get("workflows"):
+            doc["workflows"] = [_workflow(w) for w in self.structured["workflows"]]
+        for key in ("tick", "instance"):
+            if key in self.structured:
+                doc[key] = self.structured[key]
+        for key in ("events", "introspection", "device_grant", "push"):
+            if key in self.facts:
+                doc[key] = self.facts[key] == "on"
+        if self.callback_hosts:
+            doc["callback_hosts"] = list(self.callback_hosts)
+        return doc
+
+    def files(self, url: str, tls: dict[str, str] | None) -> dict[str, bytes]:
+        """The document's file (path inside -> bytes) for a container reached at ``url``."""
+        context = render_context(
+            facts=self.facts, principals=self.principals,
+            workflows=[_workflow(w) for w in self.structured.get("workflows", ())],
+            extra={k: v for k, v in self.structured.items() if k in ("tick", "instance", "grants")},
+            tls=tls, public_url=url.rstrip("/"), listen=self.listen,
+            # On the host's network the image binds the port of the URL the harness gave it.
+            port=(urlsplit(url).port or self.port) if self.network == "host" else self.port,
+            network=self.network, callback_hosts=self.callback_hosts, reference=self.reference())
+        try:
+            return {self.spec.path: render(self.spec, context)}
+        except ContractError as exc:
+            raise ContainerFailure(f"the configuration document could not be made: {exc}") from None
 
 
 def fact_value(v: Any) -> str:
@@ -77,6 +126,10 @@ class ContainerHandle:
             self.agent.restart()
         except ContainerFailure as exc:
             fail(f"after a restart: {exc}")
+
+    def logs(self) -> str:
+        """The container's log stream (stdout and stderr) so far; empty when the engine has none."""
+        return self.agent.full_logs() or ""
 
     def revoke(self, token: str) -> bool:
         if self.agent.control_path is None:
@@ -126,11 +179,20 @@ class ContainerPool:
     def callback_host(self) -> str | None:
         """The address a receiver of the harness listens on so this run's containers reach it: the gateway
         of the harness's internal network; None on the engine's default bridge."""
+        if self.spec.network_mode == "host":
+            return "127.0.0.1"  # the container shares this host's loopback
         net = self.spec.network
         return net.gateway if net is not None else None
 
     def environment(self, needs: dict[str, Any]) -> tuple[dict[str, str], str, dict[str, str], dict[str, str]]:
         """(environment, listen, tokens, facts) for ``needs``, or ``not_measured`` naming what cannot be set."""
+        env, listen, tokens, facts, _document = self.configuration(needs)
+        return env, listen, tokens, facts
+
+    def configuration(self, needs: dict[str, Any]) -> tuple[dict[str, str], str, dict[str, str], dict[str, str],
+                                                            Document | None]:
+        """(environment, listen, tokens, facts, the configuration document to write) for ``needs``, or
+        ``not_measured`` naming what the image cannot be given."""
         spec = self.spec
         needs = dict(needs)
         env: dict[str, str] = {}
@@ -138,14 +200,42 @@ class ContainerPool:
             env[spec.switches["callback_hosts"]] = self.callback_host
         facts = {**spec.defaults, **self.facts}
         tokens: dict[str, str] = {}
+        cfg = spec.v2.config
         structured = {k: needs.pop(k) for k in STRUCTURED if k in needs}
         auth = bool(needs.pop("auth", False))
-        if structured:
+        document: Document | None = None
+        if cfg is not None:
+            # Contract v2: what the document expresses goes there; the rest through switches as in v1.
+            in_doc = {k: needs.pop(k) for k in list(needs) if k in cfg.takes and k not in ("listen", "uds_path")}
+            missing = [k for k in structured if k not in cfg.takes]
+            if missing:
+                key = missing[0]
+                not_measured(f"needs {key}={structured[key]!r}; the image {spec.image}'s configuration document "
+                             f"does not take {key} (container config-takes: {', '.join(cfg.takes) or 'nothing'})")
+            if auth and "principals" not in cfg.takes and not all(r in spec.tokens_env for r in ROLES):
+                not_measured(f"needs bearer tokens for {', '.join(ROLES)}; the image takes no principals in its "
+                             "configuration document (config-takes) and names no variable per role (tokens)")
+            principals = self._principals(structured, auth)
+            for i, p in enumerate(principals):
+                p["token_env"] = f"AGENTD_CONFORMANCE_TOKEN_{i + 1}"
+                env[p["token_env"]] = p["token"]
+                tokens.setdefault(p["role"], p["token"])
+            for role, role_var in spec.tokens_env.items():
+                if role in tokens:
+                    env[role_var] = tokens[role]
+            for key, want in in_doc.items():
+                facts[key] = fact_value(want)
+            document = Document(cfg, facts=dict(facts), principals=principals, structured=structured,
+                                callback_hosts=[self.callback_host] if self.callback_host else [])
+            if cfg.env:
+                env[cfg.env] = cfg.path
+        elif structured:
             if "config" not in spec.switches:
                 key = next(iter(structured))
                 not_measured(f"needs a configuration ({key}={structured[key]!r}) that this image cannot be given "
                              "through its environment: declare a switch that takes a whole configuration document "
-                             "(container.switches.config, label dev.agentd-conformance.switches) to measure it")
+                             "(container.switches.config, label dev.agentd-conformance.switches) or a configuration "
+                             "document of the image's own (contract v2: docs/containers.md) to measure it")
             env[spec.switches["config"]], tokens = self._config_document(structured, auth)
         elif auth:
             missing = [r for r in ROLES if r not in spec.tokens_env]
@@ -180,7 +270,22 @@ class ContainerPool:
         if listen != "tcp" and "listen" in spec.switches:
             env[spec.switches["listen"]] = listen
         facts["listen"] = listen
-        return env, listen, tokens, facts
+        if document is not None:
+            document.listen, document.port, document.network = listen, spec.port, spec.network_mode
+            document.facts.update({k: v for k, v in facts.items() if k not in ("uds_folder",)})
+        return env, listen, tokens, facts, document
+
+    def _principals(self, structured: dict[str, Any], auth: bool) -> list[dict[str, Any]]:
+        """The principals a configuration needs (given, or one per role when ``auth``), their tokens known."""
+        principals = [{"name": p.name, "token": p.token, "role": p.role, "grants": sorted(p.grants)}
+                      for p in structured.get("principals", ())]
+        if auth and not principals:
+            grants = structured.get("grants") or {}
+            principals = [{"name": f"{role}-1", "token": self._token(role), "role": role,
+                           "grants": sorted(grants.get(role, ()))} for role in ROLES]
+        for p in principals:
+            self.secrets.add(p["token"])
+        return principals
 
     def _token(self, role: str) -> str:
         # SecretSet.make keeps the readable part short: a token spelled "operator-…" would redact the
@@ -190,15 +295,9 @@ class ContainerPool:
     def _config_document(self, structured: dict[str, Any], auth: bool) -> tuple[str, dict[str, str]]:
         """The reference's Config fields as YAML (its ``--config`` shape), and the roles' tokens in it."""
         doc: dict[str, Any] = {}
-        principals = [{"name": p.name, "token": p.token, "role": p.role, "grants": sorted(p.grants)}
-                      for p in structured.get("principals", ())]
-        if auth and not principals:
-            grants = structured.get("grants") or {}
-            principals = [{"name": f"{role}-1", "token": self._token(role), "role": role,
-                           "grants": sorted(grants.get(role, ()))} for role in ROLES]
+        principals = self._principals(structured, auth)
         tokens: dict[str, str] = {}
         for p in principals:
-            self.secrets.add(p["token"])
             tokens.setdefault(p["role"], p["token"])
         if principals:
             doc["principals"] = principals
@@ -242,10 +341,11 @@ class ContainerPool:
     def _start(self, needs: dict[str, Any]) -> _Failed | tuple[ContainerAgent, dict[str, str], dict[str, str]]:
         """A started, ready container for ``needs`` with its tokens and facts, or how it failed to start
         (its logs saved, the container removed)."""
-        env, listen, tokens, facts = self.environment(needs)
+        env, listen, tokens, facts, document = self.configuration(needs)
         name = "-".join(f"{k}={fact_value(v)}" for k, v in sorted(needs.items())) or "default"
         agent = ContainerAgent(self.spec, env, listen=listen, name=slug(name, 60),
-                               socket_folder=facts.pop("uds_folder") or None, mounts=self._unix_peers(needs))
+                               socket_folder=facts.pop("uds_folder") or None, mounts=self._unix_peers(needs),
+                               document=document.files if document is not None else None)
         self.started.append(agent)
         try:
             agent.start()

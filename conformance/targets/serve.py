@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def make() -> ReferenceAgentd:
         agent = ReferenceAgentd(config, bind=bind, public_url=public)
+        agent._app.echo = True  # noqa: SLF001 - the daemon's log lines go to the container's log stream
         if control:
             uid = os.environ.get("AGENTD_CONTROL_UID", "")
             serve_control(agent, control, int(uid) if uid.isdigit() else None)

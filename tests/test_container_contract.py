@@ -1,0 +1,152 @@
+"""Container contract v2 without an engine: what labels and a targets file's entry say, and what the harness
+makes of them (the configuration document, its variables, the TLS files' places). The engine half is
+``tests/test_container_v2.py``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.evidence import SecretSet
+from conformance.outcome import NotMeasured
+from conformance.targets.container import ContainerSpec
+from conformance.targets.contract import (
+    TLS_DIR,
+    V2,
+    CallbackPolicy,
+    ConfigSpec,
+    ContractError,
+    TlsSpec,
+)
+from conformance.targets.model import AgentTarget
+from conformance.targets.pool import ContainerPool
+from tests.foreign_image import LABELS, TEMPLATE
+
+P = "dev.agentd-conformance"
+
+
+def _pool(labels: dict[str, str], entry: dict[str, Any] | None = None) -> ContainerPool:
+    target = AgentTarget.build(container={"image": "x:1", **(entry or {})})
+    pool = ContainerPool(target, SecretSet())
+    spec = ContainerSpec(image="x:1", port=int(labels.get(f"{P}.port", 8420)))
+    spec.v2 = V2.read(labels, entry or {}, "x:1")
+    spec.network_mode = "bridge"
+    pool._spec = spec
+    return pool
+
+
+def test_tls_label_takes_variables_or_absolute_paths() -> None:
+    tls = TlsSpec.parse("cert=SERVE_CERT,key=/etc/x/key.pem,ca=TLS_CA", "image x")
+    assert tls is not None
+    assert tls.placements() == {"cert": (f"{TLS_DIR}/server.crt", "SERVE_CERT"), "key": ("/etc/x/key.pem", None),
+                                "ca": (f"{TLS_DIR}/ca.crt", "TLS_CA")}
+
+
+@pytest.mark.parametrize("value", ["cert=A", "key=B", "cert=A,key=B,client_ca=C"])
+def test_a_tls_label_without_cert_and_key_or_with_unknown_files_is_refused(value: str) -> None:
+    with pytest.raises(ContractError, match="cert=X,key=X"):
+        TlsSpec.parse(value, "image x")
+
+
+def test_config_label_needs_an_absolute_path_a_known_format_and_a_json_template() -> None:
+    with pytest.raises(ContractError, match="absolute"):
+        ConfigSpec.parse("path=config.yaml", None, None, "image x")
+    with pytest.raises(ContractError, match="not one of"):
+        ConfigSpec.parse("path=/c.yaml,format=toml", None, None, "image x")
+    with pytest.raises(ContractError, match="needs a config-template"):
+        ConfigSpec.parse("path=/c.yaml,format=json-e", None, None, "image x")
+    with pytest.raises(ContractError, match="not JSON"):
+        ConfigSpec.parse("path=/c.yaml,format=json-e", "{not json", None, "image x")
+
+
+def test_callbacks_label_names_schemes_only_from_http_and_https() -> None:
+    assert CallbackPolicy.parse("schemes=https", "image x").https_only
+    assert not CallbackPolicy.parse(None, "image x").https_only
+    with pytest.raises(ContractError, match="schemes"):
+        CallbackPolicy.parse("schemes=ftp", "image x")
+
+
+def test_the_targets_entry_overrides_each_label() -> None:
+    v2 = V2.read(LABELS, {"public_url": "OTHER_URL", "config": {"path": "/o.json", "format": "reference"}}, "x")
+    assert v2.public_url_env == "OTHER_URL"
+    assert v2.config is not None and v2.config.path == "/o.json" and v2.config.format == "reference"
+    assert v2.tls is not None and v2.contract == "2"
+
+
+def test_a_v1_image_reads_as_contract_1_with_the_fixed_public_url_variable() -> None:
+    spec = ContainerSpec(image="x")
+    spec.v2 = V2.read({f"{P}.port": "8420"}, {}, "x")
+    assert spec.v2.contract == "1" and spec.public_url_env == "AGENTD_PUBLIC_URL" and spec.scheme == "http"
+
+
+def test_roles_become_the_images_own_principals_with_tokens_only_in_variables() -> None:
+    """The foreign image's template turns the harness's principals into its ``access`` list; each bearer
+    travels in a variable of its own, never inline in the file."""
+    pool = _pool(LABELS)
+    env, _listen, tokens, facts, document = pool.configuration({"auth": True})
+    assert document is not None and set(tokens) == {"operator", "user", "agent"} and facts["auth"] == "on"
+    files = document.files("https://127.0.0.1:4443/", {"cert": "/etc/echo-agent/tls/cert.pem",
+                                                        "key": "/etc/echo-agent/tls/key.pem"})
+    text = files["/etc/echo-agent/config.json"].decode()
+    doc = json.loads(text)
+    assert doc["server"] == {"host": "0.0.0.0", "port": 9443, "certificate": "/etc/echo-agent/tls/cert.pem",
+                             "private_key": "/etc/echo-agent/tls/key.pem"}, doc
+    by_user = {a["user"]: a for a in doc["access"]}
+    assert by_user["operator-1"]["admin"] is True and by_user["user-1"]["admin"] is False, doc
+    assert {env[a["bearer_env"]] for a in doc["access"]} == set(tokens.values()), (doc, sorted(env))
+    assert not any(tok in text for tok in tokens.values()), "a token was written inline into the document"
+
+
+def test_a_need_the_document_does_not_take_is_not_measured_naming_it() -> None:
+    pool = _pool(LABELS)
+    with pytest.raises(NotMeasured, match="does not take workflows"):
+        pool.configuration({"workflows": ()})
+    with pytest.raises(NotMeasured, match="no switch for events"):
+        pool.configuration({"events": False})
+
+
+def test_reference_format_writes_the_references_config_fields() -> None:
+    pool = _pool({f"{P}.config": "path=/etc/agentd/agentd.yaml"})
+    _env, _listen, tokens, _facts, document = pool.configuration({"auth": True, "events": False})
+    assert document is not None
+    doc = yaml.safe_load(document.files("http://127.0.0.1:1/", None)["/etc/agentd/agentd.yaml"])
+    assert doc["events"] is False and {p["role"]: p["token"] for p in doc["principals"]} == tokens, doc
+
+
+def test_a_template_error_is_a_container_failure_naming_the_template() -> None:
+    from conformance.targets.container import ContainerFailure
+
+    labels = {**LABELS, f"{P}.config-template": json.dumps({"x": {"$eval": "no_such_name"}})}
+    pool = _pool(labels)
+    _env, _listen, _tokens, _facts, document = pool.configuration({})
+    assert document is not None
+    with pytest.raises(ContainerFailure, match="config-template"):
+        document.files("https://127.0.0.1:1/", None)
+
+
+def test_the_worked_example_template_is_the_one_the_docs_show() -> None:
+    """docs/containers.md shows the foreign image's template; the two must not drift apart."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "containers.md").read_text(encoding="utf-8")
+    start = text.index("```json\n", text.index("config-template")) + len("```json\n")
+    shown = json.loads(text[start:text.index("```", start)])
+    assert shown == TEMPLATE
+
+
+def test_state_label_names_an_absolute_folder_and_optionally_its_variable() -> None:
+    v2 = V2.read({f"{P}.state": "path=/var/lib/agentd,env=AGENTD_STATE_DIR"}, {}, "x")
+    assert (v2.state, v2.state_env) == ("/var/lib/agentd", "AGENTD_STATE_DIR")
+    assert V2.read({f"{P}.state": "/data/"}, {}, "x").state == "/data"
+    with pytest.raises(ContractError, match="absolute folder"):
+        V2.read({f"{P}.state": "path=data"}, {}, "x")
+
+
+def test_a_host_network_image_is_called_back_on_loopback() -> None:
+    """An image sharing this host's network reaches the harness's receivers on 127.0.0.1 (not a gateway)."""
+    pool = _pool({})
+    pool.spec.network_mode = "host"
+    assert pool.callback_host == "127.0.0.1"
