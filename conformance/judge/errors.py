@@ -21,7 +21,7 @@ from conformance.agentd_page import AGENTD_DOMAIN
 from conformance.judge.blame import blocked_by
 from conformance.judge.quoting import quote
 from conformance.outcome import fail
-from conformance.wire.errors import BY_NAME, ERRORS, ErrorSpec, ErrorView, from_jsonrpc
+from conformance.wire.errors import BY_JSONRPC_CODE, BY_NAME, BY_REASON, ERRORS, ErrorSpec, ErrorView, from_jsonrpc
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import RpcReply
 
@@ -68,25 +68,60 @@ def describe_error(err: ErrorView) -> str:
     return ", ".join(parts)
 
 
-def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
-    """Why ``err`` is not recognisably ``spec`` on its binding (None when it is)."""
+#: The row whose own text demands google.rpc.ErrorInfo on gRPC and HTTP+JSON: without it, a status several
+#: A2A errors share names none of them, and a check expecting one of them is blocked by this row.
+ERROR_INFO_ROW = "A2A_ERR_002"
+
+
+def named_error(err: ErrorView) -> ErrorSpec | None:
+    """The A2A error ``err`` names, read leniently: the one its ``ErrorInfo`` reason names, where the table
+    knows that reason; else, on JSON-RPC, the one its code names; else the one error §5.4 gives its status to
+    alone (gRPC NOT_FOUND, HTTP 404). None: it names none. How well the error is mapped onto its binding
+    (the right code or status for the error it names; ErrorInfo present) is the ERR rows' to judge, not the
+    row expecting a given error."""
+    if err.reason is not None and err.reason in BY_REASON:
+        return BY_REASON[err.reason]
     if err.binding == "JSONRPC":
-        if err.code != spec.jsonrpc_code:
-            return f"JSON-RPC code {err.code!r}, {spec.name} is {spec.jsonrpc_code}"
-        return None
+        return BY_JSONRPC_CODE.get(err.code) if isinstance(err.code, int) and not isinstance(err.code, bool) else None
+    for spec in ERRORS:
+        if spec.a2a_specific and named_by_status(err, spec) and _alone_of_all(spec, err.binding):
+            return spec
+    return None
+
+
+def _alone_of_all(spec: ErrorSpec, binding: str) -> bool:
+    """Whether no other error of the table, standard ones included, shares ``spec``'s status on ``binding``
+    (MethodNotFoundError aside: a method the harness calls is one the binding defines)."""
+    def key(e: ErrorSpec) -> object:
+        return e.http_status if binding == "HTTP+JSON" else e.grpc_status
+
+    return [e.name for e in ERRORS if e.name != "MethodNotFoundError" and key(e) == key(spec)] == [spec.name]
+
+
+def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
+    """Why ``err`` is not recognisably ``spec`` (None when it is): it names another A2A error, or nothing at
+    all. An error that names nothing, on a status ``spec`` shares with other errors and without the
+    ErrorInfo that would tell them apart, blocks the check by :data:`ERROR_INFO_ROW`."""
+    named = named_error(err)
+    if named is not None:
+        if named.name == spec.name:
+            return None
+        how = (f"ErrorInfo.reason {err.reason!r}" if err.reason in BY_REASON else
+               f"JSON-RPC code {err.code!r}" if err.binding == "JSONRPC" else "its status")
+        return f"{how} names {named.name}"
+    if err.binding == "JSONRPC":
+        return f"JSON-RPC code {err.code!r} names no A2A error ({spec.name} is {spec.jsonrpc_code})"
+    label = "HTTP status" if err.binding == "HTTP+JSON" else "gRPC status"
     status = err.http_status if err.binding == "HTTP+JSON" else err.grpc_status
     want = spec.http_status if err.binding == "HTTP+JSON" else spec.grpc_status
-    if status != want:
-        return f"{'HTTP status' if err.binding == 'HTTP+JSON' else 'gRPC status'} {status!r}, {spec.name} is {want}"
-    if spec.a2a_specific:
-        if err.reason is None:
-            if named_by_status(err, spec):
-                return None  # the missing ErrorInfo is the ErrorInfo row's (A2A_ERR_002), not this error's
-            return (f"{status} carries no google.rpc.ErrorInfo, so nothing names it {spec.name} "
-                    f"(several A2A errors share {status})")
-        if err.reason != spec.reason:
-            return f"ErrorInfo.reason {err.reason!r}, {spec.name} is {spec.reason!r}"
-    return None
+    if status == want and err.reason is None and not spec.a2a_specific:
+        return None  # a standard error (§3.3.2) is its status: no ErrorInfo reason is normative for it
+    if status == want and err.reason is None:
+        shared = [e.name for e in ERRORS if (e.http_status if err.binding == "HTTP+JSON" else e.grpc_status) == want]
+        blocked_by(ERROR_INFO_ROW, f"{label} {status!r} without google.rpc.ErrorInfo could be any of {shared}: "
+                                   f"nothing names it {spec.name}")
+    reason = f", ErrorInfo.reason {err.reason!r} names no A2A error" if err.reason is not None else ""
+    return f"{label} {status!r}{reason}; {spec.name} is {want}"
 
 
 def named_by_status(err: ErrorView, spec: ErrorSpec) -> bool:

@@ -166,12 +166,15 @@ def from_jsonrpc(error: Any) -> ErrorView:
 
 
 def from_rest(http_status: int, body: Any) -> ErrorView:
-    """View of an HTTP+JSON error answer: ``{"error": {code, status, message, details}}``."""
+    """View of an HTTP+JSON error answer: ``{"error": {code, status, message, details}}``. A body that is
+    the status object itself, unwrapped, is still read (its form is listed in ``problems``: the error body
+    row judges it, the rows about which error came do not)."""
     problems: list[str] = []
     err = body.get("error") if isinstance(body, Mapping) else None
     if not isinstance(err, Mapping):
         problems.append("body has no error object")
-        err = {}
+        flat = isinstance(body, Mapping) and any(k in body for k in ("status", "details", "message"))
+        err = body if flat else {}
     details = err.get("details") or []
     if not isinstance(details, list):
         problems.append("error.details is not an array")

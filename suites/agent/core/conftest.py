@@ -19,6 +19,7 @@ import pytest
 from conformance.a2a.steps import STEP_ROWS
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
+from conformance.judge.errors import ERROR_INFO_ROW
 from conformance.receiver import Receiver
 from conformance.targets.core import BASE_ROWS, INTERFACE_ROW, CoreAgent, binding_params
 from conformance.targets.instances import AgentTargets
@@ -72,13 +73,14 @@ def _ids(node: Any) -> list[str]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every core check stands on the card (A2A_CARD_001) and on its interfaces answering A2A
-    (A2A_CARD_007), and on the shared steps' minimum (``STEP_ROWS``: a result that can be read at all, a
-    task with an id, a GetTask answer): it declares so (the blame rule), unless it measures that row."""
+    (A2A_CARD_007), on the shared steps' minimum (``STEP_ROWS``: a result that can be read at all, a
+    task with an id, a GetTask answer), and on an error naming itself (``ERROR_INFO_ROW``): it declares so
+    (the blame rule), unless it measures that row."""
     for item in items:
         if "/core/" not in str(item.path).replace("\\", "/"):
             continue
         ids = _ids(item)
-        rows = [r for r in (*BASE_ROWS, *STEP_ROWS) if r not in ids]
+        rows = [r for r in (*BASE_ROWS, *STEP_ROWS, ERROR_INFO_ROW) if r not in ids]
         if ids and rows:
             item.add_marker(pytest.mark.depends_on(*rows))
 

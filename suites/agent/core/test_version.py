@@ -17,7 +17,7 @@ from conformance.a2a.messages import send_params, send_params_0_3
 from conformance.a2a.steps import new_task, send
 from conformance.a2a.tasks import task_of
 from conformance.a2a.versions import UNDECLARED, declared_versions, undeclared
-from conformance.judge import error_problem, succeeded
+from conformance.judge import blocked_by, error_problem, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Answer, Caller
@@ -138,6 +138,7 @@ def _query_honoured(caller: Caller) -> str | None:
 @pytest.mark.parametrize("part", [pytest.param(p, marks=pytest.mark.requirement("A2A_VER_005", part=p))
                                   for p in ("honoured", "judged")])
 @pytest.mark.core_bindings("JSONRPC", "HTTP+JSON")
+@pytest.mark.depends_on("A2A_VER_002")
 def test_version_given_as_query_parameter_is_honoured(core_agent: CoreAgent, caller: Caller, part: str) -> None:
     """§3.6.1: "Clients MAY provide the A2A-Version as a request parameter instead of a header";
     §9.2 and §11.2 carry service parameters in HTTP headers, and nothing obliges a server to read the
@@ -159,4 +160,10 @@ def test_version_given_as_query_parameter_is_honoured(core_agent: CoreAgent, cal
     ans = _by_query(caller, "SendMessage", send_params(f"version {bad} by query"), bad)
     problem = error_problem(ans, NOT_SUPPORTED, f"SendMessage with ?A2A-Version={bad} and no header")
     if problem is not None:
+        # The paired control: the same version in the header must be refused, or the agent refuses no
+        # undeclared version at all — A2A_VER_002's fail, which says nothing of the parameter.
+        header = send(caller, f"version {bad} by header", service={"A2A-Version": bad})
+        if error_problem(header, NOT_SUPPORTED, "") is not None:
+            blocked_by("A2A_VER_002", f"A2A-Version {bad} in the header is not refused either, so how the "
+                                      f"parameter is judged cannot be told apart: {header.quote(300)}")
         fail(problem)
