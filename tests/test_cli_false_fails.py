@@ -26,7 +26,7 @@ def run_variant(tmp: Path, variants: str, only: list[str], *extra: str) -> dict[
     """The requirements of a run of ``only`` on the reference CLI with ``variants`` switched on."""
     report = run_command(["cli", "--exe", variant_exe(tmp), "--jobs", "2", "--env", f"VARIANT_CLI={variants}",
                           *extra, "--only", *only], tmp / "report")
-    reqs: dict[str, Any] = report["requirements"]
+    reqs: dict[str, Any] = report.to_dict()["requirements"]
     return reqs
 
 
@@ -96,4 +96,5 @@ def test_output_fields_missing_the_context_do_not_fail_the_text_floor(tmp_path: 
     text floor (OUT_005: label lines, stable labels, no control sequences) as it was: OUT_005 passes."""
     report = run_command(["cli", "--jobs", "2", "--env", "REFCLI_DEFECTS=no-context-in-output", "--only",
                           "A2ACLI_OUT_005"], tmp_path / "report")
-    assert row(report["requirements"], "A2ACLI_OUT_005")[0] == "pass", row(report["requirements"], "A2ACLI_OUT_005")
+    reqs = report.to_dict()["requirements"]
+    assert row(reqs, "A2ACLI_OUT_005")[0] == "pass", row(reqs, "A2ACLI_OUT_005")

@@ -543,7 +543,7 @@ def test_auth_required_task_resumes_only_with_the_credential(http: httpx.Client)
         done = result(rpc(http, agent, "SendMessage", {"message": message("now", taskId=task["id"])},
                           headers={"Authorization": f"Bearer {token}"}), "JSONRPC")
         assert done["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
-        assert len(done["task"]["history"]) == 3
+        assert [m["parts"][0]["text"] for m in done["task"]["history"]] == ["hello", "received", "here", "now"]
 
         in_band = result(rpc(http, agent, "SendMessage", {"message": message()}), "JSONRPC")["task"]
         resumed = result(rpc(http, agent, "SendMessage", {"message": message(f"token: {token}", taskId=in_band["id"])}),
