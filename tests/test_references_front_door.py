@@ -29,6 +29,8 @@ from tests.killmatrix import run_command
 from tests.served import REFERENCE_AGENTD, SCRIPTED_CORE, served
 
 A2A = [r.id for r in default_registry().select(family="a2a")]
+#: Rows that need the target's own log output, which a --url run never has: not_measured, naming the need.
+NEED_LOGS = {r.id for r in default_registry().select(family="a2a") if "logs" in r.needs}
 TOKEN = "front-door-operator-5e1f0c2a"
 #: Rows that need a task moved (working → completed / input-required) at a moment the harness picks.
 NEED_A_MOVED_TASK = {"A2A_SUB_004", "A2A_STREAM_005"}
@@ -96,7 +98,7 @@ def _a2a_report(tmp_path: Path, url: str, *extra: str) -> dict[str, Any]:
 
 
 def _judge(reqs: dict[str, Any], not_measured: set[str], na: frozenset[str] | set[str] = frozenset()) -> None:
-    passing = set(A2A) - not_measured - na
+    passing = set(A2A) - not_measured - na - NEED_LOGS
     bad = {rid: (reqs[rid]["status"], reqs[rid].get("note")) for rid in passing if reqs[rid]["status"] != "pass"}
     assert not bad, f"rows of the clean reference that do not pass through --url: {bad}"
     for rid in na:
@@ -105,6 +107,8 @@ def _judge(reqs: dict[str, Any], not_measured: set[str], na: frozenset[str] | se
         assert reqs[rid]["status"] == "not_measured", (rid, reqs[rid])
         assert "cannot move this target's tasks" in reqs[rid]["note"] and "--container" in reqs[rid]["note"], (
             rid, reqs[rid]["note"])
+    for rid in NEED_LOGS:
+        assert reqs[rid]["status"] == "not_measured" and "needs logs" in reqs[rid]["note"], (rid, reqs[rid])
     sending = {rid: e["note"] for rid, e in reqs.items() if "--launch" in (e.get("note") or "")}
     assert not sending, f"notes that send a --url user to the bundled fixtures: {sending}"
     for rid in NEED_A_WORKING_TASK & not_measured:
@@ -155,6 +159,8 @@ def test_the_reference_agentd_passes_the_agentd_family_through_url(tmp_path: Pat
                    and not (e["note"].split(": ", 1)[-1] if e["note"].startswith("test_") else e["note"])
                    .startswith(AGENTD_REASONS)}
     assert not unexplained, unexplained
+    for rid in NEED_LOGS:
+        assert reqs[rid]["status"] == "not_measured" and "needs logs" in reqs[rid]["note"], (rid, reqs[rid])
     sending = {rid: e["note"] for rid, e in reqs.items() if "--launch" in (e.get("note") or "")}
     assert not sending, f"notes that send a --url user to the bundled reference: {sending}"
     assert sum(e["status"] == "pass" for e in reqs.values()) >= 56, "fewer rows measured than the daemon allows"

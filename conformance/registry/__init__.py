@@ -37,8 +37,7 @@ NEEDS: dict[str, str] = {
     "restartable": "a target the harness can restart: your agent as a --container image",
     "unix_socket": "a target listening on a unix socket on this host (--unix PATH)",
     "root": "the harness running as root (to start a client under another uid)",
-    "logs": ("the target's own log output (a container's log stream, or a target the harness launches: --launch, "
-             "--container)"),
+    "logs": "the target's own log output: your agent as a --container image (the harness reads its log stream)",
 }
 
 
