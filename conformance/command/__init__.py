@@ -19,11 +19,10 @@ One module per part of the way from the command line to the exit code:
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from conformance.command.agent import cmd_agent
-from conformance.command.cli import cmd_cli
 from conformance.command.errors import (
     EXIT_HARNESS,
     EXIT_OK,
@@ -33,24 +32,25 @@ from conformance.command.errors import (
     UsageFailure,
     one_line,
 )
-from conformance.command.matrix import cmd_matrix, cmd_matrix_merge
 from conformance.command.parser import build_parser, merge_parser
-from conformance.command.tools import (
-    cmd_adapter,
-    cmd_image,
-    cmd_registry,
-    cmd_report,
-    cmd_serve_agent,
-    cmd_spec_diff,
-    cmd_template,
-)
 from conformance.registry import RegistryError
 
-HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "registry": cmd_registry, "template": cmd_template, "cli": cmd_cli, "agent": cmd_agent,
-    "serve-agent": cmd_serve_agent, "matrix": cmd_matrix, "report": cmd_report, "image": cmd_image,
-    "spec-diff": cmd_spec_diff, "adapter": cmd_adapter,
+#: Each subcommand's handler as ``module:function``, imported only when that subcommand runs: the modules
+#: behind the others (the scripted agent behind ``adapter check``, the container engine behind ``image``)
+#: cost seconds of start-up that a ``cli`` run, and every pytest process it starts, would pay for nothing.
+HANDLERS: dict[str, str] = {
+    "registry": "tools:cmd_registry", "template": "tools:cmd_template", "cli": "cli:cmd_cli",
+    "agent": "agent:cmd_agent", "serve-agent": "tools:cmd_serve_agent", "matrix": "matrix:cmd_matrix",
+    "matrix merge": "matrix:cmd_matrix_merge", "report": "tools:cmd_report", "image": "tools:cmd_image",
+    "spec-diff": "tools:cmd_spec_diff", "adapter": "tools:cmd_adapter",
 }
+
+
+def handler(command: str) -> Callable[[argparse.Namespace], int]:
+    """The function that runs ``command`` (a key of :data:`HANDLERS`), its module imported now."""
+    module, _, name = HANDLERS[command].partition(":")
+    fn: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(f"conformance.command.{module}"), name)
+    return fn
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,14 +58,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(argv) if argv is not None else sys.argv[1:]
     try:
         if argv[:1] == ["serve-agent"]:  # everything after it belongs to the scripted agent's own parser
-            return cmd_serve_agent(argparse.Namespace(rest=argv[1:]))
+            return handler("serve-agent")(argparse.Namespace(rest=argv[1:]))
         if argv[:2] == ["matrix", "merge"]:
-            return cmd_matrix_merge(merge_parser().parse_args(argv[2:]))
+            return handler("matrix merge")(merge_parser().parse_args(argv[2:]))
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
-        return HANDLERS[args.command](args)
+        return handler(args.command)(args)
     except UsageFailure as exc:
         text = one_line(exc)
         sys.stderr.write(f"agentd-conformance: {text}\n" if not text.startswith("agentd-conformance") else f"{text}\n")
