@@ -2,7 +2,8 @@
 
 Exit codes: 0 the run completed (and any required tier or level is satisfied); 1 a required tier or
 level is not satisfied; 2 a usage error (bad flag, missing executable, malformed adapter or target
-file); 3 the harness could not run. Every error is one line on stderr, never a traceback.
+file); 3 the harness could not run, or the run was stopped (SIGINT, SIGTERM, SIGHUP) before it
+finished. Every error is one line on stderr, never a traceback.
 
 One module per part of the way from the command line to the exit code:
 
@@ -22,6 +23,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from conformance import interrupts
 from conformance.command.agent import cmd_agent
 from conformance.command.cli import cmd_cli
 from conformance.command.errors import (
@@ -35,6 +37,7 @@ from conformance.command.errors import (
 )
 from conformance.command.matrix import cmd_matrix, cmd_matrix_merge
 from conformance.command.parser import build_parser, merge_parser
+from conformance.command.run import interrupted
 from conformance.command.tools import (
     cmd_adapter,
     cmd_image,
@@ -46,6 +49,8 @@ from conformance.command.tools import (
 )
 from conformance.registry import RegistryError
 
+#: The commands that run suites: SIGTERM and SIGHUP stop them as Ctrl-C does (``conformance.interrupts``).
+RUNS = ("cli", "agent", "matrix")
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "registry": cmd_registry, "template": cmd_template, "cli": cmd_cli, "agent": cmd_agent,
     "serve-agent": cmd_serve_agent, "matrix": cmd_matrix, "report": cmd_report, "image": cmd_image,
@@ -65,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
+        if args.command in RUNS:
+            interrupts.install()
         return HANDLERS[args.command](args)
     except UsageFailure as exc:
         text = one_line(exc)
@@ -76,9 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NothingToRerun as exc:
         print(f"agentd-conformance: {exc}")
         return EXIT_OK
-    except KeyboardInterrupt:
-        sys.stderr.write("agentd-conformance: interrupted\n")
-        return EXIT_HARNESS
+    except KeyboardInterrupt as exc:
+        return interrupted(exc)
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
