@@ -51,7 +51,7 @@ from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.paths import SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, RunInfo
-from conformance.report.inputs import InputsError, read_inputs, selected_rows
+from conformance.report.inputs import VERDICT_INPUTS, InputsError, read_inputs, selected_rows
 from conformance.report.manifest import write_manifest
 from conformance.report.merge import latest_report, merge_into, rows_to_rerun
 from conformance.report.model import CLI_FAMILY, REPORT_FILE, Report, ReportError, load_report
@@ -159,6 +159,7 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     report_dir.mkdir(parents=True, exist_ok=True)
     # A report left by an earlier run into the same folder must never be read as this run's result.
     (report_dir / REPORT_FILE).unlink(missing_ok=True)
+    (report_dir / VERDICT_INPUTS).unlink(missing_ok=True)
     cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
@@ -184,50 +185,45 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
             try:
                 return proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; "
-                                     f"see {log}") from None
+                _stop(proc, tmp / INTERRUPT_FILE, f"--timeout {timeout:g}s")
+                _report_stop(report_dir, ctx, f"--timeout {timeout:g}s")
+                raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; its report is "
+                                     f"incomplete; see {log}") from None
             except KeyboardInterrupt as exc:
                 name = signame(exc)
-                killed = _stop(proc, tmp / INTERRUPT_FILE, name)
-                _report_stop(report_dir, ctx, name, rewrite=killed)
+                _stop(proc, tmp / INTERRUPT_FILE, name)
+                _report_stop(report_dir, ctx, name)
                 raise RunInterrupted(name, str(report_dir)) from None
     finally:
         _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _stop(proc: subprocess.Popen[bytes], marker: Path, name: str) -> bool:
-    """Stop the suite's process group as Ctrl-C does: SIGINT, then (after :data:`STOP_GRACE`) SIGKILL.
-    Returns whether it had to be killed. Further signals to the command meanwhile are only noted."""
+def _stop(proc: subprocess.Popen[bytes], marker: Path, name: str) -> None:
+    """Stop the suite's process group as Ctrl-C does: SIGINT, then (after :data:`STOP_GRACE`) SIGKILL;
+    ``name`` (the signal the command received, or ``--timeout``) is what the report says stopped it.
+    Further signals to the command meanwhile are only noted (``conformance.interrupts``)."""
     with contextlib.suppress(OSError):
         marker.write_text(name, encoding="utf-8")
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGINT)
     try:
         proc.wait(timeout=STOP_GRACE)
-        return False
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        return True
 
 
-def _report_stop(report_dir: Path, ctx: RunContext, name: str, rewrite: bool) -> None:
+def _report_stop(report_dir: Path, ctx: RunContext, name: str) -> None:
     """Make sure a stopped run leaves a report that says so: the suite's own (it writes one as it stops),
-    or, when it wrote none or had to be killed mid-way, one with every selected row "interrupted"."""
-    if not rewrite:
-        try:
-            if load_report(report_dir, default_registry()).identity.interrupted:
-                return
-        except ReportError:
-            pass
+    or, when it wrote none or was killed before it finished writing, one with every selected row
+    "interrupted"."""
+    try:
+        if _complete(report_dir) and load_report(report_dir, default_registry()).identity.interrupted:
+            return
+    except ReportError:
+        pass
     from conformance.pipeline import conclude
 
     run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
@@ -235,6 +231,14 @@ def _report_stop(report_dir: Path, ctx: RunContext, name: str, rewrite: bool) ->
     with contextlib.suppress(ReportWriteError, OSError):
         conclude(report_dir, default_registry(), ctx.family, [], run, SecretSet(ctx.secrets), scope=ctx.scope,
                  scope_note=ctx.scope_note, provided=ctx.provides, interrupted=name)
+
+
+def _complete(report_dir: Path) -> bool:
+    """Whether the suite finished writing its report (the verdict inputs are its last file)."""
+    try:
+        return any(seg.interrupted for seg in read_inputs(report_dir))
+    except InputsError:
+        return False
 
 
 def interrupted(exc: KeyboardInterrupt) -> int:

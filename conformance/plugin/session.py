@@ -19,6 +19,7 @@ import shutil
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Generator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -92,9 +93,16 @@ class Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         _logreport(self.state, report)
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+        """The report after every other session-finish hook; a stopped run's before them, so that it is
+        written while the workers and fixtures tear down (xdist waits up to 10 s for its workers)."""
+        if _interrupted(self.state, session) is not None:
+            _finish(self.state, session)
+            return (yield)
+        result = yield
         _finish(self.state, session)
+        return result
 
 
 def _load_mapping(state: RunState) -> dict[str, list[str]]:

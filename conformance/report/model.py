@@ -271,8 +271,9 @@ class Identity:
     source: str | None = None
     levels_satisfied: list[str] = field(default_factory=list)
     # what a run adds
-    #: The signal that stopped the run before it finished (``SIGINT``, ``SIGTERM``, ``SIGHUP``); None when
-    #: it finished. A stopped run's unfinished rows are not_measured "interrupted" and it claims nothing.
+    #: What stopped the run before it finished: the signal (``SIGINT``, ``SIGTERM``, ``SIGHUP``) or the
+    #: run's ``--timeout``; None when it finished. A stopped run's unfinished rows are not_measured
+    #: "interrupted" and it claims nothing.
     interrupted: str | None = None
     harness: Harness | None = None
     #: The revisions of the texts the verdicts are judged against (the registry family's ``judged_against``).
