@@ -63,7 +63,7 @@ COMPLETED = (0, 1, 5)
 PLUGIN_ARGS = ("-p", "conformance.plugin", "-p", "timeout")
 #: Seconds the suite's processes get, once interrupted, to tear down and write the report before the
 #: command kills what is left of them (xdist itself gives its workers 10 s to end).
-STOP_GRACE = 11.0
+STOP_GRACE = 10.0
 
 
 @dataclass
