@@ -160,15 +160,17 @@ def test_the_stopped_report_verifies_and_an_edit_of_its_mark_is_caught(stopped: 
     registry = default_registry()
     checked, problems = verify(stopped.folder, registry)
     assert problems == [] and checked is not None, problems
-    copy = tmp_path / "edited"
-    shutil.copytree(stopped.folder, copy)
-    path = copy / "compliance-report.yaml"
+    unmarked, published = tmp_path / "unmarked", tmp_path / "published"
+    shutil.copytree(stopped.folder, unmarked)
+    shutil.copytree(stopped.folder, published)
+    path = unmarked / "compliance-report.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     del data["report"]["interrupted"]
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    (copy / "COMPLIANCE.md").write_text("# published anyway\n", encoding="utf-8")
-    _, problems = verify(copy, registry)
+    _, problems = verify(unmarked, registry)
     assert any(p.startswith("report.interrupted:") for p in problems), problems
+    (published / "COMPLIANCE.md").write_text("# published anyway\n", encoding="utf-8")
+    _, problems = verify(published, registry)
     assert any(p.startswith("COMPLIANCE.md: present, but the run was stopped") for p in problems), problems
 
 
