@@ -86,6 +86,9 @@ class Outcome:
     #: A ``fail`` of an ``observed`` row that another row's check saw on the wire (a finding), not an
     #: outcome of the row's own check.
     finding: bool = False
+    #: The check did not finish: the run was stopped (SIGINT, SIGTERM, SIGHUP) before it reported
+    #: (``conformance.interrupts``). Always ``not_measured``.
+    interrupted: bool = False
 
     def __post_init__(self) -> None:
         if self.status not in TEST_OUTCOMES:
@@ -94,6 +97,8 @@ class Outcome:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["evidence"] = list(self.evidence)
+        if not self.interrupted:
+            del d["interrupted"]  # outcomes.jsonl of a run that finished reads as it always did
         return d
 
     @classmethod

@@ -29,27 +29,34 @@ from conformance.report.write import redact_outcomes
 from conformance.verdict import GroupSummary, Verdict, rollup, verdicts_for
 
 
-def summarise(registry: Registry, family: str, verdicts: Mapping[str, Verdict]) -> dict[str, GroupSummary]:
-    """The rollup of ``verdicts``: per tier or level, the counts and whether it is satisfied."""
-    return rollup(registry, family, {rid: v.status for rid, v in verdicts.items()})
+def summarise(registry: Registry, family: str, verdicts: Mapping[str, Verdict],
+              interrupted: bool = False) -> dict[str, GroupSummary]:
+    """The rollup of ``verdicts``: per tier or level, the counts and whether it is satisfied (never, for a
+    run that was stopped)."""
+    return rollup(registry, family, {rid: v.status for rid, v in verdicts.items()}, interrupted)
 
 
 def conclude(out_dir: Path, registry: Registry, family: str, outcomes: Iterable[Outcome], run: RunInfo,
              secrets: SecretSet | None = None, *, breakdown: Mapping[str, Mapping[str, Any]] | None = None,
              error_codes: Mapping[str, str] | None = None, scope: Iterable[str] | None = None,
-             scope_note: str = "", provided: Iterable[str] | None = None) -> Report:
+             scope_note: str = "", provided: Iterable[str] | None = None, interrupted: str | None = None
+             ) -> Report:
     """Judge ``outcomes`` and write the report folder ``out_dir``; returns the report as written.
 
     ``scope`` (None: every row) and ``scope_note`` say which rows the run selected; ``provided`` which
-    registry needs its target gives (None: all of them). Raises :class:`ReportWriteError` when the
-    report cannot be built or written: the run must then not be taken as a pass.
+    registry needs its target gives (None: all of them); ``interrupted`` the signal that stopped the run
+    before it finished, if one did (its unfinished rows are "interrupted", it claims nothing and it has
+    no COMPLIANCE.md). Raises :class:`ReportWriteError` when the report cannot be built or written: the
+    run must then not be taken as a pass.
     """
     # Judged as written: the verdicts re-derive from outcomes.jsonl (report verify), which is redacted.
     outs = redact_outcomes(outcomes, secrets or SecretSet())
     verdicts = verdicts_for(registry, family, outs, breakdown, scope=scope, out_of_scope_note=scope_note,
-                            provided=provided)
-    inputs = segment_for([r.id for r in registry.select(family=family)], scope, scope_note, provided, breakdown)
-    summary = summarise(registry, family, verdicts)
+                            provided=provided, interrupted=interrupted)
+    inputs = segment_for([r.id for r in registry.select(family=family)], scope, scope_note, provided, breakdown,
+                         interrupted)
+    summary = summarise(registry, family, verdicts, interrupted is not None)
+    run.interrupted = interrupted
     codes = registry.families[family].breakdowns.get("error_codes") or []
     if codes:
         # The table says what the evidence shows, whichever check saw it: the checks' own notes first.

@@ -12,6 +12,10 @@ The rules are COMPLIANCE.md's legend and Appendix A.2/A.3, applied fail-closed:
 * ``na`` needs every check to say so, and is genuine only on a conditional requirement with no
   ``needs``; ``na`` claimed for a gating one, or for some parts only, blocks;
 * a requirement whose registry ``needs`` the run does not provide is ``not_measured``, naming the need;
+* in a run that was stopped (SIGINT, SIGTERM, SIGHUP), a row the run did not finish — a check of it
+  never reported, no check of it ran, or (an ``observed`` row, judged on every check's answers) any
+  check of the run never reported — is ``not_measured`` "interrupted", whatever its finished checks
+  said: a check cut off by the stop is never the tool's fail; and no group of a stopped run is satisfied;
 * only ``pass`` and a genuine ``na`` satisfy a group; a missing id, an unknown status, a
   ``withdrawn`` the registry does not declare, or an all-``not_measured`` group never does; tiers
   are cumulative.
@@ -26,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.interrupts import note as interrupted_note
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, WITHDRAWN, Outcome
 from conformance.registry import NEEDS, Registry, Requirement
 
@@ -222,11 +227,13 @@ def _satisfies(req: Requirement, status: Any) -> bool:
     return status == PASS or (status == NA and req.conditional)
 
 
-def rollup(registry: Registry, family: str, statuses: Mapping[str, Any]) -> dict[str, GroupSummary]:
+def rollup(registry: Registry, family: str, statuses: Mapping[str, Any],
+           interrupted: bool = False) -> dict[str, GroupSummary]:
     """Per-group summary of ``statuses`` (id → status word) for ``family``, fail-closed.
 
     ``statuses`` may come from an untrusted report: missing ids, unknown words and non-strings are
     counted as blocking, never skipped. Tiers are cumulative: tier N needs tiers below it satisfied.
+    A stopped run (``interrupted``) satisfies no group: it claims nothing.
     """
     out: dict[str, GroupSummary] = {}
     for group in registry.groups(family):
@@ -251,7 +258,7 @@ def rollup(registry: Registry, family: str, statuses: Mapping[str, Any]) -> dict
                 unrecognized += 1
             if not _satisfies(r, st):
                 ok = False
-        if active == 0 or counts[NOT_MEASURED] == active:
+        if active == 0 or counts[NOT_MEASURED] == active or interrupted:
             ok = False
         out[group] = GroupSummary(active, counts, unrecognized, missing, ok)
     tiers = sorted((g for g in out if g.startswith("tier_")), key=lambda g: int(g.split("_")[1]))
@@ -277,11 +284,12 @@ def tier_claimed(summary: Mapping[str, GroupSummary]) -> int | None:
 def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
                  breakdown: Mapping[str, Mapping[str, Any]] | None = None,
                  scope: Iterable[str] | None = None, out_of_scope_note: str = "",
-                 provided: Iterable[str] | None = None) -> dict[str, Verdict]:
+                 provided: Iterable[str] | None = None, interrupted: str | None = None) -> dict[str, Verdict]:
     """A verdict for every requirement of ``family``.
 
     Ids outside ``scope`` are not_measured; so is every id with a need (registry ``needs:``) the run
-    did not ``provide`` (None: the run provides every need, as a launched reference does).
+    did not ``provide`` (None: the run provides every need, as a launched reference does). In a run
+    stopped by the signal ``interrupted``, so is every row the run did not finish ("interrupted").
     """
     provided = set(provided) if provided is not None else None
     outs = list(outcomes)
@@ -292,6 +300,7 @@ def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
     info = registry.families.get(family)
     rows = list((info.breakdowns.get("default_001") or {}).keys()) if info else []
     result: dict[str, Verdict] = {}
+    cut_short = any(o.interrupted for o in outs)
     for req in registry.select(family=family):
         if req.withdrawn:
             result[req.id] = Verdict(req.id, WITHDRAWN, "withdrawn by the specification")
@@ -304,7 +313,17 @@ def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
             result[req.id] = Verdict(req.id, NOT_MEASURED, needs_note(lacking))
             continue
         v = requirement_verdict(req, by_req.get(req.id, []))
+        if interrupted is not None and _unfinished(req, by_req.get(req.id, []), cut_short):
+            result[req.id] = Verdict(req.id, NOT_MEASURED, interrupted_note(interrupted), evidence=v.evidence,
+                                     tests=v.tests)
+            continue
         if req.id == DEFAULT_001:
             v = apply_default_001(v, breakdown or {}, rows)
         result[req.id] = v
     return result
+
+
+def _unfinished(req: Requirement, outs: list[Outcome], cut_short: bool) -> bool:
+    """Whether a stopped run left ``req`` unfinished: no check of it ran, one never reported, or (an
+    ``observed`` row, which takes findings from every check) some check of the run never reported."""
+    return not outs or any(o.interrupted for o in outs) or (req.observed and cut_short)

@@ -267,29 +267,46 @@ def _wait_for_suite_container(engine: Any, run_id: str, proc: subprocess.Popen[b
     pytest.fail(f"no container of the suite appeared (the run exited {proc.poll()})")
 
 
-@pytest.mark.parametrize("how", ["ctrl-c", "suite-crash"])
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "suite-crash"])
 def test_an_interrupted_or_crashed_run_leaves_no_container(engine: Any, image: str, tmp_path: Path,
                                                            how: str) -> None:
-    """Ctrl-C on the command, or the suite's process killed outright: the run ends (exit 3, one line)
-    and every container and network it started is gone."""
+    """Ctrl-C or SIGTERM (``kill``, ``timeout``, a cancelled CI job) on the command, or the suite's process
+    killed outright: the run ends (exit 3, one line) and every container and network it started is gone.
+    A stopped run's report says so: its unfinished rows are "interrupted" (never "no check implemented"),
+    and it claims no level. (Before, SIGTERM ended only the command while the suite went on starting
+    containers.)"""
+    from conformance.command.run import STOP_GRACE
+
     run_id = f"{how}-{os.getpid()}"
     proc = subprocess.Popen([sys.executable, "-m", "conformance.command", "agent", "--container", image,
                              "--report-dir", str(tmp_path / "r")], env=_env(run_id), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         victim = _wait_for_suite_container(engine, run_id, proc, time.monotonic() + 120)
-        if how == "ctrl-c":
-            proc.send_signal(signal.SIGINT)
-        else:
+        t0 = time.monotonic()
+        if how == "suite-crash":
             owner_pid = int(victim.labels[LABEL].split(":")[1])
             os.kill(owner_pid, signal.SIGKILL)
+        else:
+            proc.send_signal(signal.SIGINT if how == "ctrl-c" else signal.SIGTERM)
         _, err = proc.communicate(timeout=120)
+        seconds = time.monotonic() - t0
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 3, f"expected exit 3, got {proc.returncode}: {err[-1000:]!r}"
     assert _left(engine, run_id) == []
+    if how == "suite-crash":
+        return
+    assert seconds < STOP_GRACE + 15, f"the run took {seconds:.1f}s to stop"
+    report = _report(tmp_path / "r")
+    assert report["report"]["interrupted"] == ("SIGINT" if how == "ctrl-c" else "SIGTERM"), report["report"]
+    assert report["report"]["levels_satisfied"] == []
+    notes = [row.get("note") or "" for row in report["requirements"].values()]
+    assert not [n for n in notes if n.startswith("no check implemented")], "rows said to have no check"
+    assert any(n.startswith("interrupted: ") for n in notes), notes[:5]
+    assert not [rid for rid, row in report["requirements"].items() if row["status"] == "fail"], "a fail of the image"
 
 
 # ---- the pieces ----------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Exit codes: 0 the run completed (and any required tier or level is satisfied); 1 a required tier or
 level is not satisfied; 2 a usage error (bad flag, missing executable, malformed adapter or target
-file); 3 the harness could not run. Every error is one line on stderr, never a traceback.
+file); 3 the harness could not run, or the run was stopped (SIGINT, SIGTERM, SIGHUP) before it
+finished. Every error is one line on stderr, never a traceback.
 
 One module per part of the way from the command line to the exit code:
 
@@ -23,6 +24,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from conformance import interrupts
 from conformance.command.errors import (
     EXIT_HARNESS,
     EXIT_OK,
@@ -38,6 +40,8 @@ from conformance.registry import RegistryError
 #: Each subcommand's handler as ``module:function``, imported only when that subcommand runs: the modules
 #: behind the others (the scripted agent behind ``adapter check``, the container engine behind ``image``)
 #: cost seconds of start-up that a ``cli`` run, and every pytest process it starts, would pay for nothing.
+#: The commands that run suites: SIGTERM and SIGHUP stop them as Ctrl-C does (``conformance.interrupts``).
+RUNS = ("cli", "agent", "matrix")
 HANDLERS: dict[str, str] = {
     "registry": "tools:cmd_registry", "template": "tools:cmd_template", "cli": "cli:cmd_cli",
     "agent": "agent:cmd_agent", "serve-agent": "tools:cmd_serve_agent", "matrix": "matrix:cmd_matrix",
@@ -65,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
+        if args.command in RUNS:
+            interrupts.install()
         return handler(args.command)(args)
     except UsageFailure as exc:
         text = one_line(exc)
@@ -76,9 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NothingToRerun as exc:
         print(f"agentd-conformance: {exc}")
         return EXIT_OK
-    except KeyboardInterrupt:
-        sys.stderr.write("agentd-conformance: interrupted\n")
-        return EXIT_HARNESS
+    except KeyboardInterrupt as exc:
+        from conformance.command.run import interrupted  # the run's module: imported by every run already
+
+        return interrupted(exc)
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback

@@ -4,11 +4,18 @@ A run is :class:`RunOptions` (what the user asked of the run: scope, parallelism
 goes, baseline, rerun) plus a target (``conformance.targets.model``). :func:`run_suite` starts pytest
 on the suite in a child process with the run context; the plugin writes the report there
 (``conformance.pipeline``); :func:`finish` reads it back, prints its summary and judges the exit code.
+
+A run stopped by SIGINT, SIGTERM or SIGHUP (``conformance.interrupts``) ends as Ctrl-C always ended it:
+the command forwards SIGINT to the suite's process group (pytest, its xdist workers), which cuts the
+checks in flight short, tears every fixture down (the CLIs under test, launched agents, containers) and
+writes the report as interrupted; after :data:`STOP_GRACE` whatever is left of the group is killed. Then
+:func:`interrupted` shows and seals that report and the command exits 3, one line naming the signal.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import os
 import shlex
@@ -29,14 +36,22 @@ from conformance.baseline import (
     render_baseline,
     render_comparison,
 )
-from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, NothingToRerun, UsageFailure
+from conformance.command.errors import (
+    EXIT_HARNESS,
+    EXIT_OK,
+    EXIT_UNSATISFIED,
+    HarnessFailure,
+    NothingToRerun,
+    UsageFailure,
+)
 from conformance.context import RunContext, private_dir
 from conformance.evidence import SecretSet, redact_tree, slug
+from conformance.interrupts import INTERRUPT_FILE, RunInterrupted, signame, unfinished
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.paths import SUITES_DIR, python_module
 from conformance.registry import default_registry
-from conformance.report import ReportWriteError
-from conformance.report.inputs import InputsError, read_inputs, selected_rows
+from conformance.report import ReportWriteError, RunInfo
+from conformance.report.inputs import VERDICT_INPUTS, InputsError, read_inputs, selected_rows
 from conformance.report.manifest import write_manifest
 from conformance.report.merge import latest_report, merge_into, rows_to_rerun
 from conformance.report.model import CLI_FAMILY, REPORT_FILE, Report, ReportError, load_report
@@ -46,6 +61,9 @@ COMPLETED = (0, 1, 5)
 #: Load the plugin exactly once: by the name its pytest11 entry point registers it under, so an
 #: installed copy and the checkout's module are the same plugin (``-p`` finds the entry point first).
 PLUGIN_ARGS = ("-p", "conformance.plugin", "-p", "timeout")
+#: Seconds the suite's processes get, once interrupted, to tear down and write the report before the
+#: command kills what is left of them (xdist itself gives its workers 10 s to end).
+STOP_GRACE = 10.0
 
 
 @dataclass
@@ -141,6 +159,7 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     report_dir.mkdir(parents=True, exist_ok=True)
     # A report left by an earlier run into the same folder must never be read as this run's result.
     (report_dir / REPORT_FILE).unlink(missing_ok=True)
+    (report_dir / VERDICT_INPUTS).unlink(missing_ok=True)
     cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
@@ -166,21 +185,77 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
             try:
                 return proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; "
-                                     f"see {log}") from None
-            except KeyboardInterrupt:
-                os.killpg(proc.pid, signal.SIGINT)
-                proc.wait(timeout=30)
-                raise
+                _stop(proc, tmp / INTERRUPT_FILE, f"--timeout {timeout:g}s")
+                _report_stop(report_dir, ctx, f"--timeout {timeout:g}s")
+                raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; its report is "
+                                     f"incomplete; see {log}") from None
+            except KeyboardInterrupt as exc:
+                name = signame(exc)
+                _stop(proc, tmp / INTERRUPT_FILE, name)
+                _report_stop(report_dir, ctx, name)
+                raise RunInterrupted(name, str(report_dir)) from None
     finally:
         _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _stop(proc: subprocess.Popen[bytes], marker: Path, name: str) -> None:
+    """Stop the suite's process group as Ctrl-C does: SIGINT, then (after :data:`STOP_GRACE`) SIGKILL;
+    ``name`` (the signal the command received, or ``--timeout``) is what the report says stopped it.
+    Further signals to the command meanwhile are only noted (``conformance.interrupts``)."""
+    with contextlib.suppress(OSError):
+        marker.write_text(name, encoding="utf-8")
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _report_stop(report_dir: Path, ctx: RunContext, name: str) -> None:
+    """Make sure a stopped run leaves a report that says so: the suite's own (it writes one as it stops),
+    or, when it wrote none or was killed before it finished writing, one with every selected row
+    "interrupted"."""
+    try:
+        if _complete(report_dir) and load_report(report_dir, default_registry()).identity.interrupted:
+            return
+    except ReportError:
+        pass
+    from conformance.pipeline import conclude
+
+    run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
+    run.finished = started()
+    with contextlib.suppress(ReportWriteError, OSError):
+        conclude(report_dir, default_registry(), ctx.family, [], run, SecretSet(ctx.secrets), scope=ctx.scope,
+                 scope_note=ctx.scope_note, provided=ctx.provides, interrupted=name)
+
+
+def _complete(report_dir: Path) -> bool:
+    """Whether the suite finished writing its report (the verdict inputs are its last file)."""
+    try:
+        return any(seg.interrupted for seg in read_inputs(report_dir))
+    except InputsError:
+        return False
+
+
+def interrupted(exc: KeyboardInterrupt) -> int:
+    """The end of a stopped run: its (incomplete) report's summary printed and the folder sealed, then one
+    line naming the signal; the exit code of a run that could not complete."""
+    name = signame(exc)
+    folder = Path(exc.report_dir) if isinstance(exc, RunInterrupted) and exc.report_dir else None
+    where = ""
+    if folder is not None and (folder / REPORT_FILE).is_file():
+        try:
+            print_summary(load_report(folder, default_registry()), folder)
+            seal(folder)
+            where = f"; its report is incomplete and claims nothing: {folder}"
+        except (ReportError, HarnessFailure):
+            where = ""
+    sys.stderr.write(f"agentd-conformance: interrupted ({name}): the run was stopped before it finished{where}\n")
+    return EXIT_HARNESS
 
 
 def _sweep(folders: list[Path], ctx: RunContext, secret_dir: Path) -> None:
@@ -219,9 +294,15 @@ def print_summary(report: Report, report_dir: Path) -> None:
         c = row.counts
         print(f"{g:<14}{row.total:>6}{c[PASS]:>6}{c[PARTIAL]:>6}{c[FAIL]:>6}"
               f"{c[NOT_MEASURED]:>6}{c[NA]:>6}  {'yes' if row.satisfied else 'no'}")
+    stopped = report.identity.interrupted
+    if stopped:
+        left = sum(1 for _, e in report.rows() if unfinished(e.status, e.note))
+        print(f"Interrupted ({stopped}): the run did not finish; {left} row(s) not measured (\"interrupted\"); "
+              "nothing is claimed" + ("; no COMPLIANCE.md" if report.family == CLI_FAMILY else ""))
     if report.family == CLI_FAMILY:
         tc = report.identity.tier_claimed
-        print(f"Tier claimed: {tc if tc else 'none'}" + (f" (Tier {tc} satisfied)" if tc else ""))
+        print(f"Tier claimed: {tc if tc else 'none'}" + (f" (Tier {tc} satisfied)" if tc else "")
+              + (" (interrupted)" if stopped else ""))
     print(f"Report: {report_dir / 'compliance-report.yaml'}")
     print(f"Summary: {report_dir / 'summary.md'}")
 

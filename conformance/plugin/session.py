@@ -4,6 +4,11 @@ The controller (also under pytest-xdist, where the workers run the checks) gathe
 outcomes, prints progress (requirements resolved / total), and at session end records a check that
 never reported, then hands everything to :func:`conformance.pipeline.conclude`: outcomes → verdicts
 → rollup → report folder.
+
+A run stopped by a signal (SIGINT, SIGTERM or SIGHUP: ``conformance.interrupts``, installed in every
+process of the suite) ends like Ctrl-C: the check in flight is cut off, every fixture is torn down (the
+CLIs under test, launched agents, containers), and the report says the run was interrupted, each check
+that did not report ``not_measured`` "interrupted" — never a fail of the tool.
 """
 
 from __future__ import annotations
@@ -14,11 +19,13 @@ import shutil
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Generator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from conformance import interrupts
 from conformance.cli.runner import let_children_take_sigint
 from conformance.outcome import FAIL, NOT_MEASURED, PASS, Outcome
 from conformance.pipeline import conclude
@@ -52,6 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     let_children_take_sigint()
     state = RunState(config)
+    if state.report_dir is not None:  # a conformance run (not merely a session with the plugin loaded)
+        interrupts.install()
     config.stash[STATE] = state
     config.pluginmanager.register(Scrubber(state.secrets), "agentd-conformance-scrubber")
     if not state.is_worker:
@@ -61,6 +70,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Remove the private folder this process made: it holds the run's secrets in clear."""
     state = config.stash.get(STATE, None)
+    if state is not None and state.report_dir is not None:
+        interrupts.uninstall()
     if state is not None and state.owns_secret_dir:
         shutil.rmtree(state.secret_dir, ignore_errors=True)
 
@@ -82,9 +93,16 @@ class Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         _logreport(self.state, report)
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+        """The report after every other session-finish hook; a stopped run's before them, so that it is
+        written while the workers and fixtures tear down (xdist waits up to 10 s for its workers)."""
+        if _interrupted(self.state, session) is not None:
+            _finish(self.state, session)
+            return (yield)
+        result = yield
         _finish(self.state, session)
+        return result
 
 
 def _load_mapping(state: RunState) -> dict[str, list[str]]:
@@ -156,11 +174,16 @@ def _progress(state: RunState) -> None:
     sys.stderr.flush()
 
 
-def _unreported(state: RunState) -> list[Outcome]:
-    """An outcome for each id of every collected check that never reported: a crash, or the end came first."""
+def _unreported(state: RunState, interrupted: str | None) -> list[Outcome]:
+    """An outcome for each id of every collected check that never reported: a crash, or the end came first
+    — or, in a run stopped by the signal ``interrupted``, the stop (not measured, "interrupted")."""
     out: list[Outcome] = []
     for nodeid, ids in _load_mapping(state).items():
         if nodeid in state.reported:
+            continue
+        if interrupted is not None:
+            out += [Outcome(requirement=rid, status=NOT_MEASURED, nodeid=nodeid, message=interrupts.note(interrupted),
+                            interrupted=True) for rid in ids]
             continue
         if nodeid in state.started:
             status, msg, harness = FAIL, "the test started but never reported (crashed or killed)", True
@@ -184,10 +207,25 @@ def _run_info(state: RunState) -> RunInfo:
     return run
 
 
+def _interrupted(state: RunState, session: pytest.Session) -> str | None:
+    """The signal that stopped the run, if one did: as the command names the one it forwarded, else as
+    this process received it (a signal sent to the suite directly)."""
+    try:
+        named = (state.secret_dir / interrupts.INTERRUPT_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        named = ""
+    if named:
+        return named
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        return interrupts.received() or "SIGINT"
+    return None
+
+
 def _finish(state: RunState, session: pytest.Session) -> None:
     if state.report_dir is None:
         return
-    state.outcomes.extend(_unreported(state))
+    interrupted = _interrupted(state, session)
+    state.outcomes.extend(_unreported(state, interrupted))
     for path in state.secret_dir.glob("secrets-*.json"):
         try:
             state.secrets.load(path)
@@ -197,7 +235,7 @@ def _finish(state: RunState, session: pytest.Session) -> None:
     try:
         conclude(state.report_dir, state.registry, ctx.family, state.outcomes, _run_info(state), state.secrets,
                  breakdown=state.breakdown, error_codes=state.error_codes, scope=ctx.scope,
-                 scope_note=ctx.scope_note, provided=ctx.provides)
+                 scope_note=ctx.scope_note, provided=ctx.provides, interrupted=interrupted)
     except (ReportWriteError, RegistryError) as exc:
         sys.stderr.write(f"agentd-conformance: {exc}\n")
         session.exitstatus = pytest.ExitCode.INTERNAL_ERROR

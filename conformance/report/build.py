@@ -56,6 +56,8 @@ class RunInfo:
     scope: str | None = None
     environment: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The signal that stopped the run before it finished (``conformance.interrupts``), if one did.
+    interrupted: str | None = None
 
 
 def _placeholder(value: Any, text: str) -> Any:
@@ -98,6 +100,7 @@ def _identity(registry: Registry, family: str, run: RunInfo | None,
         ident.specification, ident.source = info.title, info.source
     if not blank:
         apply_claims(ident, summary)
+        ident.interrupted = r.interrupted
         ident.harness = Harness("agentd-conformance", __version__, harness_commit())
         ident.judged_against = list(info.judged_against)
         ident.target = r.target

@@ -195,6 +195,8 @@ def _result(rep: Report | str) -> str:
 def claim_words(rep: Report, levels: str = "levels satisfied") -> str:
     """What a report claims, in words: ``tier 2 satisfied`` or ``levels satisfied: must``."""
     ident = rep.identity
+    if ident.interrupted:
+        return f"interrupted ({ident.interrupted}): incomplete, nothing claimed"
     if rep.family == CLI_FAMILY:
         return f"tier {ident.tier_claimed} satisfied" if ident.tier_claimed else "no tier satisfied"
     return f"{levels}: {', '.join(ident.levels_satisfied)}" if ident.levels_satisfied else "no level satisfied"

@@ -2,7 +2,8 @@
 
 The verdict rules (``conformance.verdict.verdicts_for``) read, beside ``outcomes.jsonl``, which rows the
 run selected (``--only``, ``--tier``, a rerun), which registry needs its target provided, and the
-DEFAULT_001 breakdown its checks recorded. The report folder keeps them, so that ``report verify``
+DEFAULT_001 breakdown its checks recorded, and, for a run that was stopped, the signal that stopped it
+(its unfinished rows are judged "interrupted"). The report folder keeps them, so that ``report verify``
 re-derives every verdict without rerunning anything. A ``--rerun-failed`` merge holds two kinds of
 rows — the rerun's and the earlier report's — each judged from its own inputs: one *segment* each.
 """
@@ -31,18 +32,20 @@ class Segment:
     scope_note: str = ""
     provided: list[str] | None = None
     breakdown: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The signal that stopped the run these rows come from (None: it finished).
+    interrupted: str | None = None
 
     def only(self, rows: Iterable[str]) -> Segment:
         keep = set(rows)
         return Segment([r for r in self.rows if r in keep], self.scope, self.scope_note, self.provided,
-                       self.breakdown)
+                       self.breakdown, self.interrupted)
 
 
 def segment_for(rows: Iterable[str], scope: Iterable[str] | None, scope_note: str, provided: Iterable[str] | None,
-                breakdown: Mapping[str, Mapping[str, Any]] | None) -> Segment:
+                breakdown: Mapping[str, Mapping[str, Any]] | None, interrupted: str | None = None) -> Segment:
     return Segment(list(rows), None if scope is None else list(scope), scope_note,
                    None if provided is None else sorted(provided),
-                   {k: dict(v) for k, v in (breakdown or {}).items()})
+                   {k: dict(v) for k, v in (breakdown or {}).items()}, interrupted)
 
 
 def selected_rows(segments: Iterable[Segment]) -> set[str] | None:
@@ -60,7 +63,11 @@ def selected_rows(segments: Iterable[Segment]) -> set[str] | None:
 
 
 def render_inputs(segments: Iterable[Segment]) -> str:
-    return json.dumps({"segments": [asdict(s) for s in segments]}, indent=1, sort_keys=True) + "\n"
+    docs = [asdict(s) for s in segments]
+    for d in docs:
+        if d["interrupted"] is None:
+            del d["interrupted"]  # a finished run's inputs read as they always did
+    return json.dumps({"segments": docs}, indent=1, sort_keys=True) + "\n"
 
 
 def read_inputs(folder: Path) -> list[Segment]:
@@ -68,6 +75,13 @@ def read_inputs(folder: Path) -> list[Segment]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         return [Segment(rows=list(s["rows"]), scope=s["scope"], scope_note=str(s["scope_note"]),
-                        provided=s["provided"], breakdown=dict(s["breakdown"])) for s in doc["segments"]]
+                        provided=s["provided"], breakdown=dict(s["breakdown"]),
+                        interrupted=_signal(s.get("interrupted"))) for s in doc["segments"]]
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise InputsError(f"{VERDICT_INPUTS}: cannot read the verdicts' inputs: {exc}") from exc
+
+
+def _signal(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"interrupted: expected a signal name or null, got {value!r}")
+    return value

@@ -8,11 +8,13 @@ claims), and says in its identity block that it is a merge and of what.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from conformance.interrupts import unfinished
 from conformance.outcome import NA, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import apply_claims
@@ -60,27 +62,37 @@ def merge_into(new_dir: Path, previous_dir: Path, rerun: Iterable[str], registry
         mine = (new.error_codes or {}).get(code)
         if new.error_codes is not None and mine is not None and not mine.emitted and row.emitted:
             new.error_codes[code] = row
+    carried = [rid for rid in prev.requirements if rid not in rerun and rid in new.requirements]
+    # An earlier stopped run's unfinished rows, when some are carried over (a rerun narrowed by --only),
+    # keep the merge incomplete: it says so and claims nothing. Rerun, they leave a complete report.
+    left = prev.identity.interrupted if any(unfinished(prev.requirements[r].status, prev.requirements[r].note)
+                                            for r in carried) else None
+    new.identity.interrupted = new.identity.interrupted or left
     # The pipeline from the rollup on (conformance.pipeline): the merged rows' statuses, rolled up again.
-    summary = rollup(registry, family, new.statuses())
+    summary = rollup(registry, family, new.statuses(), bool(new.identity.interrupted))
     new.summary = summary
     apply_claims(new.identity, summary)
     new.identity.merged = Merged(source=str(previous_dir.resolve()), rerun=sorted(rerun),
                                  note="rows not rerun are carried over from the earlier report, with their evidence")
     write_readable(new_dir, new, registry)
-    _carry_judgement(new_dir, previous_dir, rerun, [rid for rid in prev.requirements if rid not in rerun
-                                                      and rid in new.requirements])
+    _carry_judgement(new_dir, previous_dir, rerun, carried, left is not None)
     return new
 
 
-def _carry_judgement(new_dir: Path, previous_dir: Path, rerun: set[str], carried: list[str]) -> None:
+def _carry_judgement(new_dir: Path, previous_dir: Path, rerun: set[str], carried: list[str],
+                     still_stopped: bool) -> None:
     """The merged folder's outcomes.jsonl and verdict inputs: the rerun's for the rerun rows, the earlier
-    report's for the rows carried over — so every row still re-derives from the folder alone."""
+    report's for the rows carried over — so every row still re-derives from the folder alone. The earlier
+    run's signal stays on its rows only while some of them are unfinished (``still_stopped``); its finished
+    rows judge the same either way."""
     keep = set(carried)
     outs = [o for o in _outcomes(new_dir) if o.requirement not in keep]
     outs += [o for o in _outcomes(previous_dir) if o.requirement in keep]
     (new_dir / OUTCOMES_FILE).write_text(render_outcomes(outs), encoding="utf-8")
     try:
-        segments = [s.only(rerun) for s in read_inputs(new_dir)] + [s.only(keep) for s in read_inputs(previous_dir)]
+        earlier = [s.only(keep) for s in read_inputs(previous_dir)]
+        segments = [s.only(rerun) for s in read_inputs(new_dir)] + [
+            dataclasses.replace(s, interrupted=s.interrupted if still_stopped else None) for s in earlier]
     except InputsError:  # an earlier report from before the inputs were kept: its rows cannot be re-derived
         (new_dir / VERDICT_INPUTS).unlink(missing_ok=True)
         return

@@ -238,8 +238,8 @@ CLI_IDENTITY = ("tool", "tool_version", "language", "repository", "maintainer", 
 AGENT_IDENTITY = ("family", "specification", "source", "agent_tested", "report_date", "a2a_versions",
                   "transports_covered", "levels_satisfied")
 #: What a run's report adds after them (the blank template has none of these).
-RUN_IDENTITY = ("harness", "judged_against", "target", "bundled_target", "env_given", "environment", "caveats",
-                "adapter_used", "adapter", "run", "merged")
+RUN_IDENTITY = ("interrupted", "harness", "judged_against", "target", "bundled_target", "env_given", "environment",
+                "caveats", "adapter_used", "adapter", "run", "merged")
 
 
 @dataclass
@@ -271,6 +271,10 @@ class Identity:
     source: str | None = None
     levels_satisfied: list[str] = field(default_factory=list)
     # what a run adds
+    #: What stopped the run before it finished: the signal (``SIGINT``, ``SIGTERM``, ``SIGHUP``) or the
+    #: run's ``--timeout``; None when it finished. A stopped run's unfinished rows are not_measured
+    #: "interrupted" and it claims nothing.
+    interrupted: str | None = None
     harness: Harness | None = None
     #: The revisions of the texts the verdicts are judged against (the registry family's ``judged_against``).
     judged_against: list[str] = field(default_factory=list)
@@ -304,6 +308,7 @@ class Identity:
                 d[k] = list(d[k])
         if self.harness is None:
             return d
+        _put(d, "interrupted", self.interrupted)
         d["harness"] = self.harness.to_dict()
         if self.judged_against:
             d["judged_against"] = list(self.judged_against)
@@ -362,6 +367,7 @@ class Identity:
             ident.levels_satisfied = r.texts(d["levels_satisfied"], f"{where}.levels_satisfied")
         if blank:
             return ident
+        ident.interrupted = txt("interrupted", null=True)
         ident.harness = Harness.from_dict(d["harness"], r, f"{where}.harness")
         ident.judged_against = r.texts(d.get("judged_against", []), f"{where}.judged_against")
         ident.target = txt("target", null=True)

@@ -9,9 +9,11 @@ In order, each step naming the first file or row that does not hold:
 4. every row's verdict (status, note, evidence, per-transport and per-part results) re-derives from
    ``outcomes.jsonl`` and ``verdict-inputs.json`` by the verdict rules (``conformance.verdict``), and the
    DEFAULT_001 table from the breakdown its checks recorded;
-5. the rollup and the claim (tier claimed, levels satisfied) re-derive from the rows;
+5. the rollup and the claim (tier claimed, levels satisfied) re-derive from the rows — none for a run
+   that was stopped, whose identity names the signal exactly when its verdict inputs do;
 6. every error code the evidence shows the tool stating reads "yes";
-7. COMPLIANCE.md and summary.md are what the report renders to.
+7. COMPLIANCE.md and summary.md are what the report renders to (a stopped run's report has no
+   COMPLIANCE.md).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from conformance.report.manifest import (
     target_identity,
 )
 from conformance.report.model import REPORT_FILE, Report, ReportError, load_report
-from conformance.report.write import OUTCOMES_FILE, render_summary
+from conformance.report.write import OUTCOMES_FILE, publishable, render_summary
 from conformance.verdict import DEFAULT_001, rollup, verdicts_for
 
 
@@ -129,7 +131,7 @@ def _verdicts(folder: Path, report: Report, registry: Registry, outs: list[Outco
         for rid in seg.rows:
             covered[rid] = covered.get(rid, 0) + 1
         verdicts = verdicts_for(registry, family, outs, seg.breakdown, scope=seg.scope,
-                                out_of_scope_note=seg.scope_note, provided=seg.provided)
+                                out_of_scope_note=seg.scope_note, provided=seg.provided, interrupted=seg.interrupted)
         for rid in seg.rows:
             if rid not in report.requirements or rid not in verdicts:
                 yield f"verdict-inputs.json: segment {i} names {rid}, which the report does not hold"
@@ -150,10 +152,14 @@ def _verdicts(folder: Path, report: Report, registry: Registry, outs: list[Outco
     for rid in report.requirements:
         if covered.get(rid, 0) != 1:
             yield f"requirements.{rid}: judged by {covered.get(rid, 0)} segment(s) of verdict-inputs.json, not one"
+    stopped = next((s.interrupted for s in segments if s.interrupted), None)
+    if report.identity.interrupted != stopped:
+        yield (f"report.interrupted: the report says {report.identity.interrupted!r}, verdict-inputs.json says "
+               f"{stopped!r}")
 
 
 def _rollup(report: Report, registry: Registry) -> Iterator[str]:
-    summary = rollup(registry, report.family, report.statuses())
+    summary = rollup(registry, report.family, report.statuses(), bool(report.identity.interrupted))
     for group, derived in summary.items():
         stated = report.summary.get(group)
         if stated != derived:
@@ -175,7 +181,10 @@ def _codes(folder: Path, report: Report) -> Iterator[str]:
 def _renderings(folder: Path, report: Report, registry: Registry) -> Iterator[str]:
     if report.family == "a2acli":
         path = folder / "COMPLIANCE.md"
-        if path.is_file() and path.read_text(encoding="utf-8") != render_compliance_md(report, registry):
+        if path.is_file() and not publishable(report):
+            yield (f"COMPLIANCE.md: present, but the run was stopped ({report.identity.interrupted}): an incomplete "
+                   "report has none")
+        elif path.is_file() and path.read_text(encoding="utf-8") != render_compliance_md(report, registry):
             yield "COMPLIANCE.md: does not match compliance-report.yaml (edited, or rendered from another report)"
     path = folder / "summary.md"
     if path.is_file() and not path.read_text(encoding="utf-8").startswith(render_summary(report, registry)):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.evidence import SecretSet, redact_tree
+from conformance.interrupts import INTERRUPTED, unfinished
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
 from conformance.registry import Registry
 from conformance.report.build import render_report
@@ -59,6 +60,15 @@ SUMMARY_FIELDS = ("tool", "tool_version", "target", "agent_tested", "transports_
                   "caveats")
 
 
+def interrupted_banner(report: Report) -> str:
+    """The line at the top of a stopped run's summary: it is incomplete and claims nothing."""
+    left = sum(1 for _, e in report.rows() if unfinished(e.status, e.note))
+    claim = "no tier" if report.family == "a2acli" else "no level"
+    return (f"> **Interrupted ({report.identity.interrupted})**: the run was stopped before it finished. This "
+            f"report is incomplete: {left} row(s) it did not finish are not measured (\"{INTERRUPTED}\"), "
+            f"it claims {claim}" + (", and no COMPLIANCE.md is written from it." if report.family == "a2acli" else "."))
+
+
 def render_summary(report: Report, registry: Registry) -> str:
     """The human-readable summary: identity, rollup table, every row that is not a pass (with its note),
     then every requirement with its section and text beside its status."""
@@ -66,6 +76,8 @@ def render_summary(report: Report, registry: Registry) -> str:
     shown = ident.to_dict()
     info = registry.families[report.family]
     lines = [f"# {info.title} — conformance summary", ""]
+    if ident.interrupted:
+        lines += [interrupted_banner(report), ""]
     for key in SUMMARY_FIELDS:
         if key in shown:
             value = shown[key]
@@ -175,8 +187,17 @@ def write_readable(out_dir: Path, report: Report, registry: Registry, secrets: S
     secrets = secrets or SecretSet()
     _write(out_dir / REPORT_FILE, secrets.redact(render_report(report, registry)))
     _write(out_dir / "summary.md", secrets.redact(render_summary(report, registry)))
-    if report.family == "a2acli":
+    if publishable(report):
         _write(out_dir / "COMPLIANCE.md", secrets.redact(render_compliance_md(report, registry)))
+    elif report.family == "a2acli":
+        (out_dir / "COMPLIANCE.md").unlink(missing_ok=True)  # an earlier run's, in a reused folder
+
+
+def publishable(report: Report) -> bool:
+    """Whether the report has a COMPLIANCE.md: a CLI run's that finished. A stopped run's has none — the
+    file a vendor publishes is never one cut short (a missing file stops a publishing job; a banner on a
+    published page could be cropped or overlooked)."""
+    return report.family == "a2acli" and not report.identity.interrupted
 
 
 def redact_outcomes(outcomes: Iterable[Outcome], secrets: SecretSet) -> list[Outcome]:
@@ -230,7 +251,7 @@ def render_saved(path: Path, registry: Registry, out_dir: Path | None = None) ->
         link = os.path.relpath(path.parent, out_dir)
         _write(out_dir / "implementation-report.html",
                render_implementation_html({name: report}, registry, links={name: link}))
-        if report.family == "a2acli":
+        if publishable(report):
             _write(out_dir / "COMPLIANCE.md", render_compliance_md(report, registry))
             written.append(out_dir / "COMPLIANCE.md")
     except (OSError, KeyError, TypeError, ValueError) as exc:

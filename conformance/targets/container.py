@@ -313,8 +313,8 @@ class ContainerAgent:
             for path, content in sorted({**files, **late}.items()):
                 tc.with_copy_into_container(content, path, 0o644)  # read by the image's own uid
             try:
+                self._tc = tc  # before it starts: a signal during the start still finds it to stop
                 tc.start()
-                self._tc = tc
                 break
             except Exception as exc:  # noqa: BLE001 - an engine refusal is one line; a taken port is retried
                 with contextlib.suppress(Exception):
@@ -433,7 +433,8 @@ class ContainerAgent:
     # ---- views -----------------------------------------------------------------------------------
     @property
     def id(self) -> str:
-        return str(self._tc.get_wrapped_container().id) if self._tc is not None else ""
+        wrapped = self._tc.get_wrapped_container() if self._tc is not None else None
+        return str(wrapped.id) if wrapped is not None else ""  # none yet: a start cut short
 
     def describe(self) -> str:
         short = self.id[:12] if self.id else "?"

@@ -50,15 +50,21 @@ def engine_version(client: Any) -> str:
         return "?"
 
 
-def reap(client: Any, *, only_dead_owners: bool = True) -> list[str]:
-    """Remove labelled containers (then networks) whose owning process is gone (or all, when asked).
+def reap(client: Any, *, only_dead_owners: bool = True, own: bool = False) -> list[str]:
+    """Remove labelled containers (then networks) whose owning process is gone (or all, when asked), and
+    with ``own`` those of this very process too (its run is over: even one whose start a signal cut short).
 
     Returns the names removed. A run's own containers (owner alive) are left alone, so parallel runs
     on one machine do not reap each other.
     """
     removed: list[str] = []
+    mine = owner_label() if own else None
+
+    def spared(value: str) -> bool:
+        return only_dead_owners and value != mine and _owner_alive(value)
+
     for c in client.containers.list(all=True, filters={"label": LABEL}):
-        if only_dead_owners and _owner_alive(c.labels.get(LABEL, "")):
+        if spared(c.labels.get(LABEL, "")):
             continue
         try:
             c.remove(force=True, v=True)
@@ -66,7 +72,7 @@ def reap(client: Any, *, only_dead_owners: bool = True) -> list[str]:
         except Exception:  # noqa: BLE001,S112 - already gone
             continue
     for n in client.networks.list(filters={"label": LABEL}):
-        if only_dead_owners and _owner_alive(n.attrs.get("Labels", {}).get(LABEL, "")):
+        if spared(n.attrs.get("Labels", {}).get(LABEL, "")):
             continue
         try:
             n.remove()

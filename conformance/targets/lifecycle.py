@@ -103,15 +103,16 @@ def _save(report_dir: Path, agent: Any, secrets: SecretSet) -> Path | None:
 
 
 def cleanup(target: AgentTarget) -> list[str]:
-    """After the run: remove labelled containers whose owning process has ended (the suite's), and the
-    run's network."""
+    """After the run (finished, stopped or crashed): remove labelled containers whose owning process has
+    ended (the suite's), those this process started (the pre-flight's, one a signal cut short while it
+    started), and the run's network."""
     from conformance.targets.engine import EngineUnavailable, docker_client, reap
 
     try:
         client = docker_client()
     except EngineUnavailable:
         return []
-    removed = reap(client)
+    removed = reap(client, own=True)
     name = (target.container or {}).get("network_name")
     if name:
         with contextlib.suppress(Exception):
