@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
+from conformance.registry import default_registry
 from conformance.report import Report
 from tests.killmatrix import run_command
 
@@ -29,6 +30,11 @@ ONCE_AT_THE_ROOT = (
     "AGENTD_EVT_015",
     "AGENTD_ANN_011",
 )  # fmt: skip
+#: What CI compares for the agentd family: the rows above and the first row of every area (each area's checks
+#: reach the daemon their own way). Two whole-family runs cost minutes of a 2-core CI; the whole family is
+#: compared by ``python -m benchmarks.not_at_root``.
+AGENTD_SAMPLE = sorted({*ONCE_AT_THE_ROOT, *(r.id for r in default_registry().select(family="agentd")
+                                              if r.id.endswith("_001"))})
 
 
 Statuses = dict[str, tuple[str, str | None]]
@@ -54,11 +60,12 @@ def _moved() -> ReferenceAgentd:
 @pytest.mark.slow
 def test_agentd_family_judges_an_agent_off_the_root_as_at_the_root(tmp_path: Path) -> None:
     with ReferenceAgentd(Config()) as root:
-        at_root = _statuses(run_command(["agent", "--url", root.url, "--family", "agentd", *FACTS], tmp_path / "root"))
+        at_root = _statuses(run_command(["agent", "--url", root.url, "--family", "agentd", *FACTS, "--only",
+                                         *AGENTD_SAMPLE], tmp_path / "root"))
     moved_agent = _moved()
     try:  # --url as the bare origin (no trailing slash): the card's interface names the endpoint
-        moved = _statuses(run_command(["agent", "--url", moved_agent.url.rstrip("/"), "--family", "agentd", *FACTS],
-                                      tmp_path / "moved"))
+        moved = _statuses(run_command(["agent", "--url", moved_agent.url.rstrip("/"), "--family", "agentd", *FACTS,
+                                       "--only", *AGENTD_SAMPLE], tmp_path / "moved"))
     finally:
         moved_agent.stop()
     failing = {rid: moved[rid] for rid in ONCE_AT_THE_ROOT if moved[rid][0] in ("fail", "partial")}
@@ -66,7 +73,8 @@ def test_agentd_family_judges_an_agent_off_the_root_as_at_the_root(tmp_path: Pat
     failing_at_root = {rid: at_root[rid] for rid in ONCE_AT_THE_ROOT if at_root[rid][0] != "pass"
                        and at_root[rid][0] != "not_measured"}
     assert not failing_at_root, f"the comparison proves nothing for rows failing at the root: {failing_at_root}"
-    assert sum(s == "pass" for s, _ in at_root.values()) >= 30, f"too little measured at the root: {at_root}"
+    passed = sum(at_root[rid][0] == "pass" for rid in AGENTD_SAMPLE)
+    assert passed >= len(AGENTD_SAMPLE) // 2, f"too little measured at the root: {at_root}"
     diff = _differences(at_root, moved)
     assert not diff, f"verdicts differ between the root and {RPC_PATH}: {diff}"
 

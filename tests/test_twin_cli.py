@@ -116,19 +116,19 @@ def _report(path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1500)  # two Tier 1 runs on a shared 2-core machine
+@pytest.mark.timeout(1200)  # a Tier 1 run on a shared 2-core machine
 def test_the_twin_through_its_adapter_gets_the_references_verdicts_row_for_row(tmp_path: Path) -> None:
-    """Tier 1 against the twin through the example adapter (every v2 key in use) and against the reference
-    directly: the same status for every id, and the identity says an adapter was used and how the version
-    check was asked."""
-    reference = run_command(["cli", "--tier", "1", "--jobs", "2"], tmp_path / "reference")
+    """Tier 1 against the twin through the example adapter (every v2 key in use): the reference's verdict on
+    every id, which is pass on all 39 Tier 1 rows (``test_kill_matrix.py::test_clean_reference_cli_passes_
+    every_tier`` holds that of the clean reference, so it is not run again here); and the identity says an
+    adapter was used and how the version check was asked."""
     through = run_command(["cli", "--exe", TWIN_EXE, "--adapter", str(EXAMPLE), "--skill", str(TWIN_SKILL),
                            "--tier", "1", "--jobs", "2"], tmp_path / "twin")
-    ref, got = reference.requirements, through.requirements
-    differ = {rid: (ref[rid].status, got[rid].status, got[rid].note) for rid in ref
-              if ref[rid].status != got[rid].status}
+    got = through.requirements
+    tier1 = [rid for rid, r in got.items() if r.tier == 1]
+    assert len(tier1) == 39, tier1
+    differ = {rid: (got[rid].status, got[rid].note) for rid in tier1 if got[rid].status != "pass"}
     assert not differ, differ
-    assert [r.status for r in ref.values() if r.tier == 1] == ["pass"] * 39
     assert through.identity.tier_claimed == 1
     ident = through.identity
     assert ident.adapter_used is True and ident.tool == "twin-cli" and ident.adapter is not None
