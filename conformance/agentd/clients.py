@@ -47,10 +47,11 @@ def rpc_client(
     *,
     recorder: Recorder,
     token: str | None = None,
-    timeout: float = 10.0,
+    timeout: float | None = None,
 ) -> JsonRpcClient:
     """A JSON-RPC client calling ``instance`` as ``role`` (or with an explicit bearer ``token``) at
-    the JSON-RPC interface its card declares (:func:`jsonrpc_endpoint`; a socket is called at ``/``).
+    the JSON-RPC interface its card declares (:func:`jsonrpc_endpoint`; a socket is called at ``/``),
+    waiting ``timeout`` seconds for an answer (default: the run's per-call timeout).
 
     Where the target knows no credentials at all (a loopback listener with nothing configured, a unix
     socket) every caller is the operator; any other role then cannot be measured.
@@ -64,14 +65,16 @@ def rpc_client(
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
     ep = jsonrpc_endpoint(instance)
+    timeout = instance.call_timeout if timeout is None else timeout
     if ep.uds is not None:
         return JsonRpcClient("/", uds=ep.uds, headers=headers, recorder=recorder, timeout=timeout)
     return JsonRpcClient(ep.url, headers=headers, recorder=recorder, timeout=timeout)
 
 
-def http_endpoint(instance: Instance, recorder: Recorder, timeout: float = 10.0) -> HttpEndpoint:
+def http_endpoint(instance: Instance, recorder: Recorder, timeout: float | None = None) -> HttpEndpoint:
     """A plain HTTP endpoint on the origin the card was read from (card reads, CORS requests); send
     it absolute URLs (``instance.location.card_url``, ``jsonrpc_endpoint(instance).url``)."""
+    timeout = instance.call_timeout if timeout is None else timeout
     if instance.uds_path:
         return HttpEndpoint("", binding="JSONRPC-UNIX", uds=instance.uds_path, recorder=recorder, timeout=timeout)
     return HttpEndpoint(instance.location.origin, binding="JSONRPC", recorder=recorder, timeout=timeout)

@@ -45,7 +45,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
             container={"image": args.container} if args.container else None,
             container_env=pairs(args.container_env, "--container-env"),
             tokens=pairs(args.token, "--token"), facts=pairs(args.fact, "--fact"), defects=args.defect,
-            long_running_text=args.long_running_text, binary=args.agentd_binary)
+            long_running_text=args.long_running_text, binary=args.agentd_binary, call_timeout=args.call_timeout)
     except TargetError as exc:
         raise UsageFailure(str(exc)) from None
     opts = RunOptions.from_args(args, args.family, args.require_level and f"level_{args.require_level}")

@@ -18,7 +18,7 @@ from conformance.outcome import fail, na, not_measured
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.targets.resolve import AgentLocation
-from conformance.wire import Recorder
+from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
 
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
@@ -78,6 +78,8 @@ class CoreAgent:
     long_running: dict[str, Any] | None = None
     #: Where the harness's webhook listens so this agent reaches it (Instance.callback_host).
     callback_host: str | None = "127.0.0.1"
+    #: Seconds to wait for one answer (the run's ``--call-timeout``).
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
     _silent: dict[str, str | None] = field(default_factory=dict)
 
@@ -86,7 +88,7 @@ class CoreAgent:
         hint = targets.target.long_running if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
                    targets=targets, long_running=dict(hint) if hint else None, control=instance.control,
-                   callback_host=instance.callback_host)
+                   callback_host=instance.callback_host, call_timeout=instance.call_timeout)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:
@@ -162,7 +164,7 @@ class CoreAgent:
         process, GetTask for an unknown task."""
         if binding not in self._silent:
             itf = self.interfaces[binding]
-            with Caller(binding, itf, token=self.token, recorder=Recorder()) as probe:
+            with Caller(binding, itf, token=self.token, recorder=Recorder(), timeout=self.call_timeout) as probe:
                 self._silent[binding] = not_a2a(probe.call(PROBE_METHOD, {"id": PROBE_TASK}), probe.url)
         return self._silent[binding]
 
@@ -189,7 +191,7 @@ class CoreAgent:
         if version.split(".")[:2] != ["1", "0"]:
             not_measured(f"the card's {binding} interface declares protocol version {version!r}, not 1.0; "
                          "the harness speaks A2A 1.0")
-        caller = Caller(binding, itf, token=self.token, recorder=recorder)
+        caller = Caller(binding, itf, token=self.token, recorder=recorder, timeout=self.call_timeout)
         if probe:
             caller.before = lambda: self._answering(binding)
         return caller

@@ -25,7 +25,7 @@ from conformance.targets.control import ContainerControl, Control, ReferenceCont
 from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
 from conformance.targets.pool import ContainerHandle, ContainerPool
 from conformance.targets.resolve import AgentLocation, resolve
-from conformance.wire import Recorder
+from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 
 #: Facts a check may need, and how the reference agentd's Config spells them.
 SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
@@ -56,6 +56,8 @@ class Instance:
     #: The address a receiver of the harness (a peer, a webhook) listens on so this agent reaches it:
     #: loopback, or the gateway of the harness's network for a container; None when there is none.
     callback_host: str | None = "127.0.0.1"
+    #: Seconds a client of the harness waits for one answer of this agent (the run's ``--call-timeout``).
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
     _location: AgentLocation | None = field(default=None, repr=False)
 
     @property
@@ -107,6 +109,15 @@ class AgentTargets:
         return self.secrets.make(role)
 
     def agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
+        """An instance whose configuration satisfies ``needs`` (see :meth:`_agentd`), called with the run's
+        per-call timeout."""
+        return self._timed(self._agentd(fresh=fresh, **needs))
+
+    def _timed(self, inst: Instance) -> Instance:
+        inst.call_timeout = self.target.call_timeout
+        return inst
+
+    def _agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
         """An instance whose configuration satisfies ``needs`` (Config fields of the reference agentd).
 
         Common needs: ``events``, ``introspection``, ``device_grant``, ``listen`` ("tcp"/"unix"),
@@ -167,7 +178,7 @@ class AgentTargets:
             started = self.containers.start(needs)
             if isinstance(started, str):
                 return started, None
-            return None, self._instance_of(*started)
+            return None, self._timed(self._instance_of(*started))
         from conformance.fixtures.reference_agentd import ConfigError
 
         try:
@@ -233,6 +244,10 @@ class AgentTargets:
         ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
         JSON-RPC, HTTP+JSON and gRPC with the core script) and ``sdk`` (a plain a2a-sdk agent).
         """
+        inst = self._core(**card)
+        return self._timed(inst) if inst is not None else None
+
+    def _core(self, **card: bool) -> Instance | None:
         kind, name = self.target.kind, self.target.name
         if kind not in (LAUNCH, CONTAINER):
             return None if card else self._external({})

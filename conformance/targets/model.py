@@ -6,8 +6,8 @@ entry of a ``matrix`` targets file (``conformance.campaign.targets_file``):
 * :class:`AgentTarget` — an A2A agent: a running one at a URL (``url``) or on a unix socket
   (``unix``), a bundled one the harness launches per configuration (``launch``: reference, scripted,
   sdk), or a local image started once per configuration (``container``); plus the bearer tokens per
-  role, the declared facts, the named defects of a launched reference, the long-running hint and the
-  target's executable.
+  role, the declared facts, the named defects of a launched reference, the long-running hint, the
+  target's executable and how long one call to it may take (the per-call timeout).
 * :class:`CliTarget` — an a2a-cli client: its command line (argv prefix; the bundled reference CLI
   when none is given), an optional adapter file, its Agent Skill, its environment and the bound on
   each invocation.
@@ -21,6 +21,7 @@ session and every xdist worker read); the fixtures read it back (:meth:`from_dic
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import shlex
 import time
@@ -34,6 +35,7 @@ from conformance.cli.adapter import Adapter, AdapterError
 from conformance.cli.runner import ExecutableNotFound, check_executable
 from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 from conformance.redact import MIN_SECRET_LEN
+from conformance.wire import DEFAULT_CALL_TIMEOUT
 
 #: Kinds of agent target.
 URL, UNIX, LAUNCH, CONTAINER = "url", "unix", "launch", "container"
@@ -75,6 +77,9 @@ class AgentTarget:
     #: kind container, set by the pre-flight: the image's socket folder and id.
     socket_dir: str | None = None
     image_id: str | None = None
+    #: Seconds the harness waits for one answer of the agent (``--call-timeout``); the run as a whole
+    #: is bounded apart (``--timeout``).
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
 
     # ---- building --------------------------------------------------------------------------------
 
@@ -83,7 +88,7 @@ class AgentTarget:
               container: dict[str, Any] | None = None, container_env: dict[str, str] | None = None,
               tokens: dict[str, str] | None = None, facts: dict[str, str] | None = None,
               defects: list[str] | tuple[str, ...] = (), long_running_text: str | None = None,
-              binary: str | None = None) -> AgentTarget:
+              binary: str | None = None, call_timeout: float | None = None) -> AgentTarget:
         """The target the user named (at most one of url / unix / launch / container; none: launch the
         reference). Raises :class:`TargetError` for anything that cannot be used as given."""
         tokens = _pairs(tokens, "--token")
@@ -125,6 +130,11 @@ class AgentTarget:
         if long_running_text:
             target.long_running = {"text": long_running_text}
         target.binary = binary or None
+        if call_timeout is not None:
+            if (isinstance(call_timeout, bool) or not isinstance(call_timeout, int | float)
+                    or not math.isfinite(call_timeout) or call_timeout <= 0):
+                raise TargetError(f"--call-timeout: expected a positive number of seconds, got {call_timeout!r}")
+            target.call_timeout = float(call_timeout)
         return target
 
     # ---- what it is --------------------------------------------------------------------------------
@@ -206,6 +216,7 @@ class AgentTarget:
         for key in ("long_running", "binary", "schema_dir", "socket_dir", "image_id"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        out["call_timeout"] = self.call_timeout
         return out
 
     @classmethod

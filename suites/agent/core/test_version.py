@@ -17,7 +17,7 @@ from conformance.a2a.messages import send_params, send_params_0_3
 from conformance.a2a.steps import new_task, send
 from conformance.a2a.tasks import task_of
 from conformance.a2a.versions import UNDECLARED, declared_versions, undeclared
-from conformance.judge import blocked_by, error_problem, succeeded
+from conformance.judge import blocked_by, error_problem, in_time, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Answer, Caller
@@ -125,11 +125,13 @@ def _query_honoured(caller: Caller) -> str | None:
         not_measured(f"blocked by A2A_VER_001: SendMessage with the A2A-Version 1.0 header is not served, so a "
                      f"version by query parameter cannot be told apart; {baseline.quote(300)}")
     ans = _by_query(caller, "SendMessage", send_params("version 1.0 by query"), "1.0")
+    in_time(ans, "SendMessage with ?A2A-Version=1.0 and no header")
     if not ans.ok:
         return f"SendMessage with ?A2A-Version=1.0 and no header was not processed: {ans.quote(300)}"
     task = task_of(ans.result, "SendMessage result")
     if task is not None:
         got = _by_query(caller, "GetTask", {"id": task["id"]}, "1.0")
+        in_time(got, "GetTask with ?A2A-Version=1.0 and no header")
         if not got.ok:
             return f"GetTask with ?A2A-Version=1.0 and no header was not processed: {got.quote(300)}"
     return None
