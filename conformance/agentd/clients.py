@@ -15,6 +15,7 @@ from conformance.agentd_page import (
 from conformance.judge import blocked_by, violations
 from conformance.outcome import fail, not_measured
 from conformance.targets import Endpoint
+from conformance.targets.origins import outside, outside_note
 from conformance.wire import Recorder
 from conformance.wire.card import fetch_card
 from conformance.wire.httpbase import HttpEndpoint, HttpReply
@@ -28,7 +29,7 @@ def jsonrpc_endpoint(instance: Instance) -> Endpoint:
     """The interface every agentd check calls: the card's JSON-RPC interface (on a unix socket the
     page's unix binding first, else ``JSONRPC``), as the one resolver finds it. Blocked by
     :data:`CARD_ROW` when the card cannot be read, by :data:`LISTENER_ROW` when it declares no such
-    interface."""
+    interface, or when that interface is outside the target (another listener's: nothing is sent there)."""
     loc = instance.location
     card_of(instance)
     order = (UNIX_BINDING, "JSONRPC") if instance.uds_path else ("JSONRPC", UNIX_BINDING)
@@ -38,6 +39,8 @@ def jsonrpc_endpoint(instance: Instance) -> Endpoint:
                    f"its interfaces name {loc.declared_bindings()}")
     if ep.uds is None and not ep.url.startswith(("http://", "https://")):
         fail(f"the card's {ep.binding} interface has url {ep.url!r}, neither http(s):// nor unix:///")
+    if instance.origins is not None and outside(ep.url, instance.origins):
+        blocked_by(LISTENER_ROW, outside_note(ep.binding, ep.url, instance.origin_remedy))
     return ep
 
 

@@ -17,6 +17,7 @@ from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
 from conformance.targets.instances import AgentTargets, Instance
+from conformance.targets.origins import outside, outside_note
 from conformance.targets.resolve import AgentLocation
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
@@ -80,6 +81,9 @@ class CoreAgent:
     callback_host: str | None = "127.0.0.1"
     #: Seconds to wait for one answer (the run's ``--call-timeout``).
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    #: Where the target's interfaces may be, and what a user can do about one outside (Instance.origins).
+    origins: tuple[str, ...] | None = None
+    origin_remedy: str = ""
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
     _silent: dict[str, str | None] = field(default_factory=dict)
 
@@ -88,7 +92,8 @@ class CoreAgent:
         hint = targets.target.long_running if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
                    targets=targets, long_running=dict(hint) if hint else None, control=instance.control,
-                   callback_host=instance.callback_host, call_timeout=instance.call_timeout)
+                   callback_host=instance.callback_host, call_timeout=instance.call_timeout,
+                   origins=instance.origins, origin_remedy=instance.origin_remedy)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:
@@ -159,9 +164,20 @@ class CoreAgent:
             blocked_by(CARD_ROW, f"the agent card could not be read, so no interface is known: {self.card_error}")
         return self.card
 
+    def outside(self, binding: str) -> str | None:
+        """Why the declared ``binding`` interface is not the target's (its URL names another listener than
+        the target's, :mod:`conformance.targets.origins`); None when it is. Nothing is ever sent there."""
+        url = str(self.interfaces[binding].get("url") or "")
+        if self.origins is None or not outside(url, self.origins):
+            return None
+        return outside_note(binding, url, self.origin_remedy)
+
     def silence(self, binding: str) -> str | None:
-        """Why the declared ``binding`` interface gives no A2A answer (None when it does): asked once per
-        process, GetTask for an unknown task."""
+        """Why the declared ``binding`` interface gives no A2A answer (None when it does): one outside the
+        target gives none of the target's (:meth:`outside`); else asked once per process, GetTask for an
+        unknown task."""
+        if binding not in self._silent and (away := self.outside(binding)) is not None:
+            self._silent[binding] = away
         if binding not in self._silent:
             itf = self.interfaces[binding]
             with Caller(binding, itf, token=self.token, recorder=Recorder(), timeout=self.call_timeout) as probe:
@@ -194,6 +210,9 @@ class CoreAgent:
         caller = Caller(binding, itf, token=self.token, recorder=recorder, timeout=self.call_timeout)
         if probe:
             caller.before = lambda: self._answering(binding)
+        elif (away := self.outside(binding)) is not None:
+            # The check measures the interface row itself: an interface outside the target is its fail.
+            caller.before = lambda: fail(away)
         return caller
 
     def _answering(self, binding: str) -> None:

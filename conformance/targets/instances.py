@@ -23,6 +23,7 @@ from conformance.evidence import SecretSet
 from conformance.outcome import not_measured
 from conformance.targets.control import ContainerControl, Control, ReferenceControl, ScriptedControl
 from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
+from conformance.targets.origins import origin_of
 from conformance.targets.pool import ContainerHandle, ContainerPool
 from conformance.targets.resolve import AgentLocation, resolve
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
@@ -58,6 +59,11 @@ class Instance:
     callback_host: str | None = "127.0.0.1"
     #: Seconds a client of the harness waits for one answer of this agent (the run's ``--call-timeout``).
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    #: Where this agent's interfaces may be (:mod:`conformance.targets.origins`); None: wherever its card
+    #: says (an agent the harness launched itself).
+    origins: tuple[str, ...] | None = None
+    #: What a user can do about an interface outside :attr:`origins` (the end of the card row's note).
+    origin_remedy: str = ""
     _location: AgentLocation | None = field(default=None, repr=False)
 
     @property
@@ -114,7 +120,15 @@ class AgentTargets:
         return self._timed(self._agentd(fresh=fresh, **needs))
 
     def _timed(self, inst: Instance) -> Instance:
-        inst.call_timeout = self.target.call_timeout
+        """``inst`` as the run calls it: with the per-call timeout, and the origins that are its own."""
+        t = self.target
+        inst.call_timeout = t.call_timeout
+        if t.kind in (URL, UNIX):
+            inst.origins = t.origins()
+            inst.origin_remedy = "--allow-origin it if it is your agent's"
+        elif t.kind == CONTAINER:
+            inst.origins = (origin_of(inst.url), *((f"unix://{inst.uds_path}",) if inst.uds_path else ()))
+            inst.origin_remedy = f"the container is reached at {origin_of(inst.url)} only"
         return inst
 
     def _agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from conformance.targets.origins import outside
 from conformance.targets.resolve import CREDENTIAL_SENT, AgentLocation, resolve
 
 #: How long the pre-flight waits for any answer.
@@ -42,11 +43,13 @@ def _challenge(location: AgentLocation) -> tuple[int, str | None] | None:
     return None
 
 
-def _probe_rpc(location: AgentLocation, bearer: str | None = None) -> tuple[int, str | None] | None:
+def _probe_rpc(location: AgentLocation, bearer: str | None = None,
+               origins: tuple[str, ...] | None = None) -> tuple[int, str | None] | None:
     """(status, WWW-Authenticate) when the card's first JSON-RPC or HTTP+JSON interface refuses a
-    request (without a credential, or with ``bearer``) with 401/403; None when it answers otherwise."""
+    request (without a credential, or with ``bearer``) with 401/403; None when it answers otherwise,
+    or is outside the target (``origins``: nothing is sent there, and the card row says so)."""
     ep = location.endpoint("JSONRPC", "HTTP+JSON")
-    if ep is None:
+    if ep is None or outside(ep.url, origins):
         return None
     transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
     url = "http://localhost/" if ep.uds else ep.url
@@ -84,7 +87,8 @@ def _refused_message(where: str, status: int, challenge: str | None) -> str:
             "--token value (operator=, or user=/agent= for the other roles)")
 
 
-def _credential_refused(location: AgentLocation, bearer: str | None) -> str | None:
+def _credential_refused(location: AgentLocation, bearer: str | None,
+                        origins: tuple[str, ...] | None) -> str | None:
     """The one line saying the user's credential was refused (None when it was not): the card answered
     401/403 to it, or the card's interface did."""
     with_it = [a for a in location.attempts if a.status is not None and a.outcome.endswith(CREDENTIAL_SENT)]
@@ -92,7 +96,7 @@ def _credential_refused(location: AgentLocation, bearer: str | None) -> str | No
         return _refused_message(f"the agent card at {with_it[0].url}", with_it[0].status or 401,
                                 next((a.challenge for a in with_it if a.challenge), None))
     if location.card is not None and bearer:
-        probed = _probe_rpc(location, bearer)
+        probed = _probe_rpc(location, bearer, origins)
         if probed is not None:
             ep = location.endpoint("JSONRPC", "HTTP+JSON")
             return _refused_message(f"its {ep.binding} interface {ep.url}" if ep else "its interface", *probed)
@@ -100,22 +104,23 @@ def _credential_refused(location: AgentLocation, bearer: str | None) -> str | No
 
 
 def preflight(url: str, *, uds: str | None = None, credentials_given: bool = False,
-              bearer: str | None = None) -> Preflight:
-    """Look at the target once before the checks run (see the module's docstring)."""
+              bearer: str | None = None, origins: tuple[str, ...] | None = None) -> Preflight:
+    """Look at the target once before the checks run (see the module's docstring); ``origins``: where
+    the target's interfaces may be (:mod:`conformance.targets.origins`; None: anywhere)."""
     location = resolve(url, uds=uds, timeout=TIMEOUT, bearer=bearer)
     if not any(a.status is not None for a in location.attempts):
         what = location.attempts[-1].outcome if location.attempts else "no answer"
         where = f"the unix socket {uds}" if uds else url
         return Preflight("unreachable", f"nothing answers at {where}: {' '.join(what.split())}", location)
     if credentials_given:
-        refused_it = _credential_refused(location, bearer)
+        refused_it = _credential_refused(location, bearer, origins)
         return Preflight("auth_refused", refused_it, location) if refused_it else Preflight("go", "", location)
     refused = _challenge(location)
     if refused is not None and location.card is None:
         return Preflight("auth_required", _auth_message(f"the agent card at {location.attempts[0].url}", *refused),
                          location)
     if location.card is not None:
-        probed = _probe_rpc(location)
+        probed = _probe_rpc(location, origins=origins)
         if probed is not None:
             ep = location.endpoint("JSONRPC", "HTTP+JSON")
             where = f"its {ep.binding} interface {ep.url}" if ep else "its interface"
