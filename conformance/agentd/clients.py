@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from a2a.types.a2a_pb2 import AgentCard
 
+from conformance.agentd.cards import declared_uris
 from conformance.agentd.footing import CARD_ROW, LISTENER_ROW, card_of
 from conformance.agentd_page import (
+    EXTENSIONS,
     HEADER,
     UNIX_BINDING,
 )
@@ -108,14 +110,23 @@ def served_card(instance: Instance, recorder: Recorder, token: str | None = None
 def public_card(instance: Instance, recorder: Recorder, token: str | None = None) -> dict[str, Any]:
     """The public card as served, held strictly to the A2A AgentCard type.
 
-    A card that does not read strictly is A2A_CARD_001's failure, not the agentd check's: the check
-    is not measured, blocked by that row (every agentd check declares it).
+    A card that does not read strictly blocks the agentd check by :data:`CARD_ROW` (every agentd check
+    declares it). When that card declares none of the extension URIs either, that is what the note says:
+    it is why nothing of agentd's can be judged on it, and the strictness is A2A_CARD_002's business.
     """
     card = served_card(instance, recorder, token)
     problems = violations(card, AgentCard, "$")
     if problems:
+        if not set(declared_uris(card)) & set(EXTENSIONS):
+            blocked_by(CARD_ROW, none_declared(card))
         blocked_by(CARD_ROW, f"the public card is not a strictly valid AgentCard: {'; '.join(problems)[:200]}")
     return card
+
+
+def none_declared(card: dict[str, Any]) -> str:
+    """The note of a card declaring none of the extensions page's URIs."""
+    return (f"the card declares none of the extension URIs ({', '.join(EXTENSIONS)}); declared: "
+            f"{declared_uris(card) or 'none'}")
 
 
 def ext(*uris: str) -> dict[str, str]:
