@@ -29,7 +29,8 @@ def verdicts(delay: float, jobs: int) -> tuple[dict[str, tuple[str, str]], float
     with tempfile.TemporaryDirectory(prefix="bench-slow-") as tmp, PlainSdkAgent(delay=delay) as agent:
         t0 = time.monotonic()
         proc = subprocess.run([sys.executable, "-m", "conformance.command", "agent", "--family", "a2a", "--url",
-                               agent.url, "--only", *ROWS, "--jobs", str(jobs), "--report-dir", str(Path(tmp) / "r")],
+                               agent.url, "--allow-origin", agent.grpc_target, "--only", *ROWS, "--jobs", str(jobs),
+                               "--report-dir", str(Path(tmp) / "r")],
                               capture_output=True, text=True, timeout=1800)
         wall = time.monotonic() - t0
         if proc.returncode != 0:
