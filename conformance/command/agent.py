@@ -99,6 +99,9 @@ def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> None:
     found = preflight(url, uds=target.path, credentials_given=bool(tokens), bearer=bearer, origins=target.origins())
     if found.verdict == "unreachable":
         raise HarnessFailure(found.message)
+    if found.busy_note:
+        sys.stderr.write(f"agentd-conformance: note: {found.busy_note}\n")
+        ctx.run.setdefault("caveats", []).append(found.busy_note)
     if found.verdict not in ("auth_required", "auth_refused"):
         return
     run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
