@@ -170,8 +170,6 @@ def test_the_reference_agentd_passes_the_agentd_family_through_url(tmp_path: Pat
                    and not (e["note"].split(": ", 1)[-1] if e["note"].startswith("test_") else e["note"])
                    .startswith(AGENTD_REASONS)}
     assert not unexplained, unexplained
-    for rid in NEED_LOGS:
-        assert reqs[rid]["status"] == "not_measured" and "needs logs" in reqs[rid]["note"], (rid, reqs[rid])
     sending = {rid: e["note"] for rid, e in reqs.items() if "--launch" in (e.get("note") or "")}
     assert not sending, f"notes that send a --url user to the bundled reference: {sending}"
     assert sum(e["status"] == "pass" for e in reqs.values()) >= 56, "fewer rows measured than the daemon allows"
