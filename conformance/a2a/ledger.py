@@ -35,9 +35,11 @@ from conformance.wire.rest import RestClient
 #: The methods whose answers make tasks (JSON-RPC and gRPC method names; HTTP+JSON routes below).
 MAKERS = ("SendMessage", "SendStreamingMessage")
 MAKER_ROUTES = ("/message:send", "/message:stream")
-#: How long one cancel or look-up may take while settling, and the whole settling at most.
+#: How long one cancel or look-up may take while settling, and the whole settling at most: at the end
+#: of a run, and on a run stopped by a signal (whose clean-up the command bounds: STOP_GRACE).
 CALL_TIMEOUT = 5.0
 SETTLE_TIMEOUT = 10.0
+SETTLE_ON_STOP = 4.0
 
 
 @dataclass
@@ -59,6 +61,8 @@ class Settled:
 
     canceled: int
     unsettled: tuple[str, ...]
+    #: The seconds settling was given.
+    budget: float = SETTLE_TIMEOUT
 
     def line(self) -> str:
         """One line for the user ("" when the run left nothing to cancel)."""
@@ -66,7 +70,7 @@ class Settled:
             return ""
         out = f"agentd-conformance: canceled {self.canceled} task(s) this run left running on the target"
         if self.unsettled:
-            out += f"; {len(self.unsettled)} not terminal after {SETTLE_TIMEOUT:g}s: {', '.join(self.unsettled[:5])}"
+            out += f"; {len(self.unsettled)} not terminal after {self.budget:g}s: {', '.join(self.unsettled[:5])}"
         return out
 
 
@@ -111,9 +115,10 @@ class TaskLedger:
         pending = self.pending()
         canceled = 0
         for made in pending:
-            if time.monotonic() >= deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 break
-            made.state = _call(made, "CancelTask") or made.state
+            made.state = _call(made, "CancelTask", min(CALL_TIMEOUT, left)) or made.state
             canceled += 1
         delay = 0.1
         while True:
@@ -123,8 +128,10 @@ class TaskLedger:
             time.sleep(delay)
             delay = min(delay * 2, 1.0)
             for made in pending:
-                made.state = _call(made, "GetTask") or made.state
-        return Settled(canceled, tuple(m.task_id for m in pending))
+                left = deadline - time.monotonic()
+                if left > 0:
+                    made.state = _call(made, "GetTask", min(CALL_TIMEOUT, left)) or made.state
+        return Settled(canceled, tuple(m.task_id for m in pending), timeout)
 
 
 # ---- reading exchanges ----------------------------------------------------------------------------
@@ -182,7 +189,7 @@ def _credential(ex: Exchange) -> str | None:
 
 # ---- canceling --------------------------------------------------------------------------------------
 
-def _call(made: Made, method: str) -> str | None:
+def _call(made: Made, method: str, timeout: float) -> str | None:
     """``method`` (CancelTask or GetTask) for the task, where and as it was made; the state answered, or
     None when no task came back (a refusal, a failure: settling goes on)."""
     params: dict[str, Any] = {"id": made.task_id, **({"tenant": made.tenant} if made.tenant else {})}
@@ -190,14 +197,14 @@ def _call(made: Made, method: str) -> str | None:
         if made.binding in ("JSONRPC", "JSONRPC-UNIX"):
             auth = {"Authorization": made.credential} if made.credential else {}
             url = made.url if not made.uds else "/" + made.url.split("/", 3)[-1]
-            with JsonRpcClient(url, uds=made.uds, headers=auth, timeout=CALL_TIMEOUT) as rpc:
+            with JsonRpcClient(url, uds=made.uds, headers=auth, timeout=timeout) as rpc:
                 return _state(rpc.call(method, params).result)
         if made.binding == "HTTP+JSON":
             parts = urlsplit(made.url)
             base = f"{parts.scheme}://{parts.netloc}{parts.path.rsplit('/message:', 1)[0]}"
             auth = {"Authorization": made.credential} if made.credential else {}
             path = f"/tasks/{quote(made.task_id, safe='')}"
-            with RestClient(base, headers=auth, uds=made.uds, timeout=CALL_TIMEOUT) as rest:
+            with RestClient(base, headers=auth, uds=made.uds, timeout=timeout) as rest:
                 reply = (rest.request("POST", path + ":cancel", json={}) if method == "CancelTask"
                          else rest.request("GET", path))
             return _state(reply.json)
@@ -206,7 +213,7 @@ def _call(made: Made, method: str) -> str | None:
             request = pb.CancelTaskRequest(**params) if method == "CancelTask" else pb.GetTaskRequest(**params)
             parts = urlsplit(made.url)
             tls = grpc.ssl_channel_credentials() if parts.scheme == "grpcs" else None
-            with GrpcClient(parts.netloc, metadata=md, timeout=CALL_TIMEOUT, credentials=tls) as grpc_client:
+            with GrpcClient(parts.netloc, metadata=md, timeout=timeout, credentials=tls) as grpc_client:
                 answer = grpc_client.call(method, request).response
             return _state(MessageToDict(answer)) if answer is not None else None
     except Exception:  # noqa: BLE001 - a task that cannot be reached stays unsettled

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from conformance import interrupts
 from conformance.a2a import datamodel
-from conformance.a2a.ledger import TaskLedger
+from conformance.a2a.ledger import SETTLE_ON_STOP, SETTLE_TIMEOUT, TaskLedger
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.targets.instances import AgentTargets
@@ -43,7 +44,7 @@ def _run_leaves_no_task_running(run_context: RunContext, pytestconfig: pytest.Co
         try:
             yield
         finally:
-            line = ledger.settle().line()
+            line = ledger.settle(SETTLE_ON_STOP if interrupts.received() else SETTLE_TIMEOUT).line()
             capture: Any = pytestconfig.pluginmanager.getplugin("capturemanager")
             if line:  # to the user's terminal, not into a check's captured output
                 with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
