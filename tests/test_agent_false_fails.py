@@ -52,13 +52,13 @@ def test_data_rows_judge_the_objects_an_agent_without_list_support_sends(tmp_pat
 def test_a_long_running_hint_measures_the_stream_rows_on_an_agent_that_replies_with_messages(tmp_path: Path) -> None:
     """An a2a-sdk agent answering plain messages with a Message (a task only for its hold text): its
     plain stream shows no task ending, so STREAM_004 and STREAM_006 name --long-running-text; given it,
-    the harness streams the held task, cancels it, and both rows are measured (and pass)."""
+    the harness streams the held task, cancels it, and both rows are measured (and pass). Its gRPC port
+    is its own (``--allow-origin``)."""
     rows = ["A2A_STREAM_004", "A2A_STREAM_006"]
     with PlainSdkAgent(replies=True) as agent:
-        without = run_command(["agent", "--url", agent.url, "--family", "a2a", "--only", *rows],
-                              tmp_path / "without").to_dict()["requirements"]
-        hinted = run_command(["agent", "--url", agent.url, "--family", "a2a", "--only", *rows,
-                              "--long-running-text", LONG_RUNNING_TEXT],
+        given = ["agent", "--url", agent.url, "--allow-origin", agent.grpc_target, "--family", "a2a", "--only", *rows]
+        without = run_command(given, tmp_path / "without").to_dict()["requirements"]
+        hinted = run_command([*given, "--long-running-text", LONG_RUNNING_TEXT],
                              tmp_path / "with").to_dict()["requirements"]
     for rid in rows:
         assert without[rid]["status"] == "not_measured", (rid, without[rid])

@@ -25,6 +25,7 @@ import pytest
 
 from conformance.receiver import Receiver
 from conformance.registry import default_registry
+from conformance.targets.origins import listener, origin_of
 from tests.killmatrix import run_command
 from tests.served import REFERENCE_AGENTD, SCRIPTED_CORE, served
 
@@ -91,8 +92,18 @@ def test_list_pages_neither_repeat_nor_skip_a_task_created_between_pages(argv: l
         assert set(made) <= set(shown), f"tasks made before paging were skipped: {set(made) - set(shown)}"
 
 
+def _own_ports(base: str, headers: dict[str, str] | None = None) -> list[str]:
+    """``--allow-origin`` for every interface of the agent's card on a port other than the one given (its
+    gRPC listener): a user names the ports of their own agent."""
+    card = httpx.get(base.rstrip("/") + "/.well-known/agent-card.json", headers=headers or {}, timeout=10).json()
+    given = listener(base)
+    return [a for i in card["supportedInterfaces"] if listener(i["url"]) != given
+            for a in ("--allow-origin", origin_of(i["url"]) if "://" in i["url"] else i["url"])]
+
+
 def _a2a_report(tmp_path: Path, url: str, *extra: str) -> dict[str, Any]:
-    report = run_command(["agent", "--url", url, "--family", "a2a", "--jobs", "2", *extra], tmp_path / "r")
+    report = run_command(["agent", "--url", url, "--family", "a2a", "--jobs", "2", *_own_ports(url), *extra],
+                         tmp_path / "r")
     reqs: dict[str, Any] = report.to_dict()["requirements"]
     return reqs
 

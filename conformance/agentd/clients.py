@@ -7,14 +7,17 @@ from typing import TYPE_CHECKING, Any
 
 from a2a.types.a2a_pb2 import AgentCard
 
+from conformance.agentd.cards import declared_uris
 from conformance.agentd.footing import CARD_ROW, LISTENER_ROW, card_of
 from conformance.agentd_page import (
+    EXTENSIONS,
     HEADER,
     UNIX_BINDING,
 )
 from conformance.judge import blocked_by, violations
 from conformance.outcome import fail, not_measured
 from conformance.targets import Endpoint
+from conformance.targets.origins import outside, outside_note
 from conformance.wire import Recorder
 from conformance.wire.card import fetch_card
 from conformance.wire.httpbase import HttpEndpoint, HttpReply
@@ -28,7 +31,7 @@ def jsonrpc_endpoint(instance: Instance) -> Endpoint:
     """The interface every agentd check calls: the card's JSON-RPC interface (on a unix socket the
     page's unix binding first, else ``JSONRPC``), as the one resolver finds it. Blocked by
     :data:`CARD_ROW` when the card cannot be read, by :data:`LISTENER_ROW` when it declares no such
-    interface."""
+    interface, or when that interface is outside the target (another listener's: nothing is sent there)."""
     loc = instance.location
     card_of(instance)
     order = (UNIX_BINDING, "JSONRPC") if instance.uds_path else ("JSONRPC", UNIX_BINDING)
@@ -38,6 +41,8 @@ def jsonrpc_endpoint(instance: Instance) -> Endpoint:
                    f"its interfaces name {loc.declared_bindings()}")
     if ep.uds is None and not ep.url.startswith(("http://", "https://")):
         fail(f"the card's {ep.binding} interface has url {ep.url!r}, neither http(s):// nor unix:///")
+    if instance.origins is not None and outside(ep.url, instance.origins):
+        blocked_by(LISTENER_ROW, outside_note(ep.binding, ep.url, instance.origin_remedy))
     return ep
 
 
@@ -47,10 +52,11 @@ def rpc_client(
     *,
     recorder: Recorder,
     token: str | None = None,
-    timeout: float = 10.0,
+    timeout: float | None = None,
 ) -> JsonRpcClient:
     """A JSON-RPC client calling ``instance`` as ``role`` (or with an explicit bearer ``token``) at
-    the JSON-RPC interface its card declares (:func:`jsonrpc_endpoint`; a socket is called at ``/``).
+    the JSON-RPC interface its card declares (:func:`jsonrpc_endpoint`; a socket is called at ``/``),
+    waiting ``timeout`` seconds for an answer (default: the run's per-call timeout).
 
     Where the target knows no credentials at all (a loopback listener with nothing configured, a unix
     socket) every caller is the operator; any other role then cannot be measured.
@@ -64,14 +70,16 @@ def rpc_client(
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
     ep = jsonrpc_endpoint(instance)
+    timeout = instance.call_timeout if timeout is None else timeout
     if ep.uds is not None:
         return JsonRpcClient("/", uds=ep.uds, headers=headers, recorder=recorder, timeout=timeout)
     return JsonRpcClient(ep.url, headers=headers, recorder=recorder, timeout=timeout)
 
 
-def http_endpoint(instance: Instance, recorder: Recorder, timeout: float = 10.0) -> HttpEndpoint:
+def http_endpoint(instance: Instance, recorder: Recorder, timeout: float | None = None) -> HttpEndpoint:
     """A plain HTTP endpoint on the origin the card was read from (card reads, CORS requests); send
     it absolute URLs (``instance.location.card_url``, ``jsonrpc_endpoint(instance).url``)."""
+    timeout = instance.call_timeout if timeout is None else timeout
     if instance.uds_path:
         return HttpEndpoint("", binding="JSONRPC-UNIX", uds=instance.uds_path, recorder=recorder, timeout=timeout)
     return HttpEndpoint(instance.location.origin, binding="JSONRPC", recorder=recorder, timeout=timeout)
@@ -102,14 +110,23 @@ def served_card(instance: Instance, recorder: Recorder, token: str | None = None
 def public_card(instance: Instance, recorder: Recorder, token: str | None = None) -> dict[str, Any]:
     """The public card as served, held strictly to the A2A AgentCard type.
 
-    A card that does not read strictly is A2A_CARD_001's failure, not the agentd check's: the check
-    is not measured, blocked by that row (every agentd check declares it).
+    A card that does not read strictly blocks the agentd check by :data:`CARD_ROW` (every agentd check
+    declares it). When that card declares none of the extension URIs either, that is what the note says:
+    it is why nothing of agentd's can be judged on it, and the strictness is A2A_CARD_002's business.
     """
     card = served_card(instance, recorder, token)
     problems = violations(card, AgentCard, "$")
     if problems:
+        if not set(declared_uris(card)) & set(EXTENSIONS):
+            blocked_by(CARD_ROW, none_declared(card))
         blocked_by(CARD_ROW, f"the public card is not a strictly valid AgentCard: {'; '.join(problems)[:200]}")
     return card
+
+
+def none_declared(card: dict[str, Any]) -> str:
+    """The note of a card declaring none of the extensions page's URIs."""
+    return (f"the card declares none of the extension URIs ({', '.join(EXTENSIONS)}); declared: "
+            f"{declared_uris(card) or 'none'}")
 
 
 def ext(*uris: str) -> dict[str, str]:

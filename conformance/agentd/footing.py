@@ -86,8 +86,8 @@ def require_agentd(card: Mapping[str, Any]) -> list[str]:
     statement about what agentd declares is not passed by a card that declares nothing of agentd's)."""
     found = agentd_identifiers(card)
     if not found:
-        blocked_by(CARD_ROW, f"the card declares none of agentd's identifiers (declared extensions: "
-                             f"{declared_uris(card) or 'none'})")
+        blocked_by(CARD_ROW, f"the card declares none of the extension URIs, nor agentd's unix binding "
+                             f"(declared extensions: {declared_uris(card) or 'none'})")
     return found
 
 

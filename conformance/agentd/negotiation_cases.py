@@ -224,7 +224,7 @@ def run_negotiation(instance: Instance, events: bool, recorder: Recorder) -> Neg
     state the instance was launched with (a running target's comes from its card)."""
     card = public_card(instance, recorder)
     declared = declared_uris(card)
-    client = rpc_client(instance, recorder=recorder, timeout=10.0)
+    client = rpc_client(instance, recorder=recorder)
     try:
         runner = _Runner(client, card)
         cases = [Case(m, s, expected_echo(s, declared, m)) for m in METHODS for s in SUBSETS]

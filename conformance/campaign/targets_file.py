@@ -18,6 +18,8 @@ A targets file (YAML) lists the runs::
         facts: {events: "on"}
         defects: [extension-required]   # agent, launch only: named defects of the bundled target
         long_running_text: "hold"      # agent: a message text the agent answers with a task it keeps WORKING
+        call_timeout: 90             # agent: seconds to wait for one answer (default 60; the run's bound is apart)
+        allow_origins: ["https://proxy.test:8443"]  # agent, url/unix: other origins whose interfaces are its own
       - name: agentd-image
         kind: agent
         container:                   # agent: a local image, one container per configuration
@@ -52,7 +54,7 @@ from conformance.targets.model import AgentTarget, CliTarget
 _KEYS = {
     "cli": {"name", "kind", "exe", "adapter", "skill", "env", "tier", "only"},
     "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only",
-              "defects", "long_running_text"},
+              "defects", "long_running_text", "call_timeout", "allow_origins"},
 }
 CONTAINER_KEYS = {"image", "port", "env", "socket_dir", "tokens_env", "switches", "ready_path", "ready_timeout",
                   "network", "command"}
@@ -91,7 +93,8 @@ class Entry:
                                  container=s.get("container"),
                                  tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
                                  facts=dict(s.get("facts") or {}), defects=list(s.get("defects") or ()),
-                                 long_running_text=s.get("long_running_text"))
+                                 long_running_text=s.get("long_running_text"), call_timeout=s.get("call_timeout"),
+                                 allow_origins=list(s.get("allow_origins") or ()))
 
 
 def load_targets(path: Path) -> list[Entry]:
@@ -148,6 +151,12 @@ def load_targets(path: Path) -> list[Entry]:
             if "defects" in t and not (isinstance(t["defects"], list) and all(isinstance(x, str) and x
                                                                               for x in t["defects"])):
                 raise _err(path, f"{where}.defects", "must be a list of defect names")
+            if "allow_origins" in t and not (isinstance(t["allow_origins"], list)
+                                             and all(isinstance(x, str) and x for x in t["allow_origins"])):
+                raise _err(path, f"{where}.allow_origins", "must be a list of origins (scheme://host:port)")
+            seconds = t.get("call_timeout", 1)
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < float("inf"):
+                raise _err(path, f"{where}.call_timeout", "must be a positive number of seconds")
             if t.get("family", "agentd") not in ("agentd", "a2a"):
                 raise _err(path, f"{where}.family", "must be agentd or a2a")
             for role, var in (t.get("tokens_env") or {}).items():

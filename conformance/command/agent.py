@@ -45,7 +45,8 @@ def cmd_agent(args: argparse.Namespace) -> int:
             container={"image": args.container} if args.container else None,
             container_env=pairs(args.container_env, "--container-env"),
             tokens=pairs(args.token, "--token"), facts=pairs(args.fact, "--fact"), defects=args.defect,
-            long_running_text=args.long_running_text, binary=args.agentd_binary)
+            long_running_text=args.long_running_text, binary=args.agentd_binary, call_timeout=args.call_timeout,
+            allow_origins=args.allow_origin)
     except TargetError as exc:
         raise UsageFailure(str(exc)) from None
     opts = RunOptions.from_args(args, args.family, args.require_level and f"level_{args.require_level}")
@@ -95,9 +96,12 @@ def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> None:
     url = target.url or f"unix://{target.path}"
     tokens = target.tokens
     bearer = tokens.get("operator") or next(iter(tokens.values()), None)
-    found = preflight(url, uds=target.path, credentials_given=bool(tokens), bearer=bearer)
+    found = preflight(url, uds=target.path, credentials_given=bool(tokens), bearer=bearer, origins=target.origins())
     if found.verdict == "unreachable":
         raise HarnessFailure(found.message)
+    if found.busy_note:
+        sys.stderr.write(f"agentd-conformance: note: {found.busy_note}\n")
+        ctx.run.setdefault("caveats", []).append(found.busy_note)
     if found.verdict not in ("auth_required", "auth_refused"):
         return
     run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})

@@ -82,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--long-running-text", metavar="TEXT",
                    help="a message text the agent answers with a task that stays working until canceled "
                         "(lets the core checks that need a working task measure a --url target)")
+    a.add_argument("--call-timeout", type=float, default=None, metavar="S",
+                   help="seconds to wait for one answer of the agent (default 60, for agents that answer through "
+                        "a model); a call cut by it is not_measured, never a fail. --timeout bounds the whole run")
+    a.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="(with --url/--unix) an origin besides the one given whose interfaces are the agent's own "
+                        "(a reverse proxy, another port); a card interface anywhere else fails the card row and "
+                        "is never called; repeatable")
     a.add_argument("--family", choices=("agentd", "a2a"), default="agentd")
     a.add_argument("--defect", action="append", default=[], metavar="NAME",
                    help="(launched reference targets only) switch on a named defect, as the kill matrix does")

@@ -5,7 +5,7 @@
   :func:`shown` (a CLI run: exit status, the start of stdout and stderr);
 - **strict reading** (:mod:`.reading`): :func:`strict`, :func:`violations`, the second reader's verdict
   on any A2A object a target sent;
-- **expecting a result or an error** (:mod:`.errors`): :func:`succeeded`, :func:`expect_error` (a core
+- **expecting a result or an error** (:mod:`.errors`): :func:`in_time`, :func:`succeeded`, :func:`expect_error` (a core
   A2A error on any binding), :func:`expect_refusal` (a row of agentd's error table);
 - **unique tags** (:mod:`.tags`): :func:`unique`, values a check can later find by value;
 - **findings** (:mod:`.findings`): :class:`Finding`, what a check saw break an ``observed`` row's rule.
@@ -21,6 +21,7 @@ from conformance.judge.errors import (
     expect_error,
     expect_refusal,
     identity_mismatch,
+    in_time,
     refusal,
     refusal_problems,
     succeeded,
@@ -43,6 +44,7 @@ __all__ = [
     "expect_error",
     "expect_refusal",
     "identity_mismatch",
+    "in_time",
     "judged_here",
     "quote",
     "refusal",

@@ -1,11 +1,13 @@
 """Expecting a result or an error, and saying exactly how an answer differs.
 
-* core A2A answers (:class:`conformance.wire.caller.Answer`, on any binding): :func:`succeeded` wants a
-  result; :func:`expect_error` wants one named A2A error, recognised on its binding by the JSON-RPC code,
-  or the HTTP / gRPC status together with the ``google.rpc.ErrorInfo`` reason (those bindings share
-  statuses between errors, so the reason is what names the error — except where §5.4 maps one A2A
-  error alone to the status, as NOT_FOUND / 404 to TaskNotFoundError: then a missing ErrorInfo is
-  the ErrorInfo row's fail, A2A_ERR_002, not the calling row's);
+* core A2A answers (:class:`conformance.wire.caller.Answer`, on any binding): :func:`in_time` ends a
+  check whose answer never came within the run's per-call timeout ``not_measured`` (a slow answer is no
+  row's failure unless that row's text demands timeliness, and such a row measures time itself);
+  :func:`succeeded` wants a result; :func:`expect_error` wants one named A2A error, recognised on its
+  binding by the JSON-RPC code, or the HTTP / gRPC status together with the ``google.rpc.ErrorInfo``
+  reason (those bindings share statuses between errors, so the reason is what names the error —
+  except where §5.4 maps one A2A error alone to the status, as NOT_FOUND / 404 to TaskNotFoundError:
+  then a missing ErrorInfo is the ErrorInfo row's fail, A2A_ERR_002, not the calling row's);
 * agentd's refusals (JSON-RPC replies): :func:`refusal` reads one as a :class:`SeenRefusal`,
   :func:`refusal_problems` lists how it departs from a row of the page's error table, and
   :func:`expect_refusal` fails on any departure.
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from conformance.agentd_page import AGENTD_DOMAIN
 from conformance.judge.blame import blocked_by
 from conformance.judge.quoting import quote
-from conformance.outcome import fail
+from conformance.outcome import fail, not_measured
 from conformance.wire.errors import BY_JSONRPC_CODE, BY_NAME, BY_REASON, ERRORS, ErrorSpec, ErrorView, from_jsonrpc
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import RpcReply
@@ -35,6 +37,16 @@ if TYPE_CHECKING:
 ENVELOPE_ROW, DATA_ROW = "A2A_DATA_003", "A2A_DATA_001"
 
 
+def in_time(ans: Answer | StreamAnswer, what: str) -> None:
+    """End the check ``not_measured`` when the harness stopped waiting for ``ans`` at the run's per-call
+    timeout: how the agent would have answered is unknown, and slowness is not what the calling row is
+    about. The note says how to wait longer."""
+    waited = getattr(ans, "timed_out", None)
+    if waited is not None:
+        not_measured(f"{what}: the agent gave no answer within the per-call timeout of {waited:g}s, so its "
+                     f"answer could not be judged; give a slow agent more time with --call-timeout SECONDS")
+
+
 def succeeded(ans: Answer, what: str) -> Any:
     """The result of a call that must have succeeded (its lenient reading: ``ans.result``); fail quoting
     the answer otherwise.
@@ -42,7 +54,8 @@ def succeeded(ans: Answer, what: str) -> Any:
     How the result came wrapped is not the calling row's to judge: a result in a faulty JSON-RPC
     envelope (an id not echoed, no ``jsonrpc`` member) is still the result, and the envelope is
     :data:`ENVELOPE_ROW`'s finding; an answer with no readable result at all blocks the check, by the
-    row that owns that form (DESIGN.md §2.8)."""
+    row that owns that form (DESIGN.md §2.8). An answer that never came in time is :func:`in_time`'s."""
+    in_time(ans, what)
     if ans.transport_error:
         fail(f"{what}: {ans.transport_error}")
     if ans.error is not None:
@@ -142,7 +155,9 @@ def _alone(spec: ErrorSpec, key: Callable[[ErrorSpec], object]) -> bool:
 
 
 def error_problem(ans: Answer | StreamAnswer, name: str, what: str) -> str | None:
-    """Why the answer is not the A2A error ``name``, quoting what came instead (None when it is)."""
+    """Why the answer is not the A2A error ``name``, quoting what came instead (None when it is); an
+    answer that never came in time ends the check (:func:`in_time`)."""
+    in_time(ans, what)
     if ans.transport_error:
         return f"{what}: expected {name}, got {ans.transport_error}"
     if ans.error is None:

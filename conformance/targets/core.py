@@ -10,16 +10,20 @@ claim are measured.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.a2a.versions import declared_versions
 from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
 from conformance.targets.instances import AgentTargets, Instance
+from conformance.targets.origins import outside, outside_note
 from conformance.targets.resolve import AgentLocation
-from conformance.wire import Recorder
+from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
+from conformance.wire.errors import BY_NAME
 
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
 UNAVAILABLE = "card-unavailable"
@@ -37,6 +41,8 @@ VERSION_ROW = "A2A_CARD_003"
 BASE_ROWS = (CARD_ROW, INTERFACE_ROW, VERSION_ROW)
 #: The method and task id every interface is first asked about (an unknown task: an A2A error is due).
 PROBE_METHOD, PROBE_TASK = "GetTask", "conformance-no-such-task"
+#: :data:`PROBE_METHOD` as A2A 0.3 spelled it on JSON-RPC (1.0 renamed every method).
+PROBE_METHOD_0_3 = "tasks/get"
 
 
 def not_a2a(ans: Answer, url: str) -> str | None:
@@ -63,6 +69,43 @@ def not_a2a(ans: Answer, url: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class WireVersion:
+    """Which method names a JSON-RPC interface answers: :data:`PROBE_METHOD` (1.0, with A2A-Version 1.0)
+    and :data:`PROBE_METHOD_0_3` (0.3, with no A2A-Version, as a 0.3 client sends it), both for an
+    unknown task."""
+
+    new: Answer
+    old: Answer
+
+    @property
+    def only_1_0(self) -> bool:
+        """The interface speaks 1.0 and not 0.3: the 1.0 name gets an A2A answer, the 0.3 name is not
+        routed (-32601) or its version is refused (VersionNotSupportedError)."""
+        old, refused = self.old.error, BY_NAME["VersionNotSupportedError"]
+        return (not_a2a(self.new, "") is None and old is not None
+                and (old.code in (-32601, refused.jsonrpc_code) or old.reason == refused.reason))
+
+    def quote(self) -> str:
+        """The two answers in a few words (the whole exchanges are the evidence)."""
+        return f"{PROBE_METHOD} → {_gist(self.new)}, {PROBE_METHOD_0_3} → {_gist(self.old)}"
+
+
+def _gist(ans: Answer) -> str:
+    if ans.transport_error:
+        return ans.transport_error[:80]
+    if ans.error is not None:
+        return f"error {ans.error.code if ans.error.code is not None else ans.error.reason}"
+    return "a result" if ans.has_result else f"HTTP {ans.status}"
+
+
+def wire_version(caller: Caller) -> WireVersion:
+    """Ask the JSON-RPC interface of ``caller`` which method names it answers (two cheap calls)."""
+    new = caller.call(PROBE_METHOD, {"id": PROBE_TASK})
+    old = caller.call(PROBE_METHOD_0_3, {"id": PROBE_TASK}, service={"A2A-Version": None})
+    return WireVersion(new, old)
+
+
 @dataclass
 class CoreAgent:
     """One agent under test (or one variant of a launched one)."""
@@ -78,15 +121,22 @@ class CoreAgent:
     long_running: dict[str, Any] | None = None
     #: Where the harness's webhook listens so this agent reaches it (Instance.callback_host).
     callback_host: str | None = "127.0.0.1"
+    #: Seconds to wait for one answer (the run's ``--call-timeout``).
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    #: Where the target's interfaces may be, and what a user can do about one outside (Instance.origins).
+    origins: tuple[str, ...] | None = None
+    origin_remedy: str = ""
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
     _silent: dict[str, str | None] = field(default_factory=dict)
+    _wire: dict[str, WireVersion | None] = field(default_factory=dict)
 
     @classmethod
     def open(cls, instance: Instance, targets: AgentTargets | None) -> CoreAgent:
         hint = targets.target.long_running if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
                    targets=targets, long_running=dict(hint) if hint else None, control=instance.control,
-                   callback_host=instance.callback_host)
+                   callback_host=instance.callback_host, call_timeout=instance.call_timeout,
+                   origins=instance.origins, origin_remedy=instance.origin_remedy)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:
@@ -157,12 +207,57 @@ class CoreAgent:
             blocked_by(CARD_ROW, f"the agent card could not be read, so no interface is known: {self.card_error}")
         return self.card
 
+    def outside(self, binding: str) -> str | None:
+        """Why the declared ``binding`` interface is not the target's (its URL names another listener than
+        the target's, :mod:`conformance.targets.origins`); None when it is. Nothing is ever sent there."""
+        url = str(self.interfaces[binding].get("url") or "")
+        if self.origins is None or not outside(url, self.origins):
+            return None
+        return outside_note(binding, url, self.origin_remedy)
+
+    def declared_version(self, binding: str) -> str:
+        """The protocolVersion the card declares for the ``binding`` interface ("" when none)."""
+        return str(self.interfaces[binding].get("protocolVersion") or "")
+
+    def wire(self, binding: str) -> WireVersion | None:
+        """Which method names the ``binding`` interface answers, asked once per process: only for a
+        JSON-RPC interface of the target declaring a version other than 1.0 (None otherwise)."""
+        if binding not in self._wire:
+            self._wire[binding] = None
+            version = self.declared_version(binding)
+            if binding == "JSONRPC" and version and not _is_1_0(version) and self.outside(binding) is None:
+                with Caller(binding, self.interfaces[binding], token=self.token, recorder=Recorder(),
+                            timeout=self.call_timeout) as probe:
+                    self._wire[binding] = wire_version(probe)
+        return self._wire[binding]
+
+    def speaks_1_0(self, binding: str) -> bool:
+        """Whether the ``binding`` interface speaks A2A 1.0: it declares 1.0, or it declares another
+        version and the wire answers only the 1.0 method names (A2A_CARD_003 fails for the card; the 1.0
+        rows are judged on what the wire does)."""
+        if _is_1_0(self.declared_version(binding)):
+            return True
+        wire = self.wire(binding)
+        return wire is not None and wire.only_1_0
+
+    def versions(self, interface: Mapping[str, Any]) -> frozenset[str]:
+        """The versions (``Major.Minor``) the endpoint ``interface`` names supports: those the card declares
+        for it, except where the wire answers only the 1.0 method names: then 1.0 alone."""
+        declared = declared_versions(self.card, interface)
+        binding = str(interface.get("protocolBinding") or "")
+        if binding in self.interfaces and not _is_1_0(self.declared_version(binding)) and self.speaks_1_0(binding):
+            return frozenset({"1.0"})
+        return declared
+
     def silence(self, binding: str) -> str | None:
-        """Why the declared ``binding`` interface gives no A2A answer (None when it does): asked once per
-        process, GetTask for an unknown task."""
+        """Why the declared ``binding`` interface gives no A2A answer (None when it does): one outside the
+        target gives none of the target's (:meth:`outside`); else asked once per process, GetTask for an
+        unknown task."""
+        if binding not in self._silent and (away := self.outside(binding)) is not None:
+            self._silent[binding] = away
         if binding not in self._silent:
             itf = self.interfaces[binding]
-            with Caller(binding, itf, token=self.token, recorder=Recorder()) as probe:
+            with Caller(binding, itf, token=self.token, recorder=Recorder(), timeout=self.call_timeout) as probe:
                 self._silent[binding] = not_a2a(probe.call(PROBE_METHOD, {"id": PROBE_TASK}), probe.url)
         return self._silent[binding]
 
@@ -186,12 +281,15 @@ class CoreAgent:
         if not version:
             blocked_by(VERSION_ROW, f"the card's {binding} interface declares no protocolVersion, so the version "
                                     "it speaks is unknown")
-        if version.split(".")[:2] != ["1", "0"]:
+        if not self.speaks_1_0(binding):
             not_measured(f"the card's {binding} interface declares protocol version {version!r}, not 1.0; "
                          "the harness speaks A2A 1.0")
-        caller = Caller(binding, itf, token=self.token, recorder=recorder)
+        caller = Caller(binding, itf, token=self.token, recorder=recorder, timeout=self.call_timeout)
         if probe:
             caller.before = lambda: self._answering(binding)
+        elif (away := self.outside(binding)) is not None:
+            # The check measures the interface row itself: an interface outside the target is its fail.
+            caller.before = lambda: fail(away)
         return caller
 
     def _answering(self, binding: str) -> None:
@@ -207,6 +305,10 @@ class CoreAgent:
             inst = self.targets.core(**card) if self.targets is not None else None
             self._variants[key] = CoreAgent.open(inst, self.targets) if inst is not None else None
         return self._variants[key]
+
+
+def _is_1_0(version: str) -> bool:
+    return version.split(".")[:2] == ["1", "0"]
 
 
 def binding_params(agent: CoreAgent, wanted: tuple[str, ...] = STANDARD_BINDINGS) -> list[str]:

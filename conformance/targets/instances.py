@@ -23,9 +23,10 @@ from conformance.evidence import SecretSet
 from conformance.outcome import not_measured
 from conformance.targets.control import ContainerControl, Control, ReferenceControl, ScriptedControl
 from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
+from conformance.targets.origins import origin_of
 from conformance.targets.pool import ContainerHandle, ContainerPool
 from conformance.targets.resolve import AgentLocation, resolve
-from conformance.wire import Recorder
+from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 
 #: Facts a check may need, and how the reference agentd's Config spells them.
 SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
@@ -56,6 +57,13 @@ class Instance:
     #: The address a receiver of the harness (a peer, a webhook) listens on so this agent reaches it:
     #: loopback, or the gateway of the harness's network for a container; None when there is none.
     callback_host: str | None = "127.0.0.1"
+    #: Seconds a client of the harness waits for one answer of this agent (the run's ``--call-timeout``).
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    #: Where this agent's interfaces may be (:mod:`conformance.targets.origins`); None: wherever its card
+    #: says (an agent the harness launched itself).
+    origins: tuple[str, ...] | None = None
+    #: What a user can do about an interface outside :attr:`origins` (the end of the card row's note).
+    origin_remedy: str = ""
     _location: AgentLocation | None = field(default=None, repr=False)
 
     @property
@@ -107,6 +115,23 @@ class AgentTargets:
         return self.secrets.make(role)
 
     def agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
+        """An instance whose configuration satisfies ``needs`` (see :meth:`_agentd`), called with the run's
+        per-call timeout."""
+        return self._timed(self._agentd(fresh=fresh, **needs))
+
+    def _timed(self, inst: Instance) -> Instance:
+        """``inst`` as the run calls it: with the per-call timeout, and the origins that are its own."""
+        t = self.target
+        inst.call_timeout = t.call_timeout
+        if t.kind in (URL, UNIX):
+            inst.origins = t.origins()
+            inst.origin_remedy = "--allow-origin it if it is your agent's"
+        elif t.kind == CONTAINER:
+            inst.origins = (origin_of(inst.url), *((f"unix://{inst.uds_path}",) if inst.uds_path else ()))
+            inst.origin_remedy = f"the container is reached at {origin_of(inst.url)} only"
+        return inst
+
+    def _agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
         """An instance whose configuration satisfies ``needs`` (Config fields of the reference agentd).
 
         Common needs: ``events``, ``introspection``, ``device_grant``, ``listen`` ("tcp"/"unix"),
@@ -167,7 +192,7 @@ class AgentTargets:
             started = self.containers.start(needs)
             if isinstance(started, str):
                 return started, None
-            return None, self._instance_of(*started)
+            return None, self._timed(self._instance_of(*started))
         from conformance.fixtures.reference_agentd import ConfigError
 
         try:
@@ -233,6 +258,10 @@ class AgentTargets:
         ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
         JSON-RPC, HTTP+JSON and gRPC with the core script) and ``sdk`` (a plain a2a-sdk agent).
         """
+        inst = self._core(**card)
+        return self._timed(inst) if inst is not None else None
+
+    def _core(self, **card: bool) -> Instance | None:
         kind, name = self.target.kind, self.target.name
         if kind not in (LAUNCH, CONTAINER):
             return None if card else self._external({})

@@ -6,8 +6,9 @@ entry of a ``matrix`` targets file (``conformance.campaign.targets_file``):
 * :class:`AgentTarget` — an A2A agent: a running one at a URL (``url``) or on a unix socket
   (``unix``), a bundled one the harness launches per configuration (``launch``: reference, scripted,
   sdk), or a local image started once per configuration (``container``); plus the bearer tokens per
-  role, the declared facts, the named defects of a launched reference, the long-running hint and the
-  target's executable.
+  role, the declared facts, the named defects of a launched reference, the long-running hint, the
+  target's executable, how long one call to it may take (the per-call timeout) and the origins besides
+  the one given that are the target's own.
 * :class:`CliTarget` — an a2a-cli client: its command line (argv prefix; the bundled reference CLI
   when none is given), an optional adapter file, its Agent Skill, its environment and the bound on
   each invocation.
@@ -21,6 +22,7 @@ session and every xdist worker read); the fixtures read it back (:meth:`from_dic
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import shlex
 import time
@@ -34,6 +36,8 @@ from conformance.cli.adapter import Adapter, AdapterError
 from conformance.cli.runner import ExecutableNotFound, check_executable
 from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 from conformance.redact import MIN_SECRET_LEN
+from conformance.targets.origins import allowed_origin, origin_of
+from conformance.wire import DEFAULT_CALL_TIMEOUT
 
 #: Kinds of agent target.
 URL, UNIX, LAUNCH, CONTAINER = "url", "unix", "launch", "container"
@@ -75,6 +79,12 @@ class AgentTarget:
     #: kind container, set by the pre-flight: the image's socket folder and id.
     socket_dir: str | None = None
     image_id: str | None = None
+    #: Seconds the harness waits for one answer of the agent (``--call-timeout``); the run as a whole
+    #: is bounded apart (``--timeout``).
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    #: kind url / unix: origins besides the one given whose interfaces are the target's (``--allow-origin``:
+    #: a reverse proxy in front of the agent, another port of it).
+    allow_origins: list[str] = field(default_factory=list)
 
     # ---- building --------------------------------------------------------------------------------
 
@@ -83,7 +93,8 @@ class AgentTarget:
               container: dict[str, Any] | None = None, container_env: dict[str, str] | None = None,
               tokens: dict[str, str] | None = None, facts: dict[str, str] | None = None,
               defects: list[str] | tuple[str, ...] = (), long_running_text: str | None = None,
-              binary: str | None = None) -> AgentTarget:
+              binary: str | None = None, call_timeout: float | None = None,
+              allow_origins: list[str] | tuple[str, ...] = ()) -> AgentTarget:
         """The target the user named (at most one of url / unix / launch / container; none: launch the
         reference). Raises :class:`TargetError` for anything that cannot be used as given."""
         tokens = _pairs(tokens, "--token")
@@ -125,6 +136,20 @@ class AgentTarget:
         if long_running_text:
             target.long_running = {"text": long_running_text}
         target.binary = binary or None
+        if call_timeout is not None:
+            if (isinstance(call_timeout, bool) or not isinstance(call_timeout, int | float)
+                    or not math.isfinite(call_timeout) or call_timeout <= 0):
+                raise TargetError(f"--call-timeout: expected a positive number of seconds, got {call_timeout!r}")
+            target.call_timeout = float(call_timeout)
+        if allow_origins:
+            if target.kind not in (URL, UNIX):
+                raise TargetError("--allow-origin applies only with --url or --unix (the harness knows where a "
+                                  "target it starts listens)")
+            for value in allow_origins:
+                try:
+                    target.allow_origins.append(allowed_origin(value))
+                except ValueError as exc:
+                    raise TargetError(f"--allow-origin: {exc}") from None
         return target
 
     # ---- what it is --------------------------------------------------------------------------------
@@ -168,6 +193,16 @@ class AgentTarget:
             return {"name": f"image {(self.container or {}).get('image')}", "defects": list(self.defects)}
         return None
 
+    def origins(self) -> tuple[str, ...] | None:
+        """Where a running target's interfaces may be (:mod:`conformance.targets.origins`): the origin of
+        the URL given, or the socket, and the allowed origins; None for a target the harness starts (it
+        knows each instance's own, see :class:`~conformance.targets.instances.AgentTargets`)."""
+        if self.kind == URL and self.url:
+            return (origin_of(self.url), *self.allow_origins)
+        if self.kind == UNIX and self.path:
+            return (f"unix://{self.path}", *self.allow_origins)
+        return None
+
     def provides(self) -> list[str]:
         """The registry needs (``conformance.registry.NEEDS``) this target gives a run."""
         have: set[str] = set()
@@ -206,6 +241,9 @@ class AgentTarget:
         for key in ("long_running", "binary", "schema_dir", "socket_dir", "image_id"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        out["call_timeout"] = self.call_timeout
+        if self.allow_origins:
+            out["allow_origins"] = list(self.allow_origins)
         return out
 
     @classmethod

@@ -11,7 +11,9 @@ Before any check runs against ``--url``/``--unix``:
   it): the same — one line saying the credential was refused, and a report whose every row is
   ``not_measured``;
 * anything else goes on to the checks — including a server with no card at all, whose card rows
-  fail on their own evidence and whose other rows are blocked by them.
+  fail on their own evidence and whose other rows are blocked by them. When ListTasks shows tasks
+  not in a terminal state already (another run's, the agent's own users'), the run is told so in one
+  line: the agent is busy, and rows that wait on it may be judged on a slower agent than usual.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from conformance.a2a.states import TERMINAL
+from conformance.targets.origins import outside
 from conformance.targets.resolve import CREDENTIAL_SENT, AgentLocation, resolve
 
 #: How long the pre-flight waits for any answer.
@@ -32,6 +36,16 @@ class Preflight:
     verdict: str  # "go" | "unreachable" | "auth_required" | "auth_refused"
     message: str = ""
     location: AgentLocation | None = None
+    #: On "go": how many tasks ListTasks showed not in a terminal state before the run (None: not known).
+    busy: int | None = None
+
+    @property
+    def busy_note(self) -> str:
+        """The one line saying the target is already busy ("" when it is not, or that is not known)."""
+        if not self.busy:
+            return ""
+        return (f"the target already has {self.busy} task(s) not in a terminal state (ListTasks) before the run "
+                "starts: rows that wait on the agent may find it slower than usual")
 
 
 def _challenge(location: AgentLocation) -> tuple[int, str | None] | None:
@@ -42,11 +56,13 @@ def _challenge(location: AgentLocation) -> tuple[int, str | None] | None:
     return None
 
 
-def _probe_rpc(location: AgentLocation, bearer: str | None = None) -> tuple[int, str | None] | None:
+def _probe_rpc(location: AgentLocation, bearer: str | None = None,
+               origins: tuple[str, ...] | None = None) -> tuple[int, str | None] | None:
     """(status, WWW-Authenticate) when the card's first JSON-RPC or HTTP+JSON interface refuses a
-    request (without a credential, or with ``bearer``) with 401/403; None when it answers otherwise."""
+    request (without a credential, or with ``bearer``) with 401/403; None when it answers otherwise,
+    or is outside the target (``origins``: nothing is sent there, and the card row says so)."""
     ep = location.endpoint("JSONRPC", "HTTP+JSON")
-    if ep is None:
+    if ep is None or outside(ep.url, origins):
         return None
     transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
     url = "http://localhost/" if ep.uds else ep.url
@@ -72,6 +88,36 @@ def _probe_rpc(location: AgentLocation, bearer: str | None = None) -> tuple[int,
                                          if r.headers.get("www-authenticate")), None)
 
 
+def _busy(location: AgentLocation, bearer: str | None, origins: tuple[str, ...] | None) -> int | None:
+    """How many tasks the first page of ListTasks (at the card's first JSON-RPC or HTTP+JSON interface of
+    the target) shows not in a terminal state; None when it cannot be told."""
+    ep = location.endpoint("JSONRPC", "HTTP+JSON")
+    if ep is None or outside(ep.url, origins):
+        return None
+    transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
+    url = "http://localhost/" if ep.uds else ep.url
+    auth = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+    try:
+        with httpx.Client(transport=transport, timeout=TIMEOUT, follow_redirects=False) as client:
+            if ep.binding == "JSONRPC":
+                body = {"jsonrpc": "2.0", "id": "preflight", "method": "ListTasks",
+                        "params": {"pageSize": 100, "historyLength": 0}}
+                resp = client.post(url, content=json.dumps(body), headers={
+                    "Content-Type": "application/json", "A2A-Version": "1.0", **auth})
+                answer = resp.json().get("result") if resp.status_code == 200 else None
+            else:
+                resp = client.get(url.rstrip("/") + "/tasks", params={"pageSize": 100, "historyLength": 0},
+                                  headers={"A2A-Version": "1.0", **auth})
+                answer = resp.json() if resp.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    tasks = answer.get("tasks") if isinstance(answer, dict) else None
+    if not isinstance(tasks, list):
+        return None
+    states = [(t.get("status") or {}).get("state") for t in tasks if isinstance(t, dict)]
+    return sum(1 for s in states if isinstance(s, str) and s not in TERMINAL)
+
+
 def _auth_message(where: str, status: int, challenge: str | None) -> str:
     quoted = f' (WWW-Authenticate: {" ".join(challenge.split())})' if challenge else " (no WWW-Authenticate header)"
     return (f"the agent requires authentication: {where} answered HTTP {status}{quoted}; pass a credential "
@@ -84,7 +130,8 @@ def _refused_message(where: str, status: int, challenge: str | None) -> str:
             "--token value (operator=, or user=/agent= for the other roles)")
 
 
-def _credential_refused(location: AgentLocation, bearer: str | None) -> str | None:
+def _credential_refused(location: AgentLocation, bearer: str | None,
+                        origins: tuple[str, ...] | None) -> str | None:
     """The one line saying the user's credential was refused (None when it was not): the card answered
     401/403 to it, or the card's interface did."""
     with_it = [a for a in location.attempts if a.status is not None and a.outcome.endswith(CREDENTIAL_SENT)]
@@ -92,7 +139,7 @@ def _credential_refused(location: AgentLocation, bearer: str | None) -> str | No
         return _refused_message(f"the agent card at {with_it[0].url}", with_it[0].status or 401,
                                 next((a.challenge for a in with_it if a.challenge), None))
     if location.card is not None and bearer:
-        probed = _probe_rpc(location, bearer)
+        probed = _probe_rpc(location, bearer, origins)
         if probed is not None:
             ep = location.endpoint("JSONRPC", "HTTP+JSON")
             return _refused_message(f"its {ep.binding} interface {ep.url}" if ep else "its interface", *probed)
@@ -100,24 +147,28 @@ def _credential_refused(location: AgentLocation, bearer: str | None) -> str | No
 
 
 def preflight(url: str, *, uds: str | None = None, credentials_given: bool = False,
-              bearer: str | None = None) -> Preflight:
-    """Look at the target once before the checks run (see the module's docstring)."""
+              bearer: str | None = None, origins: tuple[str, ...] | None = None) -> Preflight:
+    """Look at the target once before the checks run (see the module's docstring); ``origins``: where
+    the target's interfaces may be (:mod:`conformance.targets.origins`; None: anywhere)."""
     location = resolve(url, uds=uds, timeout=TIMEOUT, bearer=bearer)
     if not any(a.status is not None for a in location.attempts):
         what = location.attempts[-1].outcome if location.attempts else "no answer"
         where = f"the unix socket {uds}" if uds else url
         return Preflight("unreachable", f"nothing answers at {where}: {' '.join(what.split())}", location)
     if credentials_given:
-        refused_it = _credential_refused(location, bearer)
-        return Preflight("auth_refused", refused_it, location) if refused_it else Preflight("go", "", location)
+        refused_it = _credential_refused(location, bearer, origins)
+        if refused_it:
+            return Preflight("auth_refused", refused_it, location)
+        return Preflight("go", "", location, _busy(location, bearer, origins))
     refused = _challenge(location)
     if refused is not None and location.card is None:
         return Preflight("auth_required", _auth_message(f"the agent card at {location.attempts[0].url}", *refused),
                          location)
     if location.card is not None:
-        probed = _probe_rpc(location)
+        probed = _probe_rpc(location, origins=origins)
         if probed is not None:
             ep = location.endpoint("JSONRPC", "HTTP+JSON")
             where = f"its {ep.binding} interface {ep.url}" if ep else "its interface"
             return Preflight("auth_required", _auth_message(where, *probed), location)
+        return Preflight("go", "", location, _busy(location, None, origins))
     return Preflight("go", "", location)

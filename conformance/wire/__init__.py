@@ -9,4 +9,8 @@ from __future__ import annotations
 
 from conformance.wire.exchange import Exchange, Recorder
 
-__all__ = ["Exchange", "Recorder"]
+#: Seconds the harness waits for one answer of the agent under test unless told otherwise
+#: (``--call-timeout``): long enough for an agent that answers through a model (seconds per turn).
+DEFAULT_CALL_TIMEOUT = 60.0
+
+__all__ = ["DEFAULT_CALL_TIMEOUT", "Exchange", "Recorder"]

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+import httpx
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message
 
 from conformance.judge.quoting import quote as quote_value
-from conformance.wire import Recorder
+from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.errors import ErrorView, from_jsonrpc, from_rest
 from conformance.wire.exchange import Read
 from conformance.wire.grpc import GrpcClient
@@ -60,6 +61,9 @@ class Answer:
     #: Whether the answer carried a result at all (a JSON-RPC ``result`` member, which may be null; a
     #: 2xx HTTP+JSON body; a gRPC response), whatever its envelope's problems.
     has_result: bool = False
+    #: The per-call timeout (seconds) when the harness stopped waiting for this answer; None when an
+    #: answer (or a transport failure of another kind) came.
+    timed_out: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -107,7 +111,7 @@ class Caller:
     """Calls one interface of the agent (``interface`` is the card's AgentInterface entry)."""
 
     def __init__(self, binding: str, interface: Mapping[str, Any], *, token: str | None = None,
-                 recorder: Recorder | None = None, timeout: float = 10.0) -> None:
+                 recorder: Recorder | None = None, timeout: float = DEFAULT_CALL_TIMEOUT) -> None:
         if binding not in STANDARD_BINDINGS:
             raise ValueError(f"not a standard binding: {binding!r}")
         self.binding = binding
@@ -165,6 +169,9 @@ class Caller:
                 ans = self._call_rest(method, params, service, query)
             else:
                 ans = self._call_grpc(method, params, service)
+        except httpx.TimeoutException as exc:
+            return Answer(self.binding, method, transport_error=f"{type(exc).__name__}: no answer within the "
+                          f"per-call timeout of {self.timeout:g}s ({exc})", timed_out=self.timeout)
         except Exception as exc:  # noqa: BLE001 - a transport failure is an answer the check judges
             return Answer(self.binding, method, transport_error=f"{type(exc).__name__}: {exc}")
         ans.raw_result = ans.result
@@ -209,6 +216,8 @@ class Caller:
         request = _proto_request(method, params)
         reply = self._grpc.call(method, request, metadata=_metadata(service))
         ans = Answer(self.binding, method, status=reply.code, body=reply.exchange.response_body)
+        if reply.code == "DEADLINE_EXCEEDED" and reply.exchange.duration >= self.timeout * 0.95:
+            ans.timed_out = self.timeout  # the harness's own deadline cut the call, not the agent's answer
         if reply.ok:
             ans.result = MessageToDict(reply.response) if reply.response is not None else None
             ans.has_result = True
@@ -225,6 +234,9 @@ class Caller:
         rid = body.get("id") if isinstance(body, dict) else None
         try:
             reply = self._jsonrpc.raw(body)
+        except httpx.TimeoutException as exc:
+            return Answer(self.binding, str(method), transport_error=f"{type(exc).__name__}: no answer within the "
+                          f"per-call timeout of {self.timeout:g}s ({exc})", timed_out=self.timeout)
         except Exception as exc:  # noqa: BLE001
             return Answer(self.binding, str(method), transport_error=f"{type(exc).__name__}: {exc}")
         ans = Answer(self.binding, str(method), status=reply.status, content_type=reply.content_type,

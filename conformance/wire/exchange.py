@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -54,6 +54,8 @@ class Exchange:
     duration: float = 0.0
     error: str | None = None
     closed_by: ClosedBy | None = None
+    #: The unix socket the request went over (JSONRPC-UNIX); not evidence (the URL says where, on it).
+    uds: str | None = None
 
     def __repr__(self) -> str:
         """A summary without headers, query, bodies or error text: those may hold secrets, and pytest prints
@@ -132,6 +134,11 @@ class Read:
     problems: tuple[str, ...] = ()
 
 
+#: Called with every exchange any recorder records, in the process (the run's task ledger,
+#: ``conformance.a2a.ledger``, watches for the tasks the run makes). A watcher must not raise.
+WATCHERS: list[Callable[[Exchange], None]] = []
+
+
 class Recorder(list[Exchange]):
     """A list of exchanges, in call order; every client appends each call it makes. ``reads`` lists the
     A2A objects the caller read out of them, for the rows that judge the data model."""
@@ -142,6 +149,8 @@ class Recorder(list[Exchange]):
 
     def record(self, exchange: Exchange) -> Exchange:
         self.append(exchange)
+        for watch in WATCHERS:
+            watch(exchange)
         return exchange
 
     @property

@@ -175,6 +175,7 @@ class HttpEndpoint:
             request_headers=[(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw],
             request_body=decode_body(content or b""),
             rpc_method=rpc_method,
+            uds=self._settings["uds"],
         )
 
     def _open(self, request: httpx.Request, ex: Exchange, t0: float, *, stream: bool) -> httpx.Response:

@@ -5,16 +5,21 @@ used goes into its evidence with its state and last log lines.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance import interrupts
 from conformance.a2a import datamodel
+from conformance.a2a.ledger import SETTLE_ON_STOP, SETTLE_TIMEOUT, TaskLedger
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.targets.instances import AgentTargets
+from conformance.targets.model import AgentTarget
 from conformance.wire import Recorder
 
 
@@ -25,6 +30,25 @@ def agent_targets(run_context: RunContext, run_secrets: SecretSet, pytestconfig:
     targets = AgentTargets.from_context(run_context, run_secrets, Path(report).resolve() if report else None)
     yield targets
     targets.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _run_leaves_no_task_running(run_context: RunContext, pytestconfig: pytest.Config) -> Iterator[None]:
+    """On a target the user runs (``--url``, ``--unix``): the tasks this process made and left running are
+    canceled when the run ends, or is interrupted, and waited for (bounded), so the next run finds the
+    agent as this one did (``conformance.a2a.ledger``). Launched targets and containers end with the run."""
+    if not AgentTarget.from_dict(run_context.target).running:
+        yield
+        return
+    with TaskLedger() as ledger:
+        try:
+            yield
+        finally:
+            line = ledger.settle(SETTLE_ON_STOP if interrupts.received() else SETTLE_TIMEOUT).line()
+            capture: Any = pytestconfig.pluginmanager.getplugin("capturemanager")
+            if line:  # to the user's terminal, not into a check's captured output
+                with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+                    sys.stderr.write(line + "\n")
 
 
 @pytest.fixture(autouse=True)

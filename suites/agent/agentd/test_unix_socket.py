@@ -23,7 +23,7 @@ from conformance.agentd.cards import declared_uris, has_scheme
 from conformance.agentd.clients import card_reply, ext, public_card, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import echo_of, render_echo
-from conformance.agentd.footing import deps, lacking
+from conformance.agentd.footing import declaring, deps, lacking
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -212,9 +212,11 @@ def test_other_uids_are_not_served(agent_targets: AgentTargets, recorder: Record
 
 
 @pytest.mark.requirement("AGENTD_UDS_005")
-def test_every_socket_connection_is_the_operator(unix: Instance, recorder: Recorder) -> None:
+def test_every_socket_connection_is_the_operator(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With no credential at all, a socket connection runs the operator-only op config: it is the
-    operator. Catches unix-caller-not-operator."""
+    operator. An op is a command: where the command extension is not declared, blocked by the row that
+    declares it. Catches unix-caller-not-operator."""
+    unix = declaring(agent_targets, COMMAND, listen="unix")
     with rpc_client(unix, recorder=recorder) as client:
         reply = client.call("SendMessage", send_params(command_message("config")), headers=ext(COMMAND))
     msg = (reply.result or {}).get("message") if isinstance(reply.result, dict) else None
@@ -245,9 +247,11 @@ def test_socket_has_no_scheme_and_no_extended_card(unix: Instance, recorder: Rec
 
 
 @pytest.mark.requirement("AGENTD_UDS_007")
-def test_socket_serves_no_session_ops(unix: Instance, recorder: Recorder) -> None:
-    """Over the socket, the session ops are refused as not served here: -32602 UNKNOWN_OP. Catches
-    session-ops-on-unix."""
+def test_socket_serves_no_session_ops(agent_targets: AgentTargets, recorder: Recorder) -> None:
+    """Over the socket, the session ops are refused as not served here: -32602 UNKNOWN_OP. The refusal is
+    the command extension's: where it is not declared, blocked by the row that declares it (a daemon
+    without it serves no op, and says so in its own way). Catches session-ops-on-unix."""
+    unix = declaring(agent_targets, COMMAND, listen="unix")
     problems = []
     with rpc_client(unix, recorder=recorder) as client:
         for op in SESSION_OPS:

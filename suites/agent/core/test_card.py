@@ -16,7 +16,15 @@ from conformance.a2a.streams import must_stream
 from conformance.judge import blocked_by, expect_error, quote, strict, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
-from conformance.targets.core import CAPABILITIES, CARD_ROW, PROBE_METHOD, PROBE_TASK, CoreAgent, not_a2a
+from conformance.targets.core import (
+    CAPABILITIES,
+    CARD_ROW,
+    PROBE_METHOD,
+    PROBE_TASK,
+    CoreAgent,
+    not_a2a,
+    wire_version,
+)
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
 
@@ -42,9 +50,12 @@ def test_card_parses_strictly_with_its_required_fields(core_agent: CoreAgent, re
 
 
 @pytest.mark.requirement("A2A_CARD_003")
-def test_card_declares_interfaces_with_url_binding_and_version(core_agent: CoreAgent) -> None:
-    """supportedInterfaces is non-empty and each entry names url, protocolBinding and protocolVersion.
-    Defect: interface-without-version."""
+def test_card_declares_interfaces_with_url_binding_and_version(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """supportedInterfaces is non-empty and each entry names url, protocolBinding and protocolVersion —
+    the version the interface speaks (§4.4.6: "the version of the A2A protocol this interface exposes"):
+    a JSON-RPC interface declaring another version that answers only the 1.0 method names (GetTask
+    served, the 0.3 ``tasks/get`` not routed or its version refused) declares the wrong one.
+    Defects: interface-without-version, card-declares-0.3."""
     card = card_of(core_agent)
     entries = card.get("supportedInterfaces")
     assert isinstance(entries, list) and entries, f"supportedInterfaces is {entries!r}"
@@ -53,6 +64,13 @@ def test_card_declares_interfaces_with_url_binding_and_version(core_agent: CoreA
         for key in ("url", "protocolBinding", "protocolVersion"):
             value = entry.get(key)
             assert isinstance(value, str) and value.strip(), f"supportedInterfaces[{i}].{key} is {value!r} in {entry}"
+    if "JSONRPC" in core_agent.interfaces and core_agent.wire("JSONRPC") is not None:
+        itf = core_agent.interfaces["JSONRPC"]
+        with Caller("JSONRPC", itf, token=core_agent.token, recorder=recorder, timeout=core_agent.call_timeout) as c:
+            wire = wire_version(c)  # asked again, for this row's evidence
+        if wire.only_1_0:
+            fail(f"the JSONRPC interface declares protocolVersion {itf.get('protocolVersion')!r} but speaks 1.0 "
+                 f"only ({wire.quote()})")
 
 
 @pytest.mark.requirement("A2A_CARD_007")

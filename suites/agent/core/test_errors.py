@@ -10,7 +10,7 @@ import pytest
 
 from conformance.a2a.messages import UNSUPPORTED_VERSION, text_message
 from conformance.a2a.steps import send, terminal_task
-from conformance.judge import blocked_by, describe_error, expect_error, quote, unique
+from conformance.judge import blocked_by, describe_error, expect_error, in_time, quote, unique
 from conformance.judge.errors import named_error
 from conformance.outcome import NotMeasured, fail, not_measured
 from conformance.targets.core import CoreAgent
@@ -147,6 +147,7 @@ def test_jsonrpc_standard_errors_have_their_codes(caller: Caller) -> None:
     wrong = []
     for what, body, code in cases:
         ans = caller.raw_jsonrpc(body)
+        in_time(ans, what)
         if ans.error is None:
             wrong.append(f"{what}: no error ({ans.quote(200)})")
         elif ans.error.code != code:

@@ -6,7 +6,7 @@ import pytest
 
 from conformance.a2a.steps import completed_task, get_task, held_task, long_running_task, send
 from conformance.a2a.tasks import task_of
-from conformance.judge import describe_error, expect_error, quote, succeeded, unique
+from conformance.judge import describe_error, expect_error, in_time, quote, succeeded, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller
@@ -54,11 +54,13 @@ def test_mismatched_context_and_task_is_rejected(core_agent: CoreAgent, caller: 
     if core_agent.control is not None:
         tid = held_task(core_agent, caller, "input-required")
         ans = send(caller, "wrong context", task_id=tid, context_id=other)
+        in_time(ans, f"SendMessage naming task {tid} with another contextId")
         if ans.error is None:
             fail(f"a message naming task {tid} with contextId {other!r} was accepted: {ans.quote()}")
         return
     task = completed_task(caller)
     ans = send(caller, "wrong context", task_id=task["id"], context_id=other)
+    in_time(ans, f"SendMessage naming task {task['id']} with another contextId")
     if ans.error is None:
         fail(f"a message naming task {task['id']} with contextId {other!r} was accepted: {ans.quote()}")
     if ans.error.reason == "UNSUPPORTED_OPERATION" or ans.error.code == -32004:

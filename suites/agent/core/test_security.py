@@ -43,7 +43,8 @@ def test_logs_carry_no_credential(core_agent: CoreAgent, caller: Caller, binding
     before = launched.logs()
     presented = run_secrets.make("logc")
     send(caller, "conformance check: a logged call")
-    stranger = Caller(binding, core_agent.interfaces[binding], token=presented, recorder=recorder)
+    stranger = Caller(binding, core_agent.interfaces[binding], token=presented, recorder=recorder,
+                      timeout=core_agent.call_timeout)
     try:
         send(stranger, "conformance check: a call with a credential the agent never issued")
     finally:

@@ -1,9 +1,11 @@
 """Protocol version negotiation: A2A-Version on every binding (§3.6).
 
 An agent is judged against the versions its card declares for the interface called (every
-supportedInterfaces entry of that binding, url and tenant): a version declared there is never
-probed as unsupported; one not declared must get VersionNotSupportedError (§3.6.2), recognised by
-the one error table every binding shares (``conformance/wire/errors.py``).
+supportedInterfaces entry of that binding, url and tenant) — or, where its JSON-RPC interface
+declares another version but answers only the 1.0 method names, against 1.0 (what the wire speaks;
+the card is A2A_CARD_003's fail): a version declared there is never probed as unsupported; one
+not declared must get VersionNotSupportedError (§3.6.2), recognised by the one error table every
+binding shares (``conformance/wire/errors.py``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import pytest
 from conformance.a2a.messages import send_params, send_params_0_3
 from conformance.a2a.steps import new_task, send
 from conformance.a2a.tasks import task_of
-from conformance.a2a.versions import UNDECLARED, declared_versions, undeclared
-from conformance.judge import blocked_by, error_problem, succeeded
+from conformance.a2a.versions import UNDECLARED, undeclared
+from conformance.judge import blocked_by, error_problem, in_time, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Answer, Caller
@@ -59,7 +61,7 @@ def test_undeclared_version_is_answered_with_version_not_supported(core_agent: C
 
     Defects: accepts-minor-versions, accepts-newer-major, accepts-bare-major,
     unsupported-version-wrong-error."""
-    declared = declared_versions(core_agent.card, caller.interface)
+    declared = core_agent.versions(caller.interface)
     versions = undeclared(part, declared)
     if not versions:
         not_measured(f"the {caller.binding} interface declares every version of part {part} "
@@ -84,7 +86,7 @@ def test_0_3_requests_are_answered_with_version_not_supported(core_agent: CoreAg
     version or with 0.3: the version is what is unsupported, so the answer is
     VersionNotSupportedError, not a result and not MethodNotFound. Defects: missing-version-accepted,
     version-0-3-accepted, 0.3-method-accepted."""
-    declared = declared_versions(core_agent.card, caller.interface)
+    declared = core_agent.versions(caller.interface)
     if "0.3" in declared:
         not_measured(f"the card declares A2A 0.3 on this {caller.binding} interface ({caller.url}); the harness "
                      "cannot judge 0.3 semantics")
@@ -125,11 +127,13 @@ def _query_honoured(caller: Caller) -> str | None:
         not_measured(f"blocked by A2A_VER_001: SendMessage with the A2A-Version 1.0 header is not served, so a "
                      f"version by query parameter cannot be told apart; {baseline.quote(300)}")
     ans = _by_query(caller, "SendMessage", send_params("version 1.0 by query"), "1.0")
+    in_time(ans, "SendMessage with ?A2A-Version=1.0 and no header")
     if not ans.ok:
         return f"SendMessage with ?A2A-Version=1.0 and no header was not processed: {ans.quote(300)}"
     task = task_of(ans.result, "SendMessage result")
     if task is not None:
         got = _by_query(caller, "GetTask", {"id": task["id"]}, "1.0")
+        in_time(got, "GetTask with ?A2A-Version=1.0 and no header")
         if not got.ok:
             return f"GetTask with ?A2A-Version=1.0 and no header was not processed: {got.quote(300)}"
     return None
@@ -156,7 +160,7 @@ def test_version_given_as_query_parameter_is_honoured(core_agent: CoreAgent, cal
     if why is not None:
         not_measured(f"this agent does not read A2A-Version from a request parameter ({why}), so how it judges a "
                      "version given there cannot be told")
-    bad = undeclared("major", declared_versions(core_agent.card, caller.interface))[-1]
+    bad = undeclared("major", core_agent.versions(caller.interface))[-1]
     ans = _by_query(caller, "SendMessage", send_params(f"version {bad} by query"), bad)
     problem = error_problem(ans, NOT_SUPPORTED, f"SendMessage with ?A2A-Version={bad} and no header")
     if problem is not None:
