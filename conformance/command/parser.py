@@ -59,7 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--cli-timeout", type=float, default=None, metavar="S",
                    help="bound on each invocation of the CLI (default 20 s; also caps longer waits checks ask for)")
     c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                   help="environment variable for the CLI under test (repeatable; the run is otherwise isolated)")
+                   help="environment variable for the CLI under test, its value a secret kept out of every file "
+                        "the run writes (repeatable; the run is otherwise isolated)")
+    c.add_argument("--env-plain", action="append", default=[], metavar="KEY=VALUE",
+                   help="environment variable for the CLI under test whose value is not a secret: the report "
+                        "shows it (repeatable)")
     c.add_argument("--name", metavar="NAME", help="target name for the report folder")
     c.add_argument("--language", metavar="LANG", help="the tool's implementation language, for the report's identity")
     c.add_argument("--repository", metavar="URL", help="the tool's repository, for the report's identity")

@@ -254,12 +254,27 @@ class CliTarget:
     env: dict[str, str] = field(default_factory=dict)
     #: The user's bound on each invocation (``--cli-timeout``): the default, and a cap on longer waits.
     timeout_cap: float | None = None
+    #: The variables of ``env`` whose values are secrets (given with ``--env``, not ``--env-plain``): the run
+    #: registers their values, so no report or evidence file holds any piece of them.
+    secret_env: tuple[str, ...] = ()
 
     @classmethod
     def build(cls, *, exe: str | None = None, adapter: str | None = None, skill: str | None = None,
-              env: dict[str, str] | None = None, cli_timeout: float | None = None) -> CliTarget:
-        """The CLI the user named (none: the bundled reference). Raises :class:`TargetError`."""
-        env = _pairs(env, "--env")
+              env: dict[str, str] | None = None, cli_timeout: float | None = None,
+              env_plain: dict[str, str] | None = None) -> CliTarget:
+        """The CLI the user named (none: the bundled reference). ``env`` (``--env``) holds secrets, every value
+        at least :data:`MIN_SECRET_LEN` characters; ``env_plain`` (``--env-plain``) values that are not.
+        Raises :class:`TargetError`."""
+        secret = _pairs(env, "--env")
+        plain = _pairs(env_plain, "--env-plain")
+        both = sorted(set(secret) & set(plain))
+        if both:
+            raise TargetError(f"--env and --env-plain both give {', '.join(both)}")
+        short = sorted(k for k, v in secret.items() if len(v) < MIN_SECRET_LEN)
+        if short:
+            raise TargetError(f"--env: the value of {', '.join(short)} is shorter than {MIN_SECRET_LEN} characters "
+                              "and could not be redacted safely; give a value that is not a secret with --env-plain")
+        env = {**plain, **secret}
         if exe is None:
             prefix: list[str] = list(REFERENCE_CLI)
         else:
@@ -293,7 +308,12 @@ class CliTarget:
         skill_path = Path(skill).resolve() if skill else (
             FIXTURES_DIR / "reference_cli" / "SKILL.md" if exe is None else None)
         return cls(prefix=tuple(prefix), adapter_file=str(Path(adapter).resolve()) if adapter else None,
-                   skill=skill_path, reference=exe is None, env=env, timeout_cap=cli_timeout)
+                   skill=skill_path, reference=exe is None, env=env, timeout_cap=cli_timeout,
+                   secret_env=tuple(sorted(secret)))
+
+    def secrets(self) -> list[str]:
+        """The values the run must keep out of every file it writes: those of the ``--env`` variables."""
+        return [self.env[k] for k in self.secret_env if k in self.env]
 
     @cached_property
     def adapter(self) -> Adapter | None:
@@ -316,7 +336,7 @@ class CliTarget:
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "cli", "prefix": list(self.prefix), "adapter": self.adapter_file,
                 "skill": str(self.skill) if self.skill else None, "reference": self.reference, "env": dict(self.env),
-                "cli_timeout": self.timeout_cap}
+                "cli_timeout": self.timeout_cap, "secret_env": list(self.secret_env)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> CliTarget:
@@ -331,4 +351,4 @@ class CliTarget:
             skill = str(FIXTURES_DIR / "reference_cli" / "SKILL.md")
         return cls(prefix=tuple(t.get("prefix") or REFERENCE_CLI), adapter_file=t.get("adapter"),
                    skill=Path(skill) if skill else None, reference=reference, env=env,
-                   timeout_cap=t.get("cli_timeout"))
+                   timeout_cap=t.get("cli_timeout"), secret_env=tuple(t.get("secret_env") or ()))
