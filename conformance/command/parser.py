@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("registry", help="list the requirement registry")
     r.add_argument("--family", choices=FAMILIES, help="only this family")
-    r.add_argument("--tier", type=int, help="only this tier and below")
+    r.add_argument("--tier", type=int, choices=(1, 2, 3), help="only this tier and below")
     r.add_argument("--format", choices=("text", "json", "yaml", "markdown"), default=None,
                    help="text (default), json, yaml; with --coverage: markdown (default) or json")
     r.add_argument("--coverage", action="store_true",

@@ -93,6 +93,9 @@ class RunOptions:
                   tier: int | None = None) -> RunOptions:
         if args.jobs < 1:
             raise UsageFailure("--jobs must be at least 1")
+        positive(args.timeout, "--timeout")
+        folder_arg(args.report_dir, "--report-dir")
+        folder_arg(args.allure_dir, "--allure-dir")
         return cls(family=family, name=args.name, only=args.only, tier=tier, require=require, jobs=args.jobs,
                    report_dir=args.report_dir, timeout=args.timeout, allure_dir=args.allure_dir,
                    baseline=args.baseline, write_baseline=args.write_baseline, rerun_failed=args.rerun_failed,
@@ -112,9 +115,29 @@ def pairs(values: list[str], flag: str) -> dict[str, str]:
     return out
 
 
+def positive(value: float | None, flag: str) -> None:
+    """A bound in seconds must be positive (a usage error otherwise); None is no bound."""
+    if value is not None and not value > 0:
+        raise UsageFailure(f"{flag} must be a positive number of seconds, got {value:g}")
+
+
+def folder_arg(given: str | None, flag: str) -> None:
+    """A folder the run will write: a usage error when it, or a folder above it, is a file."""
+    if not given:
+        return
+    path = Path(given).resolve()
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise UsageFailure(f"{flag}: {p} is a file, not a folder" if p == path
+                                   else f"{flag}: {given} is below {p}, which is a file")
+            return
+
+
 def report_dir(given: str | None, target: str) -> Path:
-    """``given``, or a fresh ``reports/<target>/<timestamp>``."""
+    """``given`` (a usage error when it names a file), or a fresh ``reports/<target>/<timestamp>``."""
     if given:
+        folder_arg(given, "--report-dir")
         return Path(given).resolve()
     stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")
     base = Path("reports") / slug(target) / stamp
@@ -378,6 +401,8 @@ def baseline(opts: RunOptions) -> Baseline:
     write = Path(opts.write_baseline) if opts.write_baseline else None
     if write is not None and not write.resolve().parent.is_dir():
         raise UsageFailure(f"--write-baseline: no such folder: {write.resolve().parent}")
+    if write is not None and write.is_dir():
+        raise UsageFailure(f"--write-baseline: {write} is a folder; name the file to write")
     return Baseline(expected, path, write)
 
 

@@ -15,6 +15,7 @@ from conformance.cli.adapter import AdapterError
 from conformance.cli.adapter_check import check_adapter
 from conformance.cli.adapter_check import render as render_adapter_check
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
+from conformance.command.run import folder_arg, positive
 from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, blank_template, render_saved
@@ -85,6 +86,7 @@ def cmd_adapter(args: argparse.Namespace) -> int:
     """``adapter check FILE [--exe TOOL]``: exit 0, 1 with --strict when something warns, 2 for a bad file."""
     if args.adapter_command != "check":
         raise UsageFailure("adapter: expected an action: check")
+    positive(args.cli_timeout, "--cli-timeout")
     prefix = None
     env: dict[str, str] = {}
     if args.exe:
@@ -109,6 +111,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = report_path(Path(args.path))
     if not path.is_file():
         raise UsageFailure(f"report render: no such report: {path}")
+    folder_arg(args.out, "--out")
     try:
         written = render_saved(path, default_registry(), Path(args.out) if args.out else None)
     except (ReportError, ReportWriteError) as exc:

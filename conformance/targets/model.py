@@ -31,7 +31,7 @@ from typing import Any
 
 from conformance.agentd_page import ROLES
 from conformance.cli.adapter import Adapter, AdapterError
-from conformance.cli.runner import ExecutableNotFound, check_executable
+from conformance.cli.runner import ExecutableNotFound, NotRunnable, check_runnable
 from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 from conformance.redact import MIN_SECRET_LEN
 
@@ -119,6 +119,7 @@ class AgentTarget:
             if target.kind not in (LAUNCH, CONTAINER):
                 raise TargetError("--defect applies only to a launched reference target (--launch) or its image")
             _check_defects(target.name or "reference", list(defects))
+        _check_facts(facts)
         target.tokens = tokens
         target.facts = facts
         target.defects = list(defects)
@@ -231,6 +232,24 @@ def _pairs(given: dict[str, str] | None, flag: str) -> dict[str, str]:
     return out
 
 
+#: The facts a user can declare about a target (``--fact KEY=VALUE``, a targets file's ``facts``): what a check
+#: needs of a configuration the harness cannot switch a running target to, with the values each takes (None:
+#: any). Credentials are not facts: ``--token`` gives them.
+FACTS: dict[str, tuple[str, ...] | None] = {
+    "events": ("on", "off"), "introspection": ("on", "off"), "device_grant": ("on", "off"), "push": ("on", "off"),
+    "listen": ("tcp", "unix"), "cors_origin": None,
+}
+
+
+def _check_facts(facts: dict[str, str]) -> None:
+    for key, value in facts.items():
+        if key not in FACTS:
+            raise TargetError(f"--fact: unknown fact {key!r} (known: {', '.join(FACTS)})")
+        values = FACTS[key]
+        if values is not None and value not in values:
+            raise TargetError(f"--fact: {key} is {' or '.join(values)}, got {value!r}")
+
+
 def _check_defects(launch: str, names: list[str]) -> None:
     if launch == "sdk":
         raise TargetError("--defect: the sdk target is the plain a2a-sdk agent and has no defects")
@@ -285,9 +304,11 @@ class CliTarget:
             if not prefix:
                 raise TargetError("--exe: empty command")
             try:
-                check_executable(prefix)
+                check_runnable(prefix)
             except ExecutableNotFound:
                 raise TargetError(f"--exe: executable not found or not executable: {prefix[0]}") from None
+            except NotRunnable as exc:
+                raise TargetError(f"--exe: {exc}") from None
             if os.sep in prefix[0]:
                 prefix[0] = os.path.abspath(prefix[0])
         if cli_timeout is not None and cli_timeout <= 0:
