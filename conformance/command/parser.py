@@ -11,9 +11,14 @@ from conformance.command.errors import UsageFailure
 from conformance.registry import FAMILIES
 
 
-class _Parser(argparse.ArgumentParser):
+class CommandParser(argparse.ArgumentParser):
+    """A parser whose errors are :class:`UsageFailure` (one line on stderr, exit 2), not argparse's usage text."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageFailure(f"{self.prog}: {message}")
+
+
+_Parser = CommandParser
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ from conformance.cli.adapter import AdapterError
 from conformance.cli.adapter_check import check_adapter
 from conformance.cli.adapter_check import render as render_adapter_check
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
+from conformance.command.parser import CommandParser
 from conformance.command.run import folder_arg, positive
 from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
 from conformance.registry import default_registry
@@ -163,5 +164,5 @@ def cmd_serve_agent(args: argparse.Namespace) -> int:
         from conformance.fixtures.scripted_agent.__main__ import main as serve
     except ImportError as exc:
         raise HarnessFailure(f"the scripted agent is not available: {exc}") from exc
-    result: int = serve(args.rest)
+    result: int = serve(args.rest, parser_class=CommandParser, prog="agentd-conformance serve-agent")
     return result
