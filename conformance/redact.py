@@ -1,18 +1,18 @@
 """Redaction: no known secret, and no piece of one, in any text a run writes.
 
 A run has one :class:`SecretSet`: tokens, API keys, passwords and private keys that the harness made or
-was given. :meth:`SecretSet.redact` replaces every run of :data:`WINDOW` (8) or more consecutive characters
+was given. :meth:`SecretSet.redact` replaces every run of :data:`WINDOW` (6) or more consecutive characters
 of a secret, in every spelling the harness can predict: as is; JSON-escaped (ASCII or not), Python
 ``repr`` (of the text and of its UTF-8 bytes), XML/HTML-escaped, each of those escaped once more (JSON
 inside JSON, a repr of a JSON string); URL-encoded (``quote`` with and without ``/`` kept,
 ``quote_plus``; upper- or lower-case hex); and base64 (standard and URL-safe, at any alignment inside a
 longer base64 text). Pieces matter because renderers cut long values — pytest shortens a repr to its
 first and last characters around ``...`` — and a cut through a token must not leave most of it behind.
-A secret shorter than 8 characters is matched whole.
+A secret shorter than 6 characters is matched whole.
 
-How: every 8-character window of every spelling goes into one set; every place in the text where a
+How: every 6-character window of every spelling goes into one set; every place in the text where a
 window stands is found (see :class:`_Matcher` for how this stays fast on large texts), and the union of
-those places — whole runs, not just 8 characters — is replaced, each run by one :data:`MARK`.
+those places — whole runs, not just 6 characters — is replaced, each run by one :data:`MARK`.
 
 :func:`redact_tree` is the final sweep of a report folder: every file, also one that is not valid UTF-8
 (its other bytes are kept as they are).
@@ -37,9 +37,9 @@ from urllib.parse import quote, quote_plus
 MARK = "[REDACTED]"
 MIN_SECRET_LEN = 4
 #: Any run of this many consecutive characters of a secret (in any predictable spelling) is redacted.
-WINDOW = 8
-#: At most this many characters of a label stand before the random part of a secret made by :meth:`SecretSet.make`,
-#: so every 8-character window of the secret holds some of its random characters.
+WINDOW = 6
+#: At most this many characters of a label stand before the random part of a secret made by :meth:`SecretSet.make`
+#: (then a ``-``), so every 6-character window of the secret holds some of its random characters.
 LABEL_LEN = 4
 _BLOCK = 4096
 assert struct.calcsize("I") == 4, "the 4-gram scan reads the text as 32-bit integers"
@@ -101,9 +101,10 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 class _Matcher:
     """The compiled form of a set of spellings: finds every span of a text that is a piece of one.
 
-    Any run of 8 characters holds a whole 4-character block that starts at a multiple of 4. So the text,
-    folded to one byte per character, is read as 32-bit integers (its aligned 4-grams, at C speed), and
-    only where one of them is a 4-gram of a secret are the five 8-character windows around it looked up.
+    Any run of 6 characters holds a whole 4-character block that starts at an even position. So the text,
+    folded to one byte per character, is read twice as 32-bit integers (its 4-grams at positions 0 and 2
+    mod 4, at C speed), and only where one of them is a 4-gram of a secret are the three 6-character
+    windows around it looked up.
     """
 
     def __init__(self, forms: Iterable[str]) -> None:
@@ -126,18 +127,22 @@ class _Matcher:
         found: list[tuple[int, int]] = []
         if windows and n >= WINDOW:
             mine = self.grams
-            grams = memoryview(_pack(text))[: n - n % 4].cast("I")
+            packed = _pack(text)
             step = _BLOCK // 4
-            for b in range(0, len(grams), step):
-                block = grams[b:b + step]
-                if mine.isdisjoint(block):
-                    continue
-                for k, gram in enumerate(block, b):
-                    if gram in mine:
-                        # The windows that hold the aligned 4-gram at p start at p-4 .. p.
-                        p = 4 * k
-                        found += [(i, i + WINDOW) for i in range(max(0, p - 4), min(p + 1, n - WINDOW + 1))
-                                  if text[i:i + WINDOW] in windows]
+            for shift in (0, 2):
+                rest = n - shift
+                grams = memoryview(packed)[shift: shift + rest - rest % 4].cast("I")
+                for b in range(0, len(grams), step):
+                    block = grams[b:b + step]
+                    if mine.isdisjoint(block):
+                        continue
+                    for k, gram in enumerate(block, b):
+                        if gram in mine:
+                            # The windows that hold the 4-gram at p start at p-(WINDOW-4) .. p.
+                            p = 4 * k + shift
+                            found += [(i, i + WINDOW)
+                                      for i in range(max(0, p - (WINDOW - 4)), min(p + 1, n - WINDOW + 1))
+                                      if text[i:i + WINDOW] in windows]
         if self.short is not None:
             found += [m.span() for m in self.short.finditer(text)]
         return _merge(found)
@@ -200,13 +205,13 @@ class SecretSet:
 
     def make(self, label: str = "secret") -> str:
         """A fresh random credential, registered. Only the label's first 4 characters stand before the
-        random part, so no 8-character window of the secret is plain text that reports also hold."""
+        random part, so no 6-character window of the secret is plain text that reports also hold."""
         value = f"{label[:LABEL_LEN]}-{_random.token_urlsafe(18)}"
         self.add(value)
         return value
 
     def redact(self, text: str) -> str:
-        """``text`` with every run of 8 or more characters of a secret (and every whole secret) replaced."""
+        """``text`` with every run of 6 or more characters of a secret (and every whole secret) replaced."""
         with self._lock:
             if not self._forms:
                 return text

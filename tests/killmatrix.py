@@ -123,7 +123,7 @@ def _cli_args(defect: str | None, tmp: Path) -> list[str]:
     # File defects (the skill layout) cannot be switched by the environment: lay the skill out as shipped
     # under this defect and point --skill at it, as a vendor would for their own tool.
     skill = materialize_skill(tmp / "skill", {defect} if defect else set())[0]
-    return ["cli", "--skill", str(skill), *(["--env", f"REFCLI_DEFECTS={defect}"] if defect else [])]
+    return ["cli", "--skill", str(skill), *(["--env-plain", f"REFCLI_DEFECTS={defect}"] if defect else [])]
 
 
 def _core_args(defect: str | None, tmp: Path, launch: str = "scripted") -> list[str]:

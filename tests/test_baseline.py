@@ -103,7 +103,7 @@ def test_baseline_exit_codes_end_to_end(tmp_path: Path) -> None:
     assert r.returncode == 1 and "stale baseline entry: A2ACLI_SEND_001" in r.stderr, r.stderr
 
     written.write_text(yaml.safe_dump(base), encoding="utf-8")
-    r = _cli(tmp_path, "--baseline", str(written), "--env", "REFCLI_DEFECTS=no-message-id")
+    r = _cli(tmp_path, "--baseline", str(written), "--env-plain", "REFCLI_DEFECTS=no-message-id")
     assert r.returncode == 1 and "regression: A2ACLI_SEND_001 expected pass, got fail" in r.stderr, r.stderr
 
 
@@ -163,7 +163,7 @@ def test_a_baseline_used_on_a_narrower_or_wider_run_compares_only_the_common_row
     on a wide run (SEND_001 now passing): exit 0, the rows one side never ran counted outside; a row both
     ran that got worse is still a regression."""
     wide, narrow = tmp_path / "wide.yaml", tmp_path / "narrow.yaml"
-    r = _only(tmp_path, "w", IDS, "--env", "REFCLI_DEFECTS=no-message-id", "--write-baseline", str(wide))
+    r = _only(tmp_path, "w", IDS, "--env-plain", "REFCLI_DEFECTS=no-message-id", "--write-baseline", str(wide))
     assert r.returncode == 0, r.stderr
     assert yaml.safe_load(wide.read_text(encoding="utf-8"))["A2ACLI_SEND_001"]["status"] == "fail"
 
@@ -176,7 +176,8 @@ def test_a_baseline_used_on_a_narrower_or_wider_run_compares_only_the_common_row
     assert "0 regression(s), 0 stale entries" in r.stdout and "65 row(s) outside the comparison" in r.stdout, r.stdout
     assert "65 row(s) were outside the comparison" in (tmp_path / "w2" / "summary.md").read_text(encoding="utf-8")
 
-    r = _only(tmp_path, "w3", ["A2ACLI_OUT_001"], "--baseline", str(narrow), "--env", "REFCLI_DEFECTS=mixed-streams")
+    r = _only(tmp_path, "w3", ["A2ACLI_OUT_001"], "--baseline", str(narrow),
+              "--env-plain", "REFCLI_DEFECTS=mixed-streams")
     assert r.returncode == 1 and "regression: A2ACLI_OUT_001 expected pass" in r.stderr, (r.stdout, r.stderr)
 
 
@@ -190,7 +191,7 @@ def test_a_malformed_baseline_is_a_usage_error_before_anything_runs(tmp_path: Pa
 
 def test_rerun_failed_reruns_only_unsettled_rows_and_merges(tmp_path: Path) -> None:
     """A defect fails SEND_001; the rerun without it measures only SEND_001 and carries OUT_001 over."""
-    first = _cli(tmp_path, "--env", "REFCLI_DEFECTS=no-message-id")
+    first = _cli(tmp_path, "--env-plain", "REFCLI_DEFECTS=no-message-id")
     assert first.returncode == 0, first.stderr
     before = yaml.safe_load((tmp_path / "r" / "compliance-report.yaml").read_text(encoding="utf-8"))
     assert before["requirements"]["A2ACLI_SEND_001"]["status"] == "fail"

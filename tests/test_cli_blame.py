@@ -196,21 +196,21 @@ def test_exit_statuses_are_judged_without_an_envelope_or_task_get_wait(tmp_path:
     """Exit 2 on usage errors, 1 on protocol errors and unreachable agents, 0 on success, no reserved
     status of the wrong meaning: EXIT_001 passes though the tool prints no Appendix B envelope (OUT_004)
     and its `task get --wait` reads once (TASK_POLL_001)."""
-    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env", "REFCLI_DEFECTS=no-error-envelope,no-task-get-wait")
+    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env-plain", "REFCLI_DEFECTS=no-error-envelope,no-task-get-wait")
     assert _row(reqs, "A2ACLI_EXIT_001")[0] == "pass", _row(reqs, "A2ACLI_EXIT_001")
 
 
 def test_a_timeout_exit_is_judged_through_task_get_wait_when_send_does_not_wait(tmp_path: Path) -> None:
     """`send` returns at once (defect no-wait-by-default, SEND_002's), so `send --timeout` never times
     out; `task get --wait --timeout` does, and shows exit 5: EXIT_001 is judged on that run and passes."""
-    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env", "REFCLI_DEFECTS=no-wait-by-default")
+    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env-plain", "REFCLI_DEFECTS=no-wait-by-default")
     assert _row(reqs, "A2ACLI_EXIT_001")[0] == "pass", _row(reqs, "A2ACLI_EXIT_001")
 
 
 def test_the_second_route_to_a_timeout_still_catches_a_wrong_exit(tmp_path: Path) -> None:
     """The same tool also exiting 3 on a timeout (defect timeout-exit-3): the `task get --wait` route
     shows it, and EXIT_001 fails."""
-    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env", "REFCLI_DEFECTS=no-wait-by-default,timeout-exit-3")
+    reqs = _cli(tmp_path, ["A2ACLI_EXIT_001"], "--env-plain", "REFCLI_DEFECTS=no-wait-by-default,timeout-exit-3")
     status, note = _row(reqs, "A2ACLI_EXIT_001")
     assert status == "fail" and "timeout" in note, (status, note)
 
@@ -218,7 +218,8 @@ def test_the_second_route_to_a_timeout_still_catches_a_wrong_exit(tmp_path: Path
 def test_redaction_is_judged_whatever_the_agent_answered(tmp_path: Path) -> None:
     """The API key goes in the wrong header (AUTH_001's defect): AUTH_001 fails, AUTH_004 (redaction
     under --debug) is still judged on the diagnostics, and passes."""
-    reqs = _cli(tmp_path, ["A2ACLI_AUTH_004", "A2ACLI_AUTH_001"], "--env", "REFCLI_DEFECTS=api-key-ignores-scheme")
+    reqs = _cli(tmp_path, ["A2ACLI_AUTH_004", "A2ACLI_AUTH_001"],
+                "--env-plain", "REFCLI_DEFECTS=api-key-ignores-scheme")
     assert _row(reqs, "A2ACLI_AUTH_004")[0] == "pass", _row(reqs, "A2ACLI_AUTH_004")
     assert _row(reqs, "A2ACLI_AUTH_001")[0] in ("fail", "partial"), _row(reqs, "A2ACLI_AUTH_001")
 
@@ -260,7 +261,7 @@ def test_a_missing_poll_interval_fails_only_the_requirement_that_names_it(tmp_pa
                     "conformance.fixtures.twin_cli")
         says = "unsupported by the tool (adapter)"
     else:
-        reqs = _cli(tmp_path, ONLY_POLL, "--env", "REFCLI_DEFECTS=no-poll-interval-flag")
+        reqs = _cli(tmp_path, ONLY_POLL, "--env-plain", "REFCLI_DEFECTS=no-poll-interval-flag")
         says = "unknown option --poll-interval"
     status, note = _row(reqs, "A2ACLI_TASK_POLL_002")
     assert status == "fail" and "--poll-interval" in note and says in note, (status, note)

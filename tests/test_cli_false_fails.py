@@ -24,7 +24,7 @@ def variant_exe(tmp: Path) -> str:
 
 def run_variant(tmp: Path, variants: str, only: list[str], *extra: str) -> dict[str, Any]:
     """The requirements of a run of ``only`` on the reference CLI with ``variants`` switched on."""
-    report = run_command(["cli", "--exe", variant_exe(tmp), "--jobs", "2", "--env", f"VARIANT_CLI={variants}",
+    report = run_command(["cli", "--exe", variant_exe(tmp), "--jobs", "2", "--env-plain", f"VARIANT_CLI={variants}",
                           *extra, "--only", *only], tmp / "report")
     reqs: dict[str, Any] = report.to_dict()["requirements"]
     return reqs
@@ -94,7 +94,7 @@ def test_an_unrelated_404_earns_no_passing_part_of_send_003(tmp_path: Path) -> N
 def test_output_fields_missing_the_context_do_not_fail_the_text_floor(tmp_path: Path) -> None:
     """Defect `no-context-in-output` (OUT_001's, INTERACT_004's: the context id is not printed) leaves the
     text floor (OUT_005: label lines, stable labels, no control sequences) as it was: OUT_005 passes."""
-    report = run_command(["cli", "--jobs", "2", "--env", "REFCLI_DEFECTS=no-context-in-output", "--only",
+    report = run_command(["cli", "--jobs", "2", "--env-plain", "REFCLI_DEFECTS=no-context-in-output", "--only",
                           "A2ACLI_OUT_005"], tmp_path / "report")
     reqs = report.to_dict()["requirements"]
     assert row(reqs, "A2ACLI_OUT_005")[0] == "pass", row(reqs, "A2ACLI_OUT_005")

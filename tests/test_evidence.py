@@ -6,7 +6,7 @@ unicode included) in random text and encodes the whole the way a wire log would 
 JSON-escaped (ASCII or not), URL-encoded (``quote`` with and without ``/`` kept, ``quote_plus``),
 base64 standard and URL-safe at every alignment, and HTTP Basic ``user:password``. After
 :meth:`SecretSet.redact` the secret's encoded form must not appear outside the redaction marks.
-A secret of 8 characters or more must not leave any 8 consecutive characters of any of those forms,
+A secret of 6 characters or more must not leave any 6 consecutive characters of any of those forms,
 even when the text is cut anywhere or shortened around ``...`` the way pytest shortens a long repr
 (pytest's own ``saferepr`` is used for that). The oracle encodes the secret independently of
 ``conformance.redact``.
@@ -34,9 +34,9 @@ SENTINEL = "\x00"
 CHARS = st.one_of(st.sampled_from("<>&\"'\\|:/+=%#@?\n\t\r \x1b"),
                   st.characters(blacklist_categories=("Cs",), blacklist_characters=SENTINEL))
 SECRETS = st.text(CHARS, min_size=4, max_size=24)
-LONG_SECRETS = st.text(CHARS, min_size=8, max_size=40)
+LONG_SECRETS = st.text(CHARS, min_size=6, max_size=40)
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
-WINDOW = 8
+WINDOW = 6
 
 
 def _outside_marks(text: str) -> str:
@@ -49,7 +49,7 @@ def _windows(form: str) -> set[str]:
 
 
 def _survivors(form: str, text: str) -> set[str]:
-    """The 8-character windows of ``form`` still standing in ``text`` outside the redaction marks."""
+    """The 6-character windows of ``form`` still standing in ``text`` outside the redaction marks."""
     out = _outside_marks(text)
     return {w for w in _windows(form) if w in out}
 
@@ -129,14 +129,14 @@ def test_redact_obj_covers_keys_and_nested_values(secret: str, noise: str) -> No
 
 
 @given(LONG_SECRETS, TEXT, TEXT, WHERE, CUTS)
-def test_no_eight_characters_of_a_secret_survive_a_cut(secret: str, before: str, after: str, where: float,
+def test_no_six_characters_of_a_secret_survive_a_cut(secret: str, before: str, after: str, where: float,
                                                        how: str) -> None:
     text = _cut(before + secret + after, where, how)
     assert _survivors(secret, SecretSet([secret]).redact(text)) == set()
 
 
-@given(LONG_SECRETS, TEXT, st.integers(0, 40), st.integers(8, 40))
-def test_any_piece_of_eight_or_more_characters_is_redacted_whole(secret: str, noise: str, start: int,
+@given(LONG_SECRETS, TEXT, st.integers(0, 40), st.integers(6, 40))
+def test_any_piece_of_six_or_more_characters_is_redacted_whole(secret: str, noise: str, start: int,
                                                                   length: int) -> None:
     piece = secret[start:start + length]
     assume(len(piece) >= WINDOW)

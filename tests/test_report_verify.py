@@ -34,7 +34,8 @@ def _verify(folder: Path) -> subprocess.CompletedProcess[str]:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A run with a defect (SEND_001 fails), and its --rerun-failed merge without it."""
     tmp = tmp_path_factory.mktemp("verify")
-    first = _command("cli", "--only", *IDS, "--env", "REFCLI_DEFECTS=no-message-id", "--report-dir", str(tmp / "r"))
+    first = _command("cli", "--only", *IDS, "--env-plain", "REFCLI_DEFECTS=no-message-id",
+                     "--report-dir", str(tmp / "r"))
     assert first.returncode == 0, first.stderr[-2000:]
     merged = _command("cli", "--only", *IDS, "--report-dir", str(tmp / "merged"), "--rerun-failed", str(tmp / "r"))
     assert merged.returncode == 0, merged.stderr[-2000:]

@@ -2,7 +2,7 @@
 
 A check registers a token, prints it, and fails on a comparison whose values pytest renders cut short
 around ``...``, and a fixture holding the token is printed in the traceback. The plugin's scrubber must
-leave no 8 consecutive characters of the token in what pytest prints (what the command keeps as
+leave no 6 consecutive characters of the token in what pytest prints (what the command keeps as
 pytest.log), in one process and under xdist, where the token exists only in a worker.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from conformance.command.run import PLUGIN_ARGS
 from conformance.paths import PACKAGE_DIR
 
-WINDOW = 8
+WINDOW = 6
 
 CHECK = '''
 import os

@@ -9,7 +9,7 @@ Two hostile targets, each driven through the real ``agentd-conformance`` command
   with ``--token operator=SECRET``.
 
 Afterwards no file under the report folder or the allure folder (pytest.log included) may hold any
-8 consecutive characters of any secret. This is the regression test of the fragment leak: the
+6 consecutive characters of any secret. This is the regression test of the fragment leak: the
 redaction once matched only whole secrets, so a token cut by ``...`` survived minus two characters.
 """
 
@@ -32,7 +32,7 @@ from starlette.routing import Route
 from tests.killmatrix import run_command
 from tests.wire_servers import RunningHttp, serve_http
 
-WINDOW = 8
+WINDOW = 6
 #: The shape of the credentials the CLI checks make up (``new_secret``: a prefix, then 24 random characters).
 HARNESS_SECRET = re.compile(r"[a-z]+-[A-Za-z0-9_-]{24}")
 CLI_IDS = ("A2ACLI_AUTH_001", "A2ACLI_AUTH_002", "A2ACLI_AUTH_003", "A2ACLI_AUTH_004", "A2ACLI_SEND_001")
@@ -57,7 +57,7 @@ def windows(secret: str) -> set[str]:
 
 
 def leaks(folders: list[Path], found: set[str]) -> dict[str, list[str]]:
-    """Every file under ``folders`` that holds an 8-window of a secret in ``found``, with the windows."""
+    """Every file under ``folders`` that holds a 6-window of a secret in ``found``, with the windows."""
     wanted = set().union(*(windows(s) for s in found))
     out: dict[str, list[str]] = {}
     for folder in folders:

@@ -4,7 +4,7 @@ specification leaves a choice. A variant marked NOT conforming shows the other s
 must not earn a passing part of a row it says nothing about.
 
 Run as ``python tests/variant_cli.py ARGS`` with ``VARIANT_CLI=name[,name...]`` in the environment
-(``--env VARIANT_CLI=...`` on the command line); every invocation no variant touches is the reference
+(``--env-plain VARIANT_CLI=...`` on the command line); every invocation no variant touches is the reference
 CLI's own. :data:`VARIANTS` says what each one changes and where it was seen.
 """
 

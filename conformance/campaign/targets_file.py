@@ -8,7 +8,8 @@ A targets file (YAML) lists the runs::
         exe: "mycli --flag"          # cli: the command line (omit for the bundled reference CLI)
         adapter: mycli.adapter.yaml  # cli: optional, relative to the targets file
         skill: SKILL.md              # cli: optional
-        env: {NO_COLOR: "1"}         # cli: optional
+        env: {A2ACLI_BEARER: "..."}  # cli: optional; secrets (as --env: kept out of every report file)
+        env_plain: {NO_COLOR: "1"}   # cli: optional; not secrets (as --env-plain: the report shows them)
         tier: 1                      # cli: optional
       - name: reference-agentd
         kind: agent
@@ -52,7 +53,7 @@ import yaml
 from conformance.targets.model import AgentTarget, CliTarget
 
 _KEYS = {
-    "cli": {"name", "kind", "exe", "adapter", "skill", "env", "tier", "only"},
+    "cli": {"name", "kind", "exe", "adapter", "skill", "env", "env_plain", "tier", "only"},
     "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only",
               "defects", "long_running_text", "call_timeout", "allow_origins"},
 }
@@ -88,7 +89,7 @@ class Entry:
         s = self.settings
         if self.kind == "cli":
             return CliTarget.build(exe=s.get("exe"), adapter=s.get("adapter"), skill=s.get("skill"),
-                                   env=dict(s.get("env") or {}))
+                                   env=dict(s.get("env") or {}), env_plain=dict(s.get("env_plain") or {}))
         return AgentTarget.build(url=s.get("url"), unix=s.get("unix"), launch=s.get("launch"),
                                  container=s.get("container"),
                                  tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
@@ -133,7 +134,7 @@ def load_targets(path: Path) -> list[Entry]:
         for key in ("adapter", "skill", "unix"):
             if t.get(key):
                 t[key] = str((path.parent / t[key]).resolve()) if not os.path.isabs(t[key]) else t[key]
-        for key in ("env", "facts", "tokens_env"):
+        for key in ("env", "env_plain", "facts", "tokens_env"):
             v = t.get(key)
             if v is not None and not (isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
                                                                    for k, x in v.items())):

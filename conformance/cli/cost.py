@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
+#: Below this much CLI process time the overhead ratio is noise (a tool that exits at once gives 100000 %).
+MEANINGFUL_CLI_SECONDS = 1.0
+
 
 class Cost(NamedTuple):
     cli_seconds: float
@@ -15,14 +18,16 @@ class Cost(NamedTuple):
 
     @property
     def overhead(self) -> float | None:
-        """Harness overhead: (wall x jobs - the CLI's own time) / the CLI's own time."""
-        if self.cli_seconds <= 0:
+        """Harness overhead: (wall x jobs - the CLI's own time) / the CLI's own time; None when the CLI's own
+        time is too short (under :data:`MEANINGFUL_CLI_SECONDS`) for the ratio to say anything."""
+        if self.cli_seconds < MEANINGFUL_CLI_SECONDS:
             return None
         return (self.wall_seconds * self.jobs - self.cli_seconds) / self.cli_seconds
 
     def line(self) -> str:
         over = self.overhead
-        share = f"harness overhead {over:.0%}" if over is not None else "harness overhead unknown"
+        share = (f"harness overhead {over:.0%}" if over is not None
+                 else "harness overhead not stated (the CLI's own time is too short to compare with)")
         return (f"CLI process time: {self.cli_seconds:.1f} s over {self.invocations} invocation(s); run wall time "
                 f"{self.wall_seconds:.1f} s with --jobs {self.jobs}; {share}")
 

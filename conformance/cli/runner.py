@@ -43,6 +43,7 @@ import selectors
 import shutil
 import signal
 import subprocess
+import tempfile
 import termios
 import threading
 import time
@@ -99,6 +100,37 @@ def check_executable(prefix: Sequence[str], path: str | None = None) -> str:
     if found is None:
         raise ExecutableNotFound(argv0)
     return found
+
+
+class NotRunnable(Exception):
+    """The executable is there but the system cannot start it (no ``#!`` line, a missing interpreter, a
+    binary for another machine); the message names it and the system's reason."""
+
+
+def check_runnable(prefix: Sequence[str]) -> None:
+    """Start ``prefix --version`` and stop it at once: the system's refusal to execute it (an exec format
+    error, say) becomes :class:`NotRunnable`, a tool that starts is left alone (it is killed before it does
+    anything worth waiting for)."""
+    exe = check_executable(prefix)
+    folder = Path(tempfile.mkdtemp(prefix="agentd-conformance-probe-"))
+    try:
+        proc = subprocess.Popen([exe, *prefix[1:], "--version"], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=folder,
+                                env={"PATH": _harness_path(), "HOME": str(folder), "TMPDIR": str(folder)},
+                                start_new_session=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOEXEC:
+            reason += " (a script needs a #! line naming its interpreter)"
+        elif exc.errno == errno.ENOENT:
+            reason += " (the interpreter its #! line names is not there)"
+        raise NotRunnable(f"cannot execute {prefix[0]}: {reason}") from None
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _harness_path() -> str:

@@ -68,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
+            sys.stderr.write("agentd-conformance: expected a command (see the list above)\n")
             return EXIT_USAGE
         if args.command in RUNS:
             interrupts.install()

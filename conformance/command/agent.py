@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.command.errors import HarnessFailure, UsageFailure
-from conformance.command.identity import public_argv
+from conformance.command.identity import public_argv, secret_free_argv
 from conformance.command.run import (
     RunOptions,
     command_line,
@@ -74,7 +74,7 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
         family=opts.family, target=target.to_dict(), provides=target.provides(),
         run={"target": name, "agent_tested": target.where(), "bundled_target": target.bundled(),
              "env_given": sorted((target.container or {}).get("env") or {}),
-             "command": command_line(public_argv(_redacted_argv(sys.argv[1:]))),
+             "command": command_line(public_argv(secret_free_argv(sys.argv[1:]))),
              "started": started(), "extra": extra},
         secrets=list(target.tokens.values()), scope=planned.ids, scope_note=planned.note)
     suite = SUITES_DIR / "agent" / ("agentd" if opts.family == "agentd" else "core")
@@ -153,23 +153,3 @@ def _schema_source(source: str, target: AgentTarget, out: Path) -> Path | None:
                                f"no JSON (exit {proc.returncode})") from None
         (folder / f"{b}.schema.json").write_bytes(proc.stdout)
     return folder
-
-
-def _redacted_argv(argv: list[str]) -> list[str]:
-    """The command line with every ``--token`` value hidden."""
-    out: list[str] = []
-    hide = False
-    for a in argv:
-        if hide:
-            k, _, _ = a.partition("=")
-            out.append(f"{k}=[REDACTED]")
-            hide = False
-        elif a == "--token":
-            out.append(a)
-            hide = True
-        elif a.startswith("--token="):
-            k, _, _ = a[len("--token="):].partition("=")
-            out.append(f"--token={k}=[REDACTED]")
-        else:
-            out.append(a)
-    return out

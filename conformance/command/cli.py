@@ -17,6 +17,7 @@ from conformance.command.identity import (
     machine_caveats,
     public_argv,
     public_path,
+    secret_free_argv,
     tool_version,
 )
 from conformance.command.run import RunOptions, command_line, pairs, plan, run_suite, started
@@ -35,7 +36,8 @@ AGENT_TESTED = "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)"
 def cmd_cli(args: argparse.Namespace) -> int:
     try:
         target = CliTarget.build(exe=args.exe, adapter=args.adapter, skill=args.skill,
-                                 env=pairs(args.env, "--env"), cli_timeout=args.cli_timeout)
+                                 env=pairs(args.env, "--env"), env_plain=pairs(args.env_plain, "--env-plain"),
+                                 cli_timeout=args.cli_timeout)
     except TargetError as exc:
         raise UsageFailure(str(exc)) from None
     opts = RunOptions.from_args(args, "a2acli", args.require_tier and f"tier_{args.require_tier}", args.tier)
@@ -73,8 +75,8 @@ def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None
                        "skill": public_path(str(target.skill)) if target.skill else "none (no --skill given)"},
              "adapter": adapter_info(adapter) if adapter is not None else None, "agent_tested": AGENT_TESTED,
              "bundled_target": bundled, "caveats": caveats, "env_given": sorted(given_env),
-             "command": command_line(public_argv(sys.argv[1:])), "started": started()},
-        scope=planned.ids, scope_note=planned.note)
+             "command": command_line(public_argv(secret_free_argv(sys.argv[1:]))), "started": started()},
+        secrets=target.secrets(), scope=planned.ids, scope_note=planned.note)
     sys.stderr.write(f"agentd-conformance: checking {shlex.join(target.prefix)} → {out}\n")
     t0 = time.monotonic()
     code = run_suite(SUITE, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)

@@ -16,6 +16,7 @@ from typing import Any
 
 from conformance.cli.adapter import Adapter, Unsupported
 from conformance.context import private_dir
+from conformance.redact import MARK
 from conformance.registry import Registry
 
 #: Programs this machine must have for a requirement's checks to measure it (else it is not_measured,
@@ -59,6 +60,30 @@ def _public_word(word: str) -> str:
     return public_path(word)
 
 
+#: The flags whose ``KEY=VALUE`` values are secrets: the command line a report records shows their keys only.
+SECRET_FLAGS = ("--token", "--env")
+
+
+def secret_free_argv(argv: Sequence[str]) -> list[str]:
+    """The command's arguments with the value of every ``--token ROLE=TOKEN`` and ``--env KEY=VALUE`` hidden
+    (``--env-plain`` values stay: the user said they are not secret)."""
+    out: list[str] = []
+    hide = False
+    for a in argv:
+        flag, eq, given = a.partition("=")
+        if hide:
+            out.append(f"{a.partition('=')[0]}={MARK}")
+            hide = False
+        elif a in SECRET_FLAGS:
+            out.append(a)
+            hide = True
+        elif eq and flag in SECRET_FLAGS:
+            out.append(f"{flag}={given.partition('=')[0]}={MARK}")
+        else:
+            out.append(a)
+    return out
+
+
 def public_argv(argv: Sequence[str]) -> list[str]:
     """The command's arguments with every absolute path made relative or cut to its file name."""
     return [_public_word(a) for a in argv]
@@ -78,7 +103,7 @@ def tool_version(prefix: Sequence[str], adapter: str | None = None, env: Mapping
             return None
         full.update({k: v for k, v in extra.items() if v is not None})
     home = private_dir("agentd-conformance-version-")
-    full["HOME"] = str(home)
+    full["HOME"] = full["TMPDIR"] = str(home)
     try:
         proc = subprocess.run([*prefix, *args], capture_output=True, timeout=timeout, env=full,
                               stdin=subprocess.DEVNULL, cwd=home)

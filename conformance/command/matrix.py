@@ -21,16 +21,17 @@ from conformance.campaign import (
 )
 from conformance.command.agent import run_agent
 from conformance.command.cli import run_cli
-from conformance.command.errors import EXIT_HARNESS, EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
-from conformance.command.run import RunOptions, report_dir
+from conformance.command.errors import EXIT_HARNESS, EXIT_OK, EXIT_UNSATISFIED, UsageFailure
+from conformance.command.run import RunOptions, positive, report_dir, scope
 from conformance.registry import default_registry
 from conformance.report.model import Report, load_report
-from conformance.targets.model import CliTarget, TargetError
+from conformance.targets.model import CONTAINER, AgentTarget, CliTarget, TargetError
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UsageFailure("--jobs must be at least 1")
+    positive(args.timeout, "--timeout")
     path = Path(args.targets)
     if not path.is_file():
         raise UsageFailure(f"--targets: no such file: {args.targets}")
@@ -42,6 +43,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             shard_of = (index, count, [e.name for e in entries])
             entries = shard(entries, index, count)
         out = report_dir(args.report_dir, "matrix")
+        _check_entries(path, entries)
 
         def runner(entry: Entry, folder: Path) -> Report:
             return _run_entry(entry, folder, args.jobs, args.timeout)
@@ -50,6 +52,35 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     except (TargetFileError, PreviousError) as exc:
         raise UsageFailure(str(exc)) from exc
     return _exit(doc, out, args.fail_on_regression)
+
+
+def _check_entries(path: Path, entries: list[Entry]) -> None:
+    """What a target of the file cannot be used as (an executable that is not there, a token too short, ids
+    of another family, an image the engine does not have) is a usage error naming it, before anything runs.
+    An engine that does not answer is left to the runs (each target it fails is an error of the table)."""
+    for entry in entries:
+        where = f"targets file {path}: {entry.name}"
+        try:
+            target = entry.target()
+            scope(entry.family, entry.only, entry.tier if entry.kind == "cli" else None)
+        except (TargetError, UsageFailure) as exc:
+            raise UsageFailure(f"{where}: {exc}") from None
+        if isinstance(target, AgentTarget) and target.kind == CONTAINER:
+            _check_image(where, dict(target.container or {}))
+
+
+def _check_image(where: str, container: dict[str, Any]) -> None:
+    from conformance.targets.container import ContainerFailure, ContainerSpec
+    from conformance.targets.engine import EngineUnavailable, docker_client
+
+    try:
+        client = docker_client()
+    except EngineUnavailable:
+        return
+    try:
+        ContainerSpec.resolve(container, client)
+    except ContainerFailure as exc:
+        raise UsageFailure(f"{where}: {exc}") from None
 
 
 def _run_entry(entry: Entry, folder: Path, jobs: int, timeout: float | None) -> Report:
@@ -94,8 +125,6 @@ def cmd_matrix_merge(args: argparse.Namespace) -> int:
         previous = load_previous(Path(args.previous)) if args.previous else None
         out = report_dir(args.report_dir, "matrix")
         doc = merge_shards([Path(d) for d in args.dirs], out, previous)
-    except PreviousError as exc:
+    except (PreviousError, MergeError) as exc:  # the folders given do not make one matrix: the user's to fix
         raise UsageFailure(str(exc)) from exc
-    except MergeError as exc:
-        raise HarnessFailure(str(exc)) from exc
     return _exit(doc, out, args.fail_on_regression)

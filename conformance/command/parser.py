@@ -11,9 +11,14 @@ from conformance.command.errors import UsageFailure
 from conformance.registry import FAMILIES
 
 
-class _Parser(argparse.ArgumentParser):
+class CommandParser(argparse.ArgumentParser):
+    """A parser whose errors are :class:`UsageFailure` (one line on stderr, exit 2), not argparse's usage text."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageFailure(f"{self.prog}: {message}")
+
+
+_Parser = CommandParser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("registry", help="list the requirement registry")
     r.add_argument("--family", choices=FAMILIES, help="only this family")
-    r.add_argument("--tier", type=int, help="only this tier and below")
+    r.add_argument("--tier", type=int, choices=(1, 2, 3), help="only this tier and below")
     r.add_argument("--format", choices=("text", "json", "yaml", "markdown"), default=None,
                    help="text (default), json, yaml; with --coverage: markdown (default) or json")
     r.add_argument("--coverage", action="store_true",
@@ -59,7 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--cli-timeout", type=float, default=None, metavar="S",
                    help="bound on each invocation of the CLI (default 20 s; also caps longer waits checks ask for)")
     c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                   help="environment variable for the CLI under test (repeatable; the run is otherwise isolated)")
+                   help="environment variable for the CLI under test, its value a secret kept out of every file "
+                        "the run writes (repeatable; the run is otherwise isolated)")
+    c.add_argument("--env-plain", action="append", default=[], metavar="KEY=VALUE",
+                   help="environment variable for the CLI under test whose value is not a secret: the report "
+                        "shows it (repeatable)")
     c.add_argument("--name", metavar="NAME", help="target name for the report folder")
     c.add_argument("--language", metavar="LANG", help="the tool's implementation language, for the report's identity")
     c.add_argument("--repository", metavar="URL", help="the tool's repository, for the report's identity")

@@ -93,6 +93,9 @@ class RunOptions:
                   tier: int | None = None) -> RunOptions:
         if args.jobs < 1:
             raise UsageFailure("--jobs must be at least 1")
+        positive(args.timeout, "--timeout")
+        folder_arg(args.report_dir, "--report-dir")
+        folder_arg(args.allure_dir, "--allure-dir")
         return cls(family=family, name=args.name, only=args.only, tier=tier, require=require, jobs=args.jobs,
                    report_dir=args.report_dir, timeout=args.timeout, allure_dir=args.allure_dir,
                    baseline=args.baseline, write_baseline=args.write_baseline, rerun_failed=args.rerun_failed,
@@ -112,9 +115,29 @@ def pairs(values: list[str], flag: str) -> dict[str, str]:
     return out
 
 
+def positive(value: float | None, flag: str) -> None:
+    """A bound in seconds must be positive (a usage error otherwise); None is no bound."""
+    if value is not None and not value > 0:
+        raise UsageFailure(f"{flag} must be a positive number of seconds, got {value:g}")
+
+
+def folder_arg(given: str | None, flag: str) -> None:
+    """A folder the run will write: a usage error when it, or a folder above it, is a file."""
+    if not given:
+        return
+    path = Path(given).resolve()
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise UsageFailure(f"{flag}: {p} is a file, not a folder" if p == path
+                                   else f"{flag}: {given} is below {p}, which is a file")
+            return
+
+
 def report_dir(given: str | None, target: str) -> Path:
-    """``given``, or a fresh ``reports/<target>/<timestamp>``."""
+    """``given`` (a usage error when it names a file), or a fresh ``reports/<target>/<timestamp>``."""
     if given:
+        folder_arg(given, "--report-dir")
         return Path(given).resolve()
     stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")
     base = Path("reports") / slug(target) / stamp
@@ -151,15 +174,32 @@ def command_line(argv: Sequence[str]) -> str:
 
 def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None,
               allure_dir: str | None = None) -> int:
-    """Run one suite folder under pytest in a child process; returns pytest's exit code."""
+    """Run one suite folder under pytest in a child process; returns pytest's exit code.
+
+    The run context (the run's secrets in clear) goes to the child in a private folder (mode 0700) made only
+    once the report folder is there, and removed whatever ends the run: nothing written outside the report
+    folder outlives it."""
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        # A report left by an earlier run into the same folder must never be read as this run's result.
+        (report_dir / REPORT_FILE).unlink(missing_ok=True)
+        (report_dir / VERDICT_INPUTS).unlink(missing_ok=True)
+    except OSError as exc:
+        raise HarnessFailure(f"cannot write the report folder {report_dir}: {exc.strerror or exc}") from None
     tmp = private_dir()
+    try:
+        return _run_child(suite, ctx, tmp, report_dir, jobs, timeout, allure_dir)
+    finally:
+        _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: int, timeout: float | None,
+               allure_dir: str | None) -> int:
+    """pytest on ``suite`` in a child process whose private folder is ``tmp``; its exit code."""
     ctx.secret_dir = str(tmp)
     ctx_path = tmp / "context.json"
     ctx.dump(ctx_path)
-    report_dir.mkdir(parents=True, exist_ok=True)
-    # A report left by an earlier run into the same folder must never be read as this run's result.
-    (report_dir / REPORT_FILE).unlink(missing_ok=True)
-    (report_dir / VERDICT_INPUTS).unlink(missing_ok=True)
     cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
@@ -178,25 +218,21 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     # and the run itself starts in its private folder: a checkout there must not shadow the installed package.
     env["PYTHONSAFEPATH"] = "1"
     log = report_dir / "pytest.log"
-    try:
-        with open(log, "wb") as fh:
-            proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
-                                    cwd=tmp, start_new_session=True)
-            try:
-                return proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _stop(proc, tmp / INTERRUPT_FILE, f"--timeout {timeout:g}s")
-                _report_stop(report_dir, ctx, f"--timeout {timeout:g}s")
-                raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; its report is "
-                                     f"incomplete; see {log}") from None
-            except KeyboardInterrupt as exc:
-                name = signame(exc)
-                _stop(proc, tmp / INTERRUPT_FILE, name)
-                _report_stop(report_dir, ctx, name)
-                raise RunInterrupted(name, str(report_dir)) from None
-    finally:
-        _sweep([report_dir, *([Path(allure_dir).resolve()] if allure_dir else [])], ctx, tmp)
-        shutil.rmtree(tmp, ignore_errors=True)
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
+                                cwd=tmp, start_new_session=True)
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _stop(proc, tmp / INTERRUPT_FILE, f"--timeout {timeout:g}s")
+            _report_stop(report_dir, ctx, f"--timeout {timeout:g}s")
+            raise HarnessFailure(f"the run exceeded --timeout {timeout:g}s and was stopped; its report is "
+                                 f"incomplete; see {log}") from None
+        except KeyboardInterrupt as exc:
+            name = signame(exc)
+            _stop(proc, tmp / INTERRUPT_FILE, name)
+            _report_stop(report_dir, ctx, name)
+            raise RunInterrupted(name, str(report_dir)) from None
 
 
 def _stop(proc: subprocess.Popen[bytes], marker: Path, name: str) -> None:
@@ -365,6 +401,8 @@ def baseline(opts: RunOptions) -> Baseline:
     write = Path(opts.write_baseline) if opts.write_baseline else None
     if write is not None and not write.resolve().parent.is_dir():
         raise UsageFailure(f"--write-baseline: no such folder: {write.resolve().parent}")
+    if write is not None and write.is_dir():
+        raise UsageFailure(f"--write-baseline: {write} is a folder; name the file to write")
     return Baseline(expected, path, write)
 
 

@@ -15,6 +15,8 @@ from conformance.cli.adapter import AdapterError
 from conformance.cli.adapter_check import check_adapter
 from conformance.cli.adapter_check import render as render_adapter_check
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
+from conformance.command.parser import CommandParser
+from conformance.command.run import folder_arg, positive
 from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, blank_template, render_saved
@@ -85,6 +87,7 @@ def cmd_adapter(args: argparse.Namespace) -> int:
     """``adapter check FILE [--exe TOOL]``: exit 0, 1 with --strict when something warns, 2 for a bad file."""
     if args.adapter_command != "check":
         raise UsageFailure("adapter: expected an action: check")
+    positive(args.cli_timeout, "--cli-timeout")
     prefix = None
     env: dict[str, str] = {}
     if args.exe:
@@ -109,6 +112,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     path = report_path(Path(args.path))
     if not path.is_file():
         raise UsageFailure(f"report render: no such report: {path}")
+    folder_arg(args.out, "--out")
     try:
         written = render_saved(path, default_registry(), Path(args.out) if args.out else None)
     except (ReportError, ReportWriteError) as exc:
@@ -160,5 +164,5 @@ def cmd_serve_agent(args: argparse.Namespace) -> int:
         from conformance.fixtures.scripted_agent.__main__ import main as serve
     except ImportError as exc:
         raise HarnessFailure(f"the scripted agent is not available: {exc}") from exc
-    result: int = serve(args.rest)
+    result: int = serve(args.rest, parser_class=CommandParser, prog="agentd-conformance serve-agent")
     return result

@@ -154,10 +154,13 @@ def _progress(state: RunState) -> None:
     mapping = _load_mapping(state)
     if not mapping:
         return
+    # Only the rows the run selected: a check also tagged with a row outside --only does not make it one.
+    selected = set(state.context.scope) if state.context.scope is not None else None
     per_req: dict[str, list[str]] = defaultdict(list)
     for nodeid, ids in mapping.items():
         for rid in ids:
-            per_req[rid].append(nodeid)
+            if selected is None or rid in selected:
+                per_req[rid].append(nodeid)
     registry = state.registry
 
     def waits_on(rid: str, nodes: list[str]) -> list[str] | dict[str, list[str]]:

@@ -33,7 +33,7 @@ from typing import Any
 
 from conformance.agentd_page import ROLES
 from conformance.cli.adapter import Adapter, AdapterError
-from conformance.cli.runner import ExecutableNotFound, check_executable
+from conformance.cli.runner import ExecutableNotFound, NotRunnable, check_runnable
 from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 from conformance.redact import MIN_SECRET_LEN
 from conformance.targets.origins import allowed_origin, origin_of
@@ -130,6 +130,7 @@ class AgentTarget:
             if target.kind not in (LAUNCH, CONTAINER):
                 raise TargetError("--defect applies only to a launched reference target (--launch) or its image")
             _check_defects(target.name or "reference", list(defects))
+        _check_facts(facts)
         target.tokens = tokens
         target.facts = facts
         target.defects = list(defects)
@@ -269,6 +270,24 @@ def _pairs(given: dict[str, str] | None, flag: str) -> dict[str, str]:
     return out
 
 
+#: The facts a user can declare about a target (``--fact KEY=VALUE``, a targets file's ``facts``): what a check
+#: needs of a configuration the harness cannot switch a running target to, with the values each takes (None:
+#: any). Credentials are not facts: ``--token`` gives them.
+FACTS: dict[str, tuple[str, ...] | None] = {
+    "events": ("on", "off"), "introspection": ("on", "off"), "device_grant": ("on", "off"), "push": ("on", "off"),
+    "listen": ("tcp", "unix"), "cors_origin": None,
+}
+
+
+def _check_facts(facts: dict[str, str]) -> None:
+    for key, value in facts.items():
+        if key not in FACTS:
+            raise TargetError(f"--fact: unknown fact {key!r} (known: {', '.join(FACTS)})")
+        values = FACTS[key]
+        if values is not None and value not in values:
+            raise TargetError(f"--fact: {key} is {' or '.join(values)}, got {value!r}")
+
+
 def _check_defects(launch: str, names: list[str]) -> None:
     if launch == "sdk":
         raise TargetError("--defect: the sdk target is the plain a2a-sdk agent and has no defects")
@@ -292,12 +311,27 @@ class CliTarget:
     env: dict[str, str] = field(default_factory=dict)
     #: The user's bound on each invocation (``--cli-timeout``): the default, and a cap on longer waits.
     timeout_cap: float | None = None
+    #: The variables of ``env`` whose values are secrets (given with ``--env``, not ``--env-plain``): the run
+    #: registers their values, so no report or evidence file holds any piece of them.
+    secret_env: tuple[str, ...] = ()
 
     @classmethod
     def build(cls, *, exe: str | None = None, adapter: str | None = None, skill: str | None = None,
-              env: dict[str, str] | None = None, cli_timeout: float | None = None) -> CliTarget:
-        """The CLI the user named (none: the bundled reference). Raises :class:`TargetError`."""
-        env = _pairs(env, "--env")
+              env: dict[str, str] | None = None, cli_timeout: float | None = None,
+              env_plain: dict[str, str] | None = None) -> CliTarget:
+        """The CLI the user named (none: the bundled reference). ``env`` (``--env``) holds secrets, every value
+        at least :data:`MIN_SECRET_LEN` characters; ``env_plain`` (``--env-plain``) values that are not.
+        Raises :class:`TargetError`."""
+        secret = _pairs(env, "--env")
+        plain = _pairs(env_plain, "--env-plain")
+        both = sorted(set(secret) & set(plain))
+        if both:
+            raise TargetError(f"--env and --env-plain both give {', '.join(both)}")
+        short = sorted(k for k, v in secret.items() if len(v) < MIN_SECRET_LEN)
+        if short:
+            raise TargetError(f"--env: the value of {', '.join(short)} is shorter than {MIN_SECRET_LEN} characters "
+                              "and could not be redacted safely; give a value that is not a secret with --env-plain")
+        env = {**plain, **secret}
         if exe is None:
             prefix: list[str] = list(REFERENCE_CLI)
         else:
@@ -308,9 +342,11 @@ class CliTarget:
             if not prefix:
                 raise TargetError("--exe: empty command")
             try:
-                check_executable(prefix)
+                check_runnable(prefix)
             except ExecutableNotFound:
                 raise TargetError(f"--exe: executable not found or not executable: {prefix[0]}") from None
+            except NotRunnable as exc:
+                raise TargetError(f"--exe: {exc}") from None
             if os.sep in prefix[0]:
                 prefix[0] = os.path.abspath(prefix[0])
         if cli_timeout is not None and cli_timeout <= 0:
@@ -331,7 +367,12 @@ class CliTarget:
         skill_path = Path(skill).resolve() if skill else (
             FIXTURES_DIR / "reference_cli" / "SKILL.md" if exe is None else None)
         return cls(prefix=tuple(prefix), adapter_file=str(Path(adapter).resolve()) if adapter else None,
-                   skill=skill_path, reference=exe is None, env=env, timeout_cap=cli_timeout)
+                   skill=skill_path, reference=exe is None, env=env, timeout_cap=cli_timeout,
+                   secret_env=tuple(sorted(secret)))
+
+    def secrets(self) -> list[str]:
+        """The values the run must keep out of every file it writes: those of the ``--env`` variables."""
+        return [self.env[k] for k in self.secret_env if k in self.env]
 
     @cached_property
     def adapter(self) -> Adapter | None:
@@ -354,7 +395,7 @@ class CliTarget:
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "cli", "prefix": list(self.prefix), "adapter": self.adapter_file,
                 "skill": str(self.skill) if self.skill else None, "reference": self.reference, "env": dict(self.env),
-                "cli_timeout": self.timeout_cap}
+                "cli_timeout": self.timeout_cap, "secret_env": list(self.secret_env)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> CliTarget:
@@ -369,4 +410,4 @@ class CliTarget:
             skill = str(FIXTURES_DIR / "reference_cli" / "SKILL.md")
         return cls(prefix=tuple(t.get("prefix") or REFERENCE_CLI), adapter_file=t.get("adapter"),
                    skill=Path(skill) if skill else None, reference=reference, env=env,
-                   timeout_cap=t.get("cli_timeout"))
+                   timeout_cap=t.get("cli_timeout"), secret_env=tuple(t.get("secret_env") or ()))
