@@ -17,7 +17,7 @@ from conformance.agentd_page import (
 from conformance.judge import blocked_by, violations
 from conformance.outcome import fail, not_measured
 from conformance.targets import Endpoint
-from conformance.targets.origins import outside, outside_note
+from conformance.targets.origins import another_port, outside, outside_note, unconfirmed_note
 from conformance.wire import Recorder
 from conformance.wire.card import fetch_card
 from conformance.wire.httpbase import HttpEndpoint, HttpReply
@@ -42,6 +42,8 @@ def jsonrpc_endpoint(instance: Instance) -> Endpoint:
     if ep.uds is None and not ep.url.startswith(("http://", "https://")):
         fail(f"the card's {ep.binding} interface has url {ep.url!r}, neither http(s):// nor unix:///")
     if instance.origins is not None and outside(ep.url, instance.origins):
+        if instance.other_ports_unconfirmed and another_port(ep.url, instance.origins):
+            not_measured(unconfirmed_note(ep.binding, ep.url))
         blocked_by(LISTENER_ROW, outside_note(ep.binding, ep.url, instance.origin_remedy))
     return ep
 

@@ -19,7 +19,7 @@ from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
 from conformance.targets.instances import AgentTargets, Instance
-from conformance.targets.origins import outside, outside_note
+from conformance.targets.origins import another_port, outside, outside_note, unconfirmed_note
 from conformance.targets.resolve import AgentLocation
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
@@ -126,6 +126,7 @@ class CoreAgent:
     #: Where the target's interfaces may be, and what a user can do about one outside (Instance.origins).
     origins: tuple[str, ...] | None = None
     origin_remedy: str = ""
+    other_ports_unconfirmed: bool = False
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
     _silent: dict[str, str | None] = field(default_factory=dict)
     _wire: dict[str, WireVersion | None] = field(default_factory=dict)
@@ -136,7 +137,8 @@ class CoreAgent:
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
                    targets=targets, long_running=dict(hint) if hint else None, control=instance.control,
                    callback_host=instance.callback_host, call_timeout=instance.call_timeout,
-                   origins=instance.origins, origin_remedy=instance.origin_remedy)
+                   origins=instance.origins, origin_remedy=instance.origin_remedy,
+                   other_ports_unconfirmed=instance.other_ports_unconfirmed)
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:
@@ -213,7 +215,16 @@ class CoreAgent:
         url = str(self.interfaces[binding].get("url") or "")
         if self.origins is None or not outside(url, self.origins):
             return None
+        if self.unconfirmed(binding):
+            return unconfirmed_note(binding, url)
         return outside_note(binding, url, self.origin_remedy)
+
+    def unconfirmed(self, binding: str) -> bool:
+        """Whether the ``binding`` interface, not called, is on another port of the host given (``--url``):
+        the rows needing it are then not measured, the card row not failed (:func:`origins.another_port`)."""
+        url = str(self.interfaces[binding].get("url") or "")
+        return (self.other_ports_unconfirmed and self.origins is not None and outside(url, self.origins)
+                and another_port(url, self.origins))
 
     def declared_version(self, binding: str) -> str:
         """The protocolVersion the card declares for the ``binding`` interface ("" when none)."""
@@ -289,12 +300,14 @@ class CoreAgent:
             caller.before = lambda: self._answering(binding)
         elif (away := self.outside(binding)) is not None:
             # The check measures the interface row itself: an interface outside the target is its fail.
-            caller.before = lambda: fail(away)
+            caller.before = (lambda: not_measured(away)) if self.unconfirmed(binding) else (lambda: fail(away))
         return caller
 
     def _answering(self, binding: str) -> None:
         why = self.silence(binding)
         if why is not None:
+            if self.unconfirmed(binding):
+                not_measured(why)
             blocked_by(INTERFACE_ROW, why)
 
     def variant(self, **card: bool) -> CoreAgent | None:

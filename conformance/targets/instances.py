@@ -64,6 +64,9 @@ class Instance:
     origins: tuple[str, ...] | None = None
     #: What a user can do about an interface outside :attr:`origins` (the end of the card row's note).
     origin_remedy: str = ""
+    #: Whether an interface on another port of the host given is only unconfirmed (not measured) rather than
+    #: outside (the card row's fail): so for ``--url``/``--unix``; a container's ports are all known.
+    other_ports_unconfirmed: bool = False
     _location: AgentLocation | None = field(default=None, repr=False)
 
     @property
@@ -126,6 +129,7 @@ class AgentTargets:
         if t.kind in (URL, UNIX):
             inst.origins = t.origins()
             inst.origin_remedy = "--allow-origin it if it is your agent's"
+            inst.other_ports_unconfirmed = True
         elif t.kind == CONTAINER:
             inst.origins = (origin_of(inst.url), *((f"unix://{inst.uds_path}",) if inst.uds_path else ()))
             inst.origin_remedy = f"the container is reached at {origin_of(inst.url)} only"

@@ -76,6 +76,23 @@ def outside(url: str, origins: Iterable[str] | None) -> bool:
     return own is not None and own not in {listener(o) for o in origins}
 
 
+def another_port(url: str, origins: Iterable[str]) -> bool:
+    """Whether ``url`` names another port of a host ``origins`` name (not another host): given ``--url``,
+    such an interface may well be the same agent's (its gRPC listener, say), or another process's on that
+    machine; the harness cannot tell, so it calls neither and fails neither (not measured)."""
+    own = listener(url)
+    if own is None or own.startswith("unix:"):
+        return False
+    hosts = {lst.rpartition(":")[0] for o in origins if (lst := listener(o)) and not lst.startswith("unix:")}
+    return own.rpartition(":")[0] in hosts
+
+
+def unconfirmed_note(binding: str, url: str) -> str:
+    """The note of a row not measured because its interface is on another port of the host given."""
+    return (f"{binding} interface {url!r} is on another port of the host given, not called (it may be another "
+            "process's); --allow-origin it if it is your agent's")
+
+
 def outside_note(binding: str, url: str, remedy: str) -> str:
     """The note of a card row failing for an interface outside the target (the URL quoted; short, since
     the report keeps a few hundred characters of a note)."""
