@@ -15,6 +15,7 @@ temporary folder (it once left the run context, the token in clear, in a ``TMPDI
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -26,8 +27,8 @@ import pytest
 from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
 from conformance.report.model import load_report
+from tests.test_secret_leaks import leaks
 
-WINDOW = 6
 ROOT = PACKAGE_DIR.parent
 IDS = ("A2ACLI_SEND_001", "A2ACLI_OUT_001", "A2ACLI_AUTH_004")
 DEFECTS = "no-message-id,mixed-streams,leak-bearer-in-debug"
@@ -50,25 +51,6 @@ def _env(tmpdir: Path) -> dict[str, str]:
 def _command(args: list[str], tmpdir: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "conformance.command", *args], capture_output=True, text=True,
                           env=_env(tmpdir), timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-def _pieces(secret: str) -> set[str]:
-    return {secret[i:i + WINDOW] for i in range(len(secret) - WINDOW + 1)}
-
-
-def leaks(folders: list[Path], found: list[str]) -> dict[str, list[str]]:
-    """Every file under ``folders`` holding a 6-character piece of a secret in ``found``, with the pieces."""
-    wanted = set().union(*(_pieces(s) for s in found))
-    out: dict[str, list[str]] = {}
-    for folder in folders:
-        for path in sorted(folder.rglob("*")):
-            if path.is_symlink() or not path.is_file():
-                continue
-            text = path.read_bytes().decode("utf-8", errors="surrogateescape")
-            hits = sorted({text[i:i + WINDOW] for i in range(len(text) - WINDOW + 1)} & wanted)
-            if hits:
-                out[path.relative_to(folder.parent).as_posix()] = hits[:3]
-    return out
 
 
 @dataclass
@@ -140,3 +122,18 @@ def test_an_internal_error_leaves_no_token_in_the_temporary_folder(tmp_path: Pat
     assert len(proc.stderr.strip().splitlines()) <= 2 and "Traceback" not in proc.stderr, proc.stderr
     assert leaks([tmpdir], [token]) == {}
     assert sorted(p.relative_to(tmpdir).as_posix() for p in tmpdir.rglob("*")) == []
+
+
+def test_the_secret_run_publishes_a_verifiable_claim_with_no_unknown_placeholder_or_path(run: Run) -> None:
+    """Issue 18's end state on one report: the run with ``--env`` secrets passes ``report verify``, and its
+    COMPLIANCE.md says nothing is unknown, shows no template placeholder and no absolute path."""
+    from conformance.report.verify import verify
+    from tests.test_report_identity import ABSOLUTE, TEMPLATE
+
+    checked, problems = verify(run.report, default_registry())
+    assert checked is not None and problems == [], problems
+    md = (run.report / "COMPLIANCE.md").read_text(encoding="utf-8")
+    assert "unknown" not in md.lower(), [ln for ln in md.splitlines() if "unknown" in ln.lower()]
+    placeholders = {v for pair in re.findall(r"'(<[^']+>)'|: (<[^\n]+>)\n", TEMPLATE) for v in pair if v}
+    assert placeholders and not [p for p in placeholders if p in md], [p for p in placeholders if p in md]
+    assert not ABSOLUTE.search(md), ABSOLUTE.findall(md)

@@ -19,7 +19,7 @@ import json
 import re
 import secrets
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +56,13 @@ def windows(secret: str) -> set[str]:
     return {secret[i:i + WINDOW] for i in range(len(secret) - WINDOW + 1)}
 
 
-def leaks(folders: list[Path], found: set[str]) -> dict[str, list[str]]:
+def leaks(folders: list[Path], found: Iterable[str]) -> dict[str, list[str]]:
     """Every file under ``folders`` that holds a 6-window of a secret in ``found``, with the windows."""
     wanted = set().union(*(windows(s) for s in found))
     out: dict[str, list[str]] = {}
     for folder in folders:
         for path in sorted(folder.rglob("*")):
-            if not path.is_file():
+            if path.is_symlink() or not path.is_file():
                 continue
             text = path.read_bytes().decode("utf-8", errors="surrogateescape")
             hits = sorted({text[i:i + WINDOW] for i in range(len(text) - WINDOW + 1)} & wanted)

@@ -25,7 +25,7 @@ import httpx
 
 from conformance.a2a.states import TERMINAL
 from conformance.targets.origins import outside
-from conformance.targets.resolve import CREDENTIAL_SENT, AgentLocation, resolve
+from conformance.targets.resolve import CREDENTIAL_SENT, AgentLocation, Endpoint, resolve
 
 #: How long the pre-flight waits for any answer.
 TIMEOUT = 10.0
@@ -61,12 +61,10 @@ def _probe_rpc(location: AgentLocation, bearer: str | None = None,
     """(status, WWW-Authenticate) when the card's first JSON-RPC or HTTP+JSON interface refuses a
     request (without a credential, or with ``bearer``) with 401/403; None when it answers otherwise,
     or is outside the target (``origins``: nothing is sent there, and the card row says so)."""
-    ep = location.endpoint("JSONRPC", "HTTP+JSON")
-    if ep is None or outside(ep.url, origins):
+    reach = _first_http_interface(location, bearer, origins)
+    if reach is None:
         return None
-    transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
-    url = "http://localhost/" if ep.uds else ep.url
-    auth = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+    ep, transport, url, auth = reach
     refused: list[httpx.Response] = []
     try:
         with httpx.Client(transport=transport, timeout=TIMEOUT, follow_redirects=False) as client:
@@ -88,15 +86,26 @@ def _probe_rpc(location: AgentLocation, bearer: str | None = None,
                                          if r.headers.get("www-authenticate")), None)
 
 
-def _busy(location: AgentLocation, bearer: str | None, origins: tuple[str, ...] | None) -> int | None:
-    """How many tasks the first page of ListTasks (at the card's first JSON-RPC or HTTP+JSON interface of
-    the target) shows not in a terminal state; None when it cannot be told."""
+def _first_http_interface(location: AgentLocation, bearer: str | None, origins: tuple[str, ...] | None
+                          ) -> tuple[Endpoint, httpx.HTTPTransport | None, str, dict[str, str]] | None:
+    """The card's first JSON-RPC or HTTP+JSON interface of the target, as the pre-flight calls it: (the
+    endpoint, a transport for its unix socket if any, the URL to use, the credential's header); None when
+    there is none, or it is outside the target (nothing is sent there)."""
     ep = location.endpoint("JSONRPC", "HTTP+JSON")
     if ep is None or outside(ep.url, origins):
         return None
     transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
     url = "http://localhost/" if ep.uds else ep.url
-    auth = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+    return ep, transport, url, {"Authorization": f"Bearer {bearer}"} if bearer else {}
+
+
+def _busy(location: AgentLocation, bearer: str | None, origins: tuple[str, ...] | None) -> int | None:
+    """How many tasks the first page of ListTasks (at the card's first JSON-RPC or HTTP+JSON interface of
+    the target) shows not in a terminal state; None when it cannot be told."""
+    reach = _first_http_interface(location, bearer, origins)
+    if reach is None:
+        return None
+    ep, transport, url, auth = reach
     try:
         with httpx.Client(transport=transport, timeout=TIMEOUT, follow_redirects=False) as client:
             if ep.binding == "JSONRPC":
