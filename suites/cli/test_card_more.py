@@ -21,7 +21,7 @@ from a2a.types import a2a_pb2 as pb
 from conformance.cli.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import ApiKey, CardSpec, Interface, Script, TaskFlow
 from conformance.fixtures.scripted_agent.card import card_to_dict
-from conformance.judge import shown, unique, violations
+from conformance.judge import blocked_by, shown, unique, violations
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -114,13 +114,18 @@ def catalog_ref(catalog_url: str, entry: str) -> str:
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_005")
-@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006", "A2ACLI_TX_003")
 def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli, agent: AgentMaker) -> None:
     """The agent serves a catalog listing two entries whose cards differ (name, binding, tenant).
     ``card get -a <catalog>#<second entry>`` presents that entry's card, and ``send`` with the same
     reference fetches the catalog, then that entry's card, before any other request, and every A2A
     request goes to that card's interface with its tenant. Catches a tool that takes the first entry, or
-    does not resolve catalog entries at all."""
+    does not resolve catalog entries at all.
+
+    Setting the tenant a card's interface declares is A2ACLI_TX_003's: requests on the entry's binding
+    that carry no tenant, or one that is not the other entry's, show the entry was resolved and the
+    tenant then dropped, so the row is ``not_measured``, blocked by A2ACLI_TX_003. The other entry's
+    binding or tenant is this row's fail (the wrong entry was taken)."""
     first, second = unique("alpha-agent"), unique("beta-agent")
     entries = {
         "alpha": CardSpec(name=first, interfaces=(Interface("JSONRPC", tenant="alpha"),)),
@@ -143,6 +148,9 @@ def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli,
     a2a = [q for q in seen if q.operation]
     assert r.exit_code == 0 and a2a, f"expected the send to reach the entry's agent and exit 0; {shown(r)}"
     wrong = [(q.binding, q.operation, q.tenant) for q in a2a if (q.binding, q.tenant) != ("HTTP+JSON", "beta")]
+    if wrong and all(b == "HTTP+JSON" and t != "alpha" for b, _, t in wrong):
+        blocked_by("A2ACLI_TX_003", f"the send went to the entry's HTTP+JSON interface but without its declared "
+                                    f"tenant 'beta': {wrong}")
     assert not wrong, (f"the entry's card offers HTTP+JSON with tenant 'beta', but requests came as {wrong}; "
                        f"{shown(r)}")
 
