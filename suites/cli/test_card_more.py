@@ -19,9 +19,10 @@ import pytest
 from a2a.types import a2a_pb2 as pb
 
 from conformance.cli.invocations import AgentMaker, Cli
+from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import ApiKey, CardSpec, Interface, Script, TaskFlow
 from conformance.fixtures.scripted_agent.card import card_to_dict
-from conformance.judge import shown, unique, violations
+from conformance.judge import blocked_by, shown, unique, violations
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -59,27 +60,47 @@ _INVALID: tuple[tuple[str, str, Callable[[dict[str, Any]], None]], ...] = (
 _SAYS_INVALID = re.compile(r"invalid|not valid|schema|validat|required|expected|must be|not one of", re.I)
 
 
-def _card_file(tmp: Path, name: str, card: dict[str, Any]) -> str:
-    path = tmp / f"{name}.json"
+def _card_file(tmp: pytest.TempPathFactory, card: dict[str, Any]) -> str:
+    """Write ``card`` to a file of its own whose path names neither a field nor validation (not the
+    check's name either), so that a tool echoing the path in an error never reads as judging the card."""
+    path = tmp.mktemp("card") / "card.json"
     path.write_text(json.dumps(card, indent=2), encoding="utf-8")
     return str(path.resolve())
 
 
+def _said_without(r: CliResult, path: str) -> str:
+    """What the run printed, with the card file's path (and its file:// form) taken out."""
+    said = r.stdout_text + r.stderr_text
+    return said.replace(Path(path).as_uri(), "").replace(path, "")
+
+
+def _reads_card_files(cli: Cli, tmp: pytest.TempPathFactory) -> None:
+    """Go on only if plain ``card get`` reads a valid card from a local file (A2ACLI_CARD_GET_001's
+    file_path part); otherwise the check is ``not_measured``, blocked by it: ``--validate`` is asked of
+    card files, and a tool that reads none cannot be judged on validating them."""
+    name = unique("plain-card")
+    r = cli.run("card", "get", "-a", _card_file(tmp, _base_card(name)))
+    if r.exit_code != 0 or name not in r.stdout_text:
+        blocked_by("A2ACLI_CARD_GET_001", f"`card get` does not read a valid card from a local file; {shown(r)}")
+
+
 @pytest.mark.requirement("A2ACLI_CARD_GET_002")
-def test_validate_accepts_a_valid_card(cli: Cli, tmp_path: Path) -> None:
+def test_validate_accepts_a_valid_card(cli: Cli, tmp_path_factory: pytest.TempPathFactory) -> None:
     """`card get --validate` on a card that is a strictly valid A2A AgentCard exits 0 and presents it.
     The control for the invalid cards: catches a --validate that refuses everything."""
     name = unique("valid-card")
     card = _base_card(name)
     assert not violations(card, pb.AgentCard), "harness: the valid card must read strictly"
-    r = cli.run("card", "get", "--validate", "-a", _card_file(tmp_path, "valid", card))
+    r = cli.run("card", "get", "--validate", "-a", _card_file(tmp_path_factory, card))
+    if r.exit_code != 0 or name not in r.stdout_text:
+        _reads_card_files(cli, tmp_path_factory)
     assert r.exit_code == 0, f"expected exit 0 for --validate on a valid AgentCard; {shown(r)}"
     assert name in r.stdout_text, f"the validated card's name {name!r} is not presented; {shown(r)}"
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_002")
 @pytest.mark.parametrize(("field", "breaks"), [(f, b) for _, f, b in _INVALID], ids=[i for i, _, _ in _INVALID])
-def test_validate_reports_an_invalid_card(cli: Cli, tmp_path: Path, field: str,
+def test_validate_reports_an_invalid_card(cli: Cli, tmp_path_factory: pytest.TempPathFactory, field: str,
                                           breaks: Callable[[dict[str, Any]], None]) -> None:
     """`card get --validate` on a card with one schema break — a REQUIRED field missing (`name`, and
     `apiKeySecurityScheme.location` inside a nested message), a wrong JSON type
@@ -92,13 +113,20 @@ def test_validate_reports_an_invalid_card(cli: Cli, tmp_path: Path, field: str,
     non-normative artifact). Its types and REQUIRED fields are the MUST. A value set written only in a
     field's comment (`APIKeySecurityScheme.location`, a plain `string`: "query", "header" or "cookie")
     is prose beyond the schema: a `--validate` may check it, but a tool that accepts
-    `location: "body"` is not failed for it (the official SDK's strict reader accepts it too)."""
+    `location: "body"` is not failed for it (the official SDK's strict reader accepts it too).
+
+    The card's path is taken out of the output before it is read for a verdict (a refusal that echoes
+    the path is not a report on the card). When the tool does not report the card invalid and plain
+    `card get` cannot read a card file either, the row is blocked by A2ACLI_CARD_GET_001 (file_path)."""
     card = copy.deepcopy(_base_card(unique("invalid-card")))
     breaks(card)
     assert violations(card, pb.AgentCard), f"harness: the {field} variant must break the AgentCard schema"
-    r = cli.run("card", "get", "--validate", "-a", _card_file(tmp_path, field, card))
-    said = r.stdout_text + r.stderr_text
+    path = _card_file(tmp_path_factory, card)
+    r = cli.run("card", "get", "--validate", "-a", path)
+    said = _said_without(r, path)
     assert r.exit_code != 0, f"expected a non-zero exit for --validate on a card whose {field} is invalid; {shown(r)}"
+    if r.timed_out or not (field in said or _SAYS_INVALID.search(said)):
+        _reads_card_files(cli, tmp_path_factory)
     assert not r.timed_out and (field in said or _SAYS_INVALID.search(said)), (
         f"expected the tool to report the card invalid (naming {field!r} or saying invalid); {shown(r)}")
 
@@ -114,13 +142,18 @@ def catalog_ref(catalog_url: str, entry: str) -> str:
 
 
 @pytest.mark.requirement("A2ACLI_CARD_GET_005")
-@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006", "A2ACLI_TX_003")
 def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli, agent: AgentMaker) -> None:
     """The agent serves a catalog listing two entries whose cards differ (name, binding, tenant).
     ``card get -a <catalog>#<second entry>`` presents that entry's card, and ``send`` with the same
     reference fetches the catalog, then that entry's card, before any other request, and every A2A
     request goes to that card's interface with its tenant. Catches a tool that takes the first entry, or
-    does not resolve catalog entries at all."""
+    does not resolve catalog entries at all.
+
+    Setting the tenant a card's interface declares is A2ACLI_TX_003's: requests on the entry's binding
+    that carry no tenant, or one that is not the other entry's, show the entry was resolved and the
+    tenant then dropped, so the row is ``not_measured``, blocked by A2ACLI_TX_003. The other entry's
+    binding or tenant is this row's fail (the wrong entry was taken)."""
     first, second = unique("alpha-agent"), unique("beta-agent")
     entries = {
         "alpha": CardSpec(name=first, interfaces=(Interface("JSONRPC", tenant="alpha"),)),
@@ -143,6 +176,9 @@ def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli,
     a2a = [q for q in seen if q.operation]
     assert r.exit_code == 0 and a2a, f"expected the send to reach the entry's agent and exit 0; {shown(r)}"
     wrong = [(q.binding, q.operation, q.tenant) for q in a2a if (q.binding, q.tenant) != ("HTTP+JSON", "beta")]
+    if wrong and all(b == "HTTP+JSON" and t != "alpha" for b, _, t in wrong):
+        blocked_by("A2ACLI_TX_003", f"the send went to the entry's HTTP+JSON interface but without its declared "
+                                    f"tenant 'beta': {wrong}")
     assert not wrong, (f"the entry's card offers HTTP+JSON with tenant 'beta', but requests came as {wrong}; "
                        f"{shown(r)}")
 

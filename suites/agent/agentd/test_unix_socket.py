@@ -23,7 +23,7 @@ from conformance.agentd.cards import declared_uris, has_scheme
 from conformance.agentd.clients import card_reply, ext, public_card, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import echo_of, render_echo
-from conformance.agentd.footing import declaring, deps, lacking
+from conformance.agentd.footing import DECLARED_BY, declaring, deps, lacking
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -33,7 +33,7 @@ from conformance.agentd_page import (
     UNIX_BINDING,
 )
 from conformance.evidence import Evidence
-from conformance.judge import quote, unique
+from conformance.judge import blocked_by, quote, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -96,23 +96,31 @@ def test_card_interface_names_the_unix_binding(unix: Instance, recorder: Recorde
 
 
 @pytest.mark.requirement("AGENTD_UDS_002")
+@pytest.mark.depends_on(DECLARED_BY[ANNOTATIONS])
 def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder: Recorder) -> None:
     """Over the socket, as HTTP/1.1: a message makes a task, GetTask echoes the activated
     task-annotations and carries them, a missing task is -32001 with its ErrorInfo, a streamed send
-    and the feed answer as SSE. Catches unix-drops-echo."""
+    and the feed answer as SSE. Catches unix-drops-echo.
+
+    The echo and the annotations are asked of a socket whose card declares task-annotations
+    (AGENTD_DECL_002's); on a card that does not, the rest is still judged, and when the rest holds the
+    row is ``not_measured``, blocked by AGENTD_DECL_002 (an undeclared extension is not echoed, and that
+    is the declaration's fail, not the binding's)."""
     card = public_card(unix, recorder)
+    annotations = ANNOTATIONS in declared_uris(card)
     problems: list[str] = []
     with rpc_client(unix, recorder=recorder) as client:
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
             fail(f"SendMessage over the socket: {quote(sent.json or sent.body)}")
         tid = sent.result["task"]["id"]
-        got = client.call("GetTask", {"id": tid}, headers=ext(ANNOTATIONS, COMMAND))
-        if echo_of(got.headers) != [ANNOTATIONS]:
-            problems.append(f"GetTask naming task-annotations and command echoed {render_echo(echo_of(got.headers))}, "
-                            f"expected [{ANNOTATIONS!r}]")
-        if ANNOTATIONS not in ((got.result or {}).get("metadata") or {}):
-            problems.append(f"GetTask with task-annotations activated carries none: {quote(got.json)}")
+        if annotations:
+            got = client.call("GetTask", {"id": tid}, headers=ext(ANNOTATIONS, COMMAND))
+            if echo_of(got.headers) != [ANNOTATIONS]:
+                problems.append(f"GetTask naming task-annotations and command echoed "
+                                f"{render_echo(echo_of(got.headers))}, expected [{ANNOTATIONS!r}]")
+            if ANNOTATIONS not in ((got.result or {}).get("metadata") or {}):
+                problems.append(f"GetTask with task-annotations activated carries none: {quote(got.json)}")
         missing = client.call("GetTask", {"id": unique("no-such-task")})
         err = (missing.json or {}).get("error") if isinstance(missing.json, dict) else None
         mism = from_jsonrpc(err).mismatches(BY_NAME["TaskNotFoundError"]) if err is not None else ["no error"]
@@ -132,6 +140,10 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
                 problems.append(f"the feed echoed {render_echo(echo_of(feed.headers))}, expected [{EVENTS!r}]")
     if problems:
         fail("; ".join(problems))
+    if not annotations:
+        blocked_by(DECLARED_BY[ANNOTATIONS], f"the socket's card declares no {ANNOTATIONS}, so the echo and the "
+                                             f"annotations over the socket cannot be asked for (declared: "
+                                             f"{declared_uris(card) or 'none'})")
 
 
 @pytest.mark.requirement("AGENTD_UDS_003")
