@@ -141,6 +141,21 @@ AGENTD = Reference("agentd", "agentd", AGENTD_DEFECTS, _agentd_args)
 REFERENCES = (CLI, CORE, AGENTD)
 
 
+def covering(ref: Reference) -> list[str]:
+    """A small set of ``ref``'s defects that together name every id (and part) any of its defects names:
+    greedily, the defect naming most of what is still uncovered first (ties by name, so the set is the same
+    on every machine). Running these proves every check of the family can fail; running every defect also
+    proves each defect is caught (``python -m benchmarks.kill_matrix``)."""
+    named = {n: set(d.ids) for n, d in ref.defects.items()}
+    left = set().union(*named.values()) if named else set()
+    chosen: list[str] = []
+    while left:
+        best = max(sorted(named), key=lambda n: len(named[n] & left))
+        chosen.append(best)
+        left -= named[best]
+    return sorted(chosen)
+
+
 def run_core(tmp: Path, launch: str, only: list[str] | None = None, defect: str | None = None) -> Report:
     """The a2a family against a launched target (``scripted``, ``reference`` or ``sdk``)."""
     args = _core_args(defect, tmp, launch)

@@ -30,14 +30,29 @@ DEMO = "A2ACLI_DEMO_SERVER_001"
 #: message answered, the task read back, the version signalled.
 CORE_IDS = ("A2A_CARD_001", "A2A_CARD_002", "A2A_CARD_003", "A2A_SEND_001", "A2A_TASK_001", "A2A_VER_001")
 LOOPBACK_URL = re.compile(r"https?://(?:127\.0\.0\.1|localhost|\[::1\]):\d{1,5}")
+#: A loopback origin as a card's interface names it (a gRPC interface as ``host:port``, without a scheme).
+LOOPBACK_ORIGIN = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:127\.0\.0\.1|localhost|\[::1\]):\d{1,5}")
 START_WAIT = 15.0
 CHECKS_TIMEOUT = 120.0
 
 
-def core_checks(url: str, report_dir: Path) -> tuple[dict[str, Any], str]:
-    """Run the chosen core checks against ``url`` in one child run; (rows by id, child's stderr tail)."""
+def own_origins(card: dict[str, Any]) -> list[str]:
+    """The loopback origins the demo agent's card names for its interfaces (a gRPC port of its own, say):
+    the harness started the demo server through the CLI, so, as for an agent it launches itself, every
+    loopback interface the card declares is that agent's (``--allow-origin``)."""
+    out: list[str] = []
+    for itf in card.get("supportedInterfaces") or []:
+        m = LOOPBACK_ORIGIN.match(str(itf.get("url") or "")) if isinstance(itf, dict) else None
+        if m and m.group(0) not in out:
+            out.append(m.group(0))
+    return out
+
+
+def core_checks(url: str, report_dir: Path, allow: list[str]) -> tuple[dict[str, Any], str]:
+    """Run the chosen core checks against ``url`` in one child run, the ``allow`` origins being the agent's
+    too; (rows by id, child's stderr tail)."""
     cmd = [*python_module("conformance.command"), "agent", "--family", "a2a", "--url", url, "--jobs", "1",
-           "--only", *CORE_IDS, "--report-dir", str(report_dir)]
+           "--only", *CORE_IDS, "--report-dir", str(report_dir), *(a for o in allow for a in ("--allow-origin", o))]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=CHECKS_TIMEOUT, stdin=subprocess.DEVNULL)
     report = report_dir / "compliance-report.yaml"
     if not report.exists():
@@ -76,7 +91,7 @@ def test_demo_server_serves_an_agent_that_passes_core_checks(cli: Cli, evidence:
             f"expected an Agent Card at {card_url} (status "
             f"{resp.status_code if resp is not None else 'no answer'}); {shown(bg.stop())}")
         with tempfile.TemporaryDirectory(prefix="a2acli-demo-") as d:
-            rows, tail = core_checks(origin, Path(d))
+            rows, tail = core_checks(origin, Path(d), own_origins(card))
         evidence.add("core checks against the demo agent", {rid: {"status": row.get("status"),
                                                                    "note": row.get("note")}
                                                              for rid, row in rows.items()})
