@@ -13,7 +13,10 @@ Its own conventions, none of them the reference's:
   http off loopback;
 - the URL its card advertises: ``ECHO_ADVERTISE_URL`` (required);
 - with any ``access`` entry every JSON-RPC call needs one of those bearers (401 otherwise); an admin user
-  also reads the extended card.
+  also reads the extended card;
+- push notifications: off unless ``ECHO_PUSH=on``; ``ECHO_PUSH_URLS=https`` refuses a webhook URL that is not
+  https (plain http only to its own loopback), as agentd does. Deliveries trust the CA bundle named by
+  ``ECHO_PUSH_CA`` (default: the public roots).
 """
 
 from __future__ import annotations
@@ -57,17 +60,36 @@ def main() -> int:
             print(f"echo-agent: refused: user {entry.get('user')!r} has no bearer in its variable", file=sys.stderr)
             return 2
         users[secret] = (str(entry.get("user")), bool(entry.get("admin")))
+    push = os.environ.get("ECHO_PUSH", "off")
+    urls = os.environ.get("ECHO_PUSH_URLS", "any")
+    if push not in ("off", "on") or urls not in ("any", "https"):
+        print(f"echo-agent: refused: ECHO_PUSH={push!r} (off, on), ECHO_PUSH_URLS={urls!r} (any, https)",
+              file=sys.stderr)
+        return 2
+    if push == "on" and urls == "https":
+        push = "https-only"
     return _serve(str(server.get("host") or "0.0.0.0"), int(server.get("port") or 9443), cert, key, advertise,  # noqa: S104
-                  users)
+                  users, push, os.environ.get("ECHO_PUSH_CA") or None)
 
 
-def _serve(host: str, port: int, cert: str, key: str, advertise: str, users: dict[str, tuple[str, bool]]) -> int:
+def _serve(host: str, port: int, cert: str, key: str, advertise: str, users: dict[str, tuple[str, bool]],
+           push: str, push_ca: str | None) -> int:
+    import ssl
+    from collections.abc import Awaitable, Callable
+    from urllib.parse import urlsplit
+
+    import httpx
     import uvicorn
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events.event_queue_v2 import EventQueue
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.server.tasks import (
+        BasePushNotificationSender,
+        InMemoryPushNotificationConfigStore,
+        InMemoryTaskStore,
+        TaskUpdater,
+    )
     from a2a.types import a2a_pb2 as pb
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
@@ -95,7 +117,7 @@ def _serve(host: str, port: int, cert: str, key: str, advertise: str, users: dic
         version="0.1.0",
         supported_interfaces=[pb.AgentInterface(url=advertise + JSONRPC_PATH, protocol_binding="JSONRPC",
                                                 protocol_version="1.0")],
-        capabilities=pb.AgentCapabilities(streaming=True, push_notifications=False,
+        capabilities=pb.AgentCapabilities(streaming=True, push_notifications=push != "off",
                                           extended_agent_card=bool(users)),
         default_input_modes=["text/plain"], default_output_modes=["text/plain"],
         skills=[pb.AgentSkill(id="echo", name="echo", description="echoes the text", tags=["echo"])])
@@ -106,8 +128,20 @@ def _serve(host: str, port: int, cert: str, key: str, advertise: str, users: dic
     extended = pb.AgentCard()
     extended.CopyFrom(card)
     extended.skills.append(pb.AgentSkill(id="admin", name="admin", description="admins only", tags=["admin"]))
+    store = InMemoryPushNotificationConfigStore() if push != "off" else None
+    sender = None
+    if store is not None:
+        verify: ssl.SSLContext | bool = ssl.create_default_context(cafile=push_ca) if push_ca else True
+        sender = BasePushNotificationSender(httpx.AsyncClient(verify=verify, timeout=5.0), store)
+
+    async def https_only(url: str) -> bool:
+        parts = urlsplit(url)
+        return parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in ("127.0.0.1", "::1"))
+
+    policy: Callable[[str], Awaitable[bool]] | None = https_only if push == "https-only" else None
     handler = DefaultRequestHandler(agent_executor=Echo(), task_store=InMemoryTaskStore(), agent_card=card,
-                                    extended_agent_card=extended if users else None)
+                                    extended_agent_card=extended if users else None, push_config_store=store,
+                                    push_sender=sender, push_url_validator=policy)
     inner = Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, JSONRPC_PATH)])
 
     def bearer_gate(app: ASGIApp) -> ASGIApp:

@@ -30,6 +30,17 @@ LABELS = {
     f"{PREFIX}.config-template": json.dumps(TEMPLATE, separators=(",", ":")),
 }
 
+#: The same image delivering push notifications, to https webhooks only (as agentd off loopback), trusting the CA
+#: bundle the harness gives it through the ``tls`` label's ``ca=``.
+PUSH_LABELS = {
+    **LABELS,
+    f"{PREFIX}.tls": "cert=/etc/echo-agent/tls/cert.pem,key=/etc/echo-agent/tls/key.pem,ca=ECHO_PUSH_CA",
+    f"{PREFIX}.callbacks": "schemes=https",
+    f"{PREFIX}.env": "ECHO_PUSH=on,ECHO_PUSH_URLS=https",
+    f"{PREFIX}.switches": "push=ECHO_PUSH",
+    f"{PREFIX}.defaults": "push=on",
+}
+
 
 def build(labels: dict[str, str] | None = None) -> Built:
     """The image (a look-up after the first build); ``labels`` replace the default ones (a broken contract)."""

@@ -97,3 +97,28 @@ def test_an_image_on_the_hosts_network_binds_and_advertises_the_loopback_origin_
     evidence = json.loads(next((out / "evidence" / "A2A_SEND_001").glob("*.json")).read_text("utf-8"))
     urls = [ex["url"] for a in evidence["attachments"] if a["name"] == "wire exchanges" for ex in a["data"]]
     assert urls and all(u.startswith("https://127.0.0.1:") and u.endswith("/rpc") for u in urls), urls
+
+
+@pytest.mark.timeout(600)
+def test_an_image_delivering_to_https_only_gets_https_receivers_and_the_harness_ca(
+        engine: Any, foreign: str, tmp_path: Path) -> None:
+    """``callbacks=schemes=https`` with ``tls ... ca=ECHO_PUSH_CA``: the image refuses a plain-http webhook URL (as
+    agentd does off loopback), so the harness's webhook serves https on its address on the container's network,
+    with a certificate of the CA the image is given; creating a config is accepted (A2A_CARD_005) and a task's
+    update is delivered there with its credentials (A2A_PUSH_005)."""
+    from tests.foreign_image import PUSH_LABELS
+
+    pushing = build(PUSH_LABELS).tag
+    rows = ("A2A_CARD_005", "A2A_PUSH_005")
+    out = tmp_path / "push"
+    proc = _command(["agent", "--family", "a2a", "--container", pushing, "--only", *rows, "--report-dir", str(out)],
+                    _env(f"foreign-push-{os.getpid()}"), timeout=500)
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    report = _report(out)
+    statuses = {rid: (row["status"], (row.get("note") or "")[:300]) for rid, row in report["requirements"].items()
+                if rid in rows}
+    assert statuses and all(s == "pass" for s, _ in statuses.values()), statuses
+    evidence = json.loads(next((out / "evidence" / "A2A_PUSH_005").glob("*.json")).read_text("utf-8"))
+    sent = [ex for a in evidence["attachments"] if a["name"] == "wire exchanges" for ex in a["data"]]
+    hooks = [json.dumps(ex.get("request")) for ex in sent]
+    assert any('"url": "https://' in h for h in hooks), hooks
