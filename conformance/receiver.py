@@ -8,12 +8,20 @@ peer an agentd ``a2a.send`` step calls (answered by a function of the request:
 private directory, so whatever it keeps arrived over that socket); ``hook.url`` is what a check hands
 the target; ``hook.wait(count, timeout)`` waits for requests with a deadline. It records each request
 exactly as received (HTTP version, method, path, every header line, the raw body) and judges nothing.
+
+``Receiver(tls=True)`` serves https instead, with a server certificate for the one address it listens on,
+issued by the harness's own CA (:func:`conformance.targets.tls.harness_tls`, the CA a container that serves
+TLS is given): for a target that calls back to https URLs only (contract v2's ``callbacks=schemes=https``).
+The handshake happens in the connection's own thread; one that fails is kept
+(:meth:`Receiver.handshake_failures`), so a check can say why nothing arrived.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import socketserver
+import ssl
 import tempfile
 import threading
 import time
@@ -88,17 +96,39 @@ def no_content(_req: Received) -> Reply:
     return 204, [], b""
 
 
+class _TlsServer(socketserver.ThreadingTCPServer):
+    """A threaded TCP server whose connections are TLS, the handshake left to each connection's thread (a
+    client that stalls in it holds only its own thread, never the accept loop)."""
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
+                 context: ssl.SSLContext) -> None:
+        self.context = context
+        super().__init__(address, handler)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, addr = self.socket.accept()
+        return self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a handshake a client broke off is kept (Receiver.handshake_failures), not printed
+
+
 class Receiver:
     """A threaded HTTP/1.1 server on 127.0.0.1 (or a private unix socket) that keeps every request."""
 
     def __init__(self, answer: Callable[[Received], Reply] = no_content, *, path: str = "/hook",
-                 unix: bool = False, host: str = "127.0.0.1") -> None:
+                 unix: bool = False, host: str = "127.0.0.1", tls: bool = False) -> None:
         """``host``: the address to listen on: loopback, or the harness's own address on the internal
-        network it made for containers (``Instance.callback_host``); never a wildcard."""
+        network it made for containers (``Instance.callback_host``); never a wildcard. ``tls``: serve https
+        with a certificate for ``host`` issued by the harness's CA (not on a unix socket)."""
         if host in ("", "0.0.0.0", "::"):  # noqa: S104 - refused, not used
             raise ValueError(f"a receiver listens on one address the harness owns, not {host!r}")
+        if tls and unix:
+            raise ValueError("a receiver on a unix socket serves plain http")
         self.host = host
+        self.tls = tls
         self._received: list[Received] = []
+        self._handshake_failures: list[str] = []
         self._cond = threading.Condition()
         self._answer = answer
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
@@ -116,12 +146,26 @@ class Receiver:
             sock = str(Path(self._tmpdir.name) / "receiver.sock")
             server = socketserver.ThreadingUnixStreamServer(sock, handler)
             self.url = f"unix://{sock}"
+        elif self.tls:
+            from conformance.targets.tls import harness_tls
+
+            server = _TlsServer((self.host, 0), handler, harness_tls().server_context(self.host))
+            self.url = f"https://{self._netloc(server)}{path}"
         else:
             server = socketserver.ThreadingTCPServer((self.host, 0), handler)
-            self.url = f"http://{self.host}:{server.server_address[1]}{path}"
+            self.url = f"http://{self._netloc(server)}{path}"
         server.daemon_threads = True
         server.block_on_close = False
         return server
+
+    def _netloc(self, server: socketserver.TCPServer) -> str:
+        port = server.server_address[1]
+        return f"[{self.host}]:{port}" if ":" in self.host else f"{self.host}:{port}"
+
+    def _handshake_failed(self, why: str) -> None:
+        with self._cond:
+            self._handshake_failures.append(why)
+            self._cond.notify_all()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         receiver = self
@@ -129,6 +173,17 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             timeout = HANDLER_TIMEOUT
+
+            def setup(self) -> None:
+                if isinstance(self.request, ssl.SSLSocket):
+                    self.request.settimeout(HANDLER_TIMEOUT)
+                    try:
+                        self.request.do_handshake()
+                    except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+                        peer = self.client_address[0] if isinstance(self.client_address, tuple) else "?"
+                        receiver._handshake_failed(f"from {peer}: {type(exc).__name__}: {exc}"[:300])
+                        raise
+                super().setup()
 
             def _any(self) -> None:
                 size = min(int(self.headers.get("content-length") or 0), MAX_BODY)
@@ -162,6 +217,14 @@ class Receiver:
         self._thread.join(timeout=5)
         if self._tmpdir is not None:
             self._tmpdir.cleanup()
+
+    def handshake_failures(self, timeout: float = 0.0) -> list[str]:
+        """Every TLS handshake a client began and did not finish (an https receiver only), oldest first: a
+        target that was not given, or ignores, the harness's CA ends here without a request. ``timeout``:
+        seconds to wait for the first one."""
+        with self._cond:
+            self._cond.wait_for(lambda: bool(self._handshake_failures), timeout=timeout)
+            return list(self._handshake_failures)
 
     def received(self) -> list[Received]:
         """Every request so far, oldest first."""

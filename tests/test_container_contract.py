@@ -150,3 +150,56 @@ def test_a_host_network_image_is_called_back_on_loopback() -> None:
     pool = _pool({})
     pool.spec.network_mode = "host"
     assert pool.callback_host == "127.0.0.1"
+
+
+def test_an_image_calling_back_to_https_only_gets_https_receivers_and_no_gap_when_it_names_a_ca() -> None:
+    from tests.foreign_image import PUSH_LABELS
+
+    pool = _pool(PUSH_LABELS)
+    assert (pool.callback_scheme, pool.callback_gap) == ("https", None)
+    plain = _pool(LABELS)
+    assert (plain.callback_scheme, plain.callback_gap) == ("http", None)
+
+
+@pytest.mark.parametrize("tls", ["cert=C,key=K", None])
+def test_an_https_only_image_without_a_ca_bundle_leaves_call_backs_not_measured_naming_the_label(
+        tls: str | None) -> None:
+    """``callbacks=schemes=https`` without ``ca=``: the harness cannot make the image trust its receivers, so every
+    check that needs a call back is not measured, the note naming the label that would fix it — never a fail."""
+    from conformance.targets.pool import way_back
+
+    labels = {f"{P}.callbacks": "schemes=https", **({f"{P}.tls": tls} if tls else {})}
+    pool = _pool(labels)
+    gap = pool.callback_gap
+    assert pool.callback_scheme == "https" and gap is not None
+    assert "calls back to https URLs only" in gap and "names no CA bundle" in gap
+    assert ("add ca=VARIABLE" in gap) if tls else (f"{P}.tls=cert=VARIABLE,key=VARIABLE,ca=VARIABLE" in gap), gap
+
+    class Agent:
+        callback_host: str | None = "172.30.0.1"
+        callback_scheme = "https"
+        callback_gap: str | None = gap
+
+    with pytest.raises(NotMeasured, match="names no CA bundle"):
+        way_back(Agent())
+    Agent.callback_gap = None
+    assert way_back(Agent()) == "172.30.0.1"
+    Agent.callback_host = None
+    with pytest.raises(NotMeasured, match="default bridge"):
+        way_back(Agent())
+
+
+def test_the_ca_bundle_is_given_on_a_unix_socket_too_and_the_server_pair_only_on_tcp() -> None:
+    """The image calls back to the harness's https receivers whatever it listens on; only TCP serves TLS."""
+    from conformance.targets.container import ContainerAgent
+    from conformance.targets.tls import harness_tls
+    from tests.foreign_image import PUSH_LABELS
+
+    spec = _pool(PUSH_LABELS).spec
+    env: dict[str, str] = {}
+    files = ContainerAgent(spec, {}, listen="unix").tls_files(env)
+    assert files == {f"{TLS_DIR}/ca.crt": harness_tls().ca_pem} and env == {"ECHO_PUSH_CA": f"{TLS_DIR}/ca.crt"}
+    env = {}
+    files = ContainerAgent(spec, {}, listen="tcp").tls_files(env)
+    assert sorted(files) == ["/etc/echo-agent/tls/cert.pem", "/etc/echo-agent/tls/key.pem", f"{TLS_DIR}/ca.crt"]
+    assert env == {"ECHO_PUSH_CA": f"{TLS_DIR}/ca.crt"}

@@ -39,7 +39,8 @@ def answer(req: Received) -> Reply:
         {"jsonrpc": "2.0", "id": rid, "result": result}).encode()
 
 
-def recording_peer(*, unix: bool = False, host: str = "127.0.0.1") -> Receiver:
-    """A recording A2A peer on ``host`` (loopback, or the target's ``callback_host``), or on a unix socket
-    only; its ``url`` is what to name as the peer."""
-    return Receiver(answer, path="/", unix=unix, host=host)
+def recording_peer(*, unix: bool = False, host: str = "127.0.0.1", tls: bool = False) -> Receiver:
+    """A recording A2A peer on ``host`` (loopback, or the target's ``callback_host``; ``tls``: https under the
+    harness's CA, for a target calling https peers only), or on a unix socket only; its ``url`` is what to name
+    as the peer."""
+    return Receiver(answer, path="/", unix=unix, host=host, tls=tls)

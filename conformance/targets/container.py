@@ -226,11 +226,13 @@ class ContainerAgent:
         from testcontainers.core.container import DockerContainer
 
         env = {**self.spec.v2.env, **self.spec.env, **self.env}
-        files = dict(self.files)
+        files = {**self.files, **self.tls_files(env)}
         scheme = "http"
         tls_paths: dict[str, str] | None = None
         if self.spec.v2.tls is not None and self.listen == "tcp":
-            files.update(self._tls_files(env))
+            from conformance.targets.tls import harness_tls
+
+            harness_tls().trust()  # this process's https clients trust the CA from now on
             scheme = "https"
             tls_paths = {name: path for name, (path, _var) in self.spec.v2.tls.placements().items()}
         kwargs: dict[str, Any] = {
@@ -342,21 +344,29 @@ class ContainerAgent:
             folder.chmod(0o777)  # the image's own uid writes there; the engine keeps the mode
         return [self._state_dir / Path(self.spec.v2.state).name]
 
-    def _tls_files(self, env: dict[str, str]) -> dict[str, bytes]:
-        """The harness CA's server certificate, key and CA bundle where the image reads them (contract v2's
-        ``tls``), the variables naming them set in ``env``; this process trusts the CA from now on."""
+    def tls_files(self, env: dict[str, str]) -> dict[str, bytes]:
+        """The TLS files the image reads (contract v2's ``tls``) by their paths inside, the variables naming them
+        set in ``env``: on TCP the harness CA's server certificate and key, and the CA bundle where the label names
+        one (``ca=``) — the CA the harness's https receivers are issued by (:class:`conformance.receiver.Receiver`),
+        so on a unix socket, where no TLS is served, the image still gets the bundle for its calls back."""
+        tls_spec = self.spec.v2.tls
+        if tls_spec is None:
+            return {}
         from conformance.targets.tls import harness_tls
 
         tls = harness_tls()
-        pair = tls.server()
-        content = {"cert": pair.chain, "key": pair.key, "ca": tls.ca_pem}
+        wanted = ("cert", "key", "ca") if self.listen == "tcp" else ("ca",)
         files: dict[str, bytes] = {}
-        assert self.spec.v2.tls is not None
-        for name, (path, var) in self.spec.v2.tls.placements().items():
-            files[path] = content[name]
+        for name, (path, var) in tls_spec.placements().items():
+            if name not in wanted:
+                continue
+            if name == "ca":
+                files[path] = tls.ca_pem
+            else:
+                pair = tls.server()
+                files[path] = pair.chain if name == "cert" else pair.key
             if var:
                 env[var] = path
-        tls.trust()
         return files
 
     def _client(self, timeout: float) -> httpx.Client:

@@ -121,6 +121,9 @@ class CoreAgent:
     long_running: dict[str, Any] | None = None
     #: Where the harness's webhook listens so this agent reaches it (Instance.callback_host).
     callback_host: str | None = "127.0.0.1"
+    #: How it serves (Instance.callback_scheme), and why a call back cannot be provoked (Instance.callback_gap).
+    callback_scheme: str = "http"
+    callback_gap: str | None = None
     #: Seconds to wait for one answer (the run's ``--call-timeout``).
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     #: Where the target's interfaces may be, and what a user can do about one outside (Instance.origins).
@@ -136,7 +139,8 @@ class CoreAgent:
         hint = targets.target.long_running if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
                    targets=targets, long_running=dict(hint) if hint else None, control=instance.control,
-                   callback_host=instance.callback_host, call_timeout=instance.call_timeout,
+                   callback_host=instance.callback_host, callback_scheme=instance.callback_scheme,
+                   callback_gap=instance.callback_gap, call_timeout=instance.call_timeout,
                    origins=instance.origins, origin_remedy=instance.origin_remedy,
                    other_ports_unconfirmed=instance.other_ports_unconfirmed)
 

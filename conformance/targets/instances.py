@@ -57,6 +57,12 @@ class Instance:
     #: The address a receiver of the harness (a peer, a webhook) listens on so this agent reaches it:
     #: loopback, or the gateway of the harness's network for a container; None when there is none.
     callback_host: str | None = "127.0.0.1"
+    #: How that receiver serves: ``https`` (with a certificate of the harness's CA) for an agent that calls back
+    #: to https URLs only, else ``http``.
+    callback_scheme: str = "http"
+    #: Why a call of this agent to such a receiver cannot be provoked though it can reach it (it calls https
+    #: only and cannot be told to trust the harness's CA); None when it can be.
+    callback_gap: str | None = None
     #: Seconds a client of the harness waits for one answer of this agent (the run's ``--call-timeout``).
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     #: Where this agent's interfaces may be (:mod:`conformance.targets.origins`); None: wherever its card
@@ -188,6 +194,16 @@ class AgentTargets:
         """Where a receiver of the harness listens so the agent under test reaches it (see Instance)."""
         return self.containers.callback_host if self.containers is not None else "127.0.0.1"
 
+    @property
+    def callback_scheme(self) -> str:
+        """How a receiver of the harness serves the agent under test (see Instance)."""
+        return self.containers.callback_scheme if self.containers is not None else "http"
+
+    @property
+    def callback_gap(self) -> str | None:
+        """Why a call back of the agent under test cannot be provoked (see Instance); None when it can be."""
+        return self.containers.callback_gap if self.containers is not None else None
+
     def refusal(self, **needs: Any) -> tuple[str | None, Instance | None]:
         """Start a private instance whose configuration the agent is expected to refuse: (the refusal's
         words, None) when it refused to start, (None, the instance) when it started anyway. A launched
@@ -210,7 +226,8 @@ class AgentTargets:
     def _instance_of(self, agent: Any, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
         control = ContainerControl(agent.control_path) if agent.control_path else None
         return Instance(url=agent.url, uds_path=agent.uds_path, tokens=tokens, facts=facts,
-                        launched=ContainerHandle(agent), control=control, callback_host=self.callback_host)
+                        launched=ContainerHandle(agent), control=control, callback_host=self.callback_host,
+                        callback_scheme=self.callback_scheme, callback_gap=self.callback_gap)
 
     def _external(self, needs: dict[str, Any]) -> Instance:
         t = self.target

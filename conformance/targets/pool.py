@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import yaml
@@ -33,7 +33,7 @@ from conformance.targets.container import (
     join_network,
     make_network,
 )
-from conformance.targets.contract import ConfigSpec, ContractError, render, render_context
+from conformance.targets.contract import PREFIX, ConfigSpec, ContractError, render, render_context
 from conformance.targets.control import ContainerControl
 from conformance.targets.model import AgentTarget
 
@@ -114,6 +114,41 @@ UNREACHABLE = ("delivery from a container on the engine's default bridge to a re
                "the container's network unset) to measure it")
 
 
+class CallsBack(Protocol):
+    """What knows how the agent under test reaches a receiver of the harness (an Instance, a CoreAgent, the
+    AgentTargets): the address to listen on, the scheme to serve, and why a call back cannot be provoked."""
+
+    @property
+    def callback_host(self) -> str | None: ...
+
+    @property
+    def callback_scheme(self) -> str: ...
+
+    @property
+    def callback_gap(self) -> str | None: ...
+
+
+def way_back(target: CallsBack) -> str:
+    """The address a receiver of the harness listens on so ``target`` calls it, for a check that needs the call
+    to arrive (a delivery, a peer's send); ``not_measured`` when the agent has no way back to the harness
+    (:data:`UNREACHABLE`) or cannot be made to trust the receiver's certificate (``callback_gap``)."""
+    if target.callback_host is None:
+        not_measured(UNREACHABLE)
+    if target.callback_gap:
+        not_measured(target.callback_gap)
+    return target.callback_host
+
+
+def https_only_gap(image: str, tls_label: bool) -> str:
+    """The note of a call back that cannot be provoked: the image calls https URLs only and names no CA bundle."""
+    fix = (f"add ca=VARIABLE (or ca=/absolute/path) to its {PREFIX}.tls label" if tls_label else
+           f"label it {PREFIX}.tls=cert=VARIABLE,key=VARIABLE,ca=VARIABLE (or absolute paths)")
+    return (f"the image {image} calls back to https URLs only ({PREFIX}.callbacks=schemes=https) and names no CA "
+            f"bundle to trust, so it cannot be told to trust the harness's CA, which issued the certificate of the "
+            f"harness's https receiver; a call back to the harness cannot be provoked: {fix}, naming where the "
+            "image reads the CA bundle for its outbound calls, to measure it")
+
+
 class ContainerHandle:
     """What a check may do to a container it was handed (``Instance.launched``): restart it, and revoke
     a credential through the image's control socket (the in-process hook a launched reference offers)."""
@@ -183,6 +218,21 @@ class ContainerPool:
             return "127.0.0.1"  # the container shares this host's loopback
         net = self.spec.network
         return net.gateway if net is not None else None
+
+    @property
+    def callback_scheme(self) -> str:
+        """How a receiver of the harness serves this run's containers: https when the image calls back to https
+        only (contract v2's ``callbacks``), with a certificate of the CA the image is given (``tls`` ``ca=``)."""
+        return "https" if self.spec.v2.callbacks.https_only else "http"
+
+    @property
+    def callback_gap(self) -> str | None:
+        """Why a call of the image to a receiver of the harness cannot be provoked though it can reach one: it
+        calls back to https only and its ``tls`` label names no ``ca=`` (None when it can be)."""
+        spec = self.spec
+        if not spec.v2.callbacks.https_only or (spec.v2.tls is not None and spec.v2.tls.ca):
+            return None
+        return https_only_gap(spec.image, spec.v2.tls is not None)
 
     def environment(self, needs: dict[str, Any]) -> tuple[dict[str, str], str, dict[str, str], dict[str, str]]:
         """(environment, listen, tokens, facts) for ``needs``, or ``not_measured`` naming what cannot be set."""

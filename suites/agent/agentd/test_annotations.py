@@ -32,7 +32,7 @@ from conformance.judge import quote, unique
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
 from conformance.targets.instances import AgentTargets, Instance
-from conformance.targets.pool import UNREACHABLE
+from conformance.targets.pool import way_back
 from conformance.wire import Recorder
 from conformance.wire.jsonrpc import JsonRpcClient
 
@@ -337,9 +337,9 @@ def test_webhook_body_never_carries_annotations(agent_targets: AgentTargets, rec
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     if (served_card(inst, recorder).get("capabilities") or {}).get("pushNotifications") is not True:
         not_measured("the target does not declare push notifications (capabilities.pushNotifications)")
-    if inst.callback_host is None:
-        not_measured(UNREACHABLE)
-    with Receiver(host=inst.callback_host) as hook, rpc_client(inst, recorder=recorder) as c:
+    host = way_back(inst)
+    with Receiver(host=host, tls=inst.callback_scheme == "https") as hook, \
+            rpc_client(inst, recorder=recorder) as c:
         held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         ok_result(c.call("CreateTaskPushNotificationConfig",
                          {"taskId": held["id"], "url": hook.url, "token": unique("hook")},

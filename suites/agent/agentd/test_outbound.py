@@ -31,7 +31,7 @@ from conformance.judge import quote, strict
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Received, Receiver
 from conformance.targets.instances import AgentTargets, Instance
-from conformance.targets.pool import UNREACHABLE
+from conformance.targets.pool import UNREACHABLE, way_back
 from conformance.wire import Recorder
 from conformance.wire.methods import CORE_METHODS, REQUEST_TYPES
 
@@ -56,11 +56,14 @@ def _relay_instance(agent_targets: AgentTargets, peer_url: str) -> Instance:
 
 def _need_launch(agent_targets: AgentTargets, what: str) -> None:
     """The target must be configured with an a2a.send step aimed at ``what`` the harness serves, and
-    reach the harness where it serves a peer."""
+    reach the harness where it serves a peer (over TCP: with a scheme it calls, trusting the certificate)."""
     if not agent_targets.launchable:
         lacking("launch_config")
-    if agent_targets.callback_host is None:
-        not_measured(UNREACHABLE)
+    if what == "a unix socket":
+        if agent_targets.callback_host is None:
+            not_measured(UNREACHABLE)
+    else:
+        way_back(agent_targets)
 
 
 def _send_reaching_peer(agent_targets: AgentTargets, peer: Receiver, recorder: Recorder,
@@ -108,7 +111,7 @@ def test_outbound_client_activates_the_command_extension_by_header_and_message(
     the command URI and ``message.extensions`` lists it, with the command as the one DataPart under
     ``agentd``. Catches ``outbound-command-header-only`` and ``outbound-command-unmarked-header``."""
     _need_launch(agent_targets, "a peer")
-    with recording_peer(host=str(agent_targets.callback_host)) as peer:
+    with recording_peer(host=str(agent_targets.callback_host), tls=agent_targets.callback_scheme == "https") as peer:
         req = _send_reaching_peer(agent_targets, peer, recorder, evidence)
     msg = _sent_message(req)
     parts = msg.get("parts") or []

@@ -119,6 +119,8 @@ def caller(core_agent: CoreAgent, binding: str, recorder: Recorder, request: pyt
 @pytest.fixture
 def webhook(core_agent: CoreAgent) -> Iterator[Receiver]:
     """A webhook where the agent under test reaches the harness (loopback, or the harness's address on
-    a container's network; checks of delivery end not_measured where the agent has no way back)."""
-    with Receiver(path="/a2a-webhook", host=core_agent.callback_host or "127.0.0.1") as hook:
+    a container's network; https with a certificate of the harness's CA for an image that calls back to
+    https only; checks of delivery end not_measured where the agent has no way back: ``way_back``)."""
+    with Receiver(path="/a2a-webhook", host=core_agent.callback_host or "127.0.0.1",
+                  tls=core_agent.callback_scheme == "https") as hook:
         yield hook

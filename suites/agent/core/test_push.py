@@ -15,7 +15,7 @@ from conformance.judge import blocked_by, error_problem, expect_error, judged_he
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
 from conformance.targets.core import CoreAgent
-from conformance.targets.pool import UNREACHABLE
+from conformance.targets.pool import way_back
 from conformance.wire.caller import Caller
 
 DELIVERY_WAIT = 5.0
@@ -33,7 +33,9 @@ def create(caller: Caller, tid: str, url: str, **extra: Any) -> dict[str, Any]:
     ans = caller.call("CreateTaskPushNotificationConfig", {"taskId": tid, "url": url, **extra})
     if ans.error is not None and (ans.error.code == -32602 or ans.error.reason == "INVALID_PARAMS"
                                   or ans.error.grpc_status == "INVALID_ARGUMENT"):
-        not_measured(f"the agent refuses the harness's loopback webhook URL {url}: {ans.quote()}")
+        hint = ("; an image that calls back to https URLs only says so with the label "
+                "dev.agentd-conformance.callbacks=schemes=https" if url.startswith("http:") else "")
+        not_measured(f"the agent refuses the harness's webhook URL {url}: {ans.quote()}{hint}")
     if ans.error is not None:
         blocked_by(CREATE_ROW, f"CreateTaskPushNotificationConfig for task {tid} (a task the harness made) was "
                                f"refused: {ans.quote()}")
@@ -117,8 +119,7 @@ def test_task_update_is_delivered_to_the_webhook_with_credentials(
     """A task update reaches the webhook as a StreamResponse naming the task, with the configured
     credentials in Authorization. Defect: push-no-credentials."""
     core_agent.require("push")
-    if core_agent.callback_host is None:
-        not_measured(UNREACHABLE)
+    way_back(core_agent)
     credential = run_secrets.make("push")
     auth = {"scheme": "Bearer", "credentials": credential}
     if core_agent.control is not None:
@@ -134,7 +135,8 @@ def test_task_update_is_delivered_to_the_webhook_with_credentials(
     got = webhook.wait(1, DELIVERY_WAIT)
     evidence.add("webhook deliveries", [d.to_evidence((credential,)) for d in got])
     if not got:
-        fail(f"no POST reached the webhook {webhook.url} within {DELIVERY_WAIT:g}s of task {tid}'s update")
+        fail(f"no POST reached the webhook {webhook.url} within {DELIVERY_WAIT:g}s of task {tid}'s update"
+             + _handshakes(webhook))
     mine = []
     for d in got:
         if not isinstance(d.json, dict):
@@ -152,6 +154,15 @@ def test_task_update_is_delivered_to_the_webhook_with_credentials(
         assert header == f"Bearer {credential}", (
             "a delivery for the task carries Authorization "
             + ("<none>" if header is None else "<a different value>") + ", not the configured credentials")
+
+
+def _handshakes(hook: Receiver) -> str:
+    """What a webhook that received nothing saw of the agent: TLS handshakes that failed (it was given the
+    harness's CA and did not trust it)."""
+    failed = hook.handshake_failures()
+    if not failed:
+        return ""
+    return f"; {len(failed)} TLS handshake(s) with it failed (the agent was given the harness's CA): {failed[0]}"
 
 
 @pytest.mark.requirement("A2A_PUSH_006")
