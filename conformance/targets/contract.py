@@ -10,7 +10,8 @@ v1 (still read): ``port``, ``socket-dir``, ``switches``, ``defaults``, ``tokens`
                                         ``X`` is a variable the harness sets to the file's path inside
                                         (:data:`TLS_DIR`), or an absolute path where the image reads the file.
                                         ``ca`` is a CA bundle the image trusts for its outbound calls (the
-                                        harness's receivers serve https with a certificate of the same CA).
+                                        harness's receivers serve https with a certificate of the same CA);
+                                        it is put in on a unix socket too, where no TLS is served.
 ``dev.agentd-conformance.public-url``   the variable the harness sets to the URL it reaches the listener at
                                         (the card's interfaces must name it); v1's fixed
                                         ``AGENTD_PUBLIC_URL`` stays the default
@@ -25,8 +26,10 @@ v1 (still read): ``port``, ``socket-dir``, ``switches``, ``defaults``, ``tokens`
                                         with ``format=reference``: every field of the reference's Config)
 ``dev.agentd-conformance.env``          ``K=V,...``: environment every container of the image gets
 ``dev.agentd-conformance.callbacks``    ``schemes=https[+http]`` — the schemes the image delivers webhooks and
-                                        peer calls to (default ``http+https``); the harness's receivers serve
-                                        https where http is not accepted
+                                        peer calls to (default ``http+https``); with https only, the harness's
+                                        receivers serve https (:mod:`conformance.receiver`), and without a
+                                        ``ca`` the image could trust, checks needing a call back are not
+                                        measured (:func:`conformance.targets.pool.way_back`)
 ``dev.agentd-conformance.state``        ``/abs/folder[,env=VAR]``: a folder the image keeps its state in; the
                                         harness makes it (empty, writable by the image's uid) before the
                                         container starts, and a restart keeps it
