@@ -172,8 +172,9 @@ def test_an_https_only_image_without_a_ca_bundle_leaves_call_backs_not_measured_
     pool = _pool(labels)
     gap = pool.callback_gap
     assert pool.callback_scheme == "https" and gap is not None
-    assert "calls back to https URLs only" in gap and "names no CA bundle" in gap
-    assert ("add ca=VARIABLE" in gap) if tls else (f"{P}.tls=cert=VARIABLE,key=VARIABLE,ca=VARIABLE" in gap), gap
+    assert "calls back to https only" in gap and "names no CA bundle" in gap and len(gap) < 260, gap
+    fix = "add ca=VARIABLE (or ca=/path) to its label" if tls else f"{P}.tls=cert=VAR,key=VAR,ca=VAR"
+    assert gap.endswith(fix + (f" {P}.tls" if tls else "")), gap
 
     class Agent:
         callback_host: str | None = "172.30.0.1"

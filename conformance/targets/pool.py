@@ -140,13 +140,12 @@ def way_back(target: CallsBack) -> str:
 
 
 def https_only_gap(image: str, tls_label: bool) -> str:
-    """The note of a call back that cannot be provoked: the image calls https URLs only and names no CA bundle."""
-    fix = (f"add ca=VARIABLE (or ca=/absolute/path) to its {PREFIX}.tls label" if tls_label else
-           f"label it {PREFIX}.tls=cert=VARIABLE,key=VARIABLE,ca=VARIABLE (or absolute paths)")
-    return (f"the image {image} calls back to https URLs only ({PREFIX}.callbacks=schemes=https) and names no CA "
-            f"bundle to trust, so it cannot be told to trust the harness's CA, which issued the certificate of the "
-            f"harness's https receiver; a call back to the harness cannot be provoked: {fix}, naming where the "
-            "image reads the CA bundle for its outbound calls, to measure it")
+    """The note of a call back that cannot be provoked: the image calls https URLs only and names no CA bundle
+    (kept under the report's note limit with a long image name: the fix comes before anything else could be cut)."""
+    fix = (f"add ca=VARIABLE (or ca=/path) to its label {PREFIX}.tls" if tls_label else
+           f"label it {PREFIX}.tls=cert=VAR,key=VAR,ca=VAR")
+    return (f"the image {image} calls back to https only (callbacks=schemes=https) and names no CA bundle, so it "
+            f"cannot trust the harness's https receivers: {fix}")
 
 
 class ContainerHandle:
