@@ -1,8 +1,8 @@
 """Benchmark (a property, too slow for CI in full): every named defect of the three references is caught.
 
-CI runs, per reference, a set of defects that together name every id and part (``tests.killmatrix.covering``):
-every check is shown to fail. This runs the kill matrix over every named defect, so each defect's declared
-ids are shown failing for it. Usage::
+CI runs, per reference, a set of defects that together name every id and part (``tests.killmatrix.covering``),
+grouped several to a run (``tests.killmatrix.batches``): every check is shown to fail. This runs the kill
+matrix over every named defect, alone, so each defect's declared ids are shown failing for it. Usage::
 
     python -m benchmarks.kill_matrix [-k cli-|core-|agentd-|NAME] [-n 3]
 

@@ -97,14 +97,14 @@ def blocked_by_own(entry: RequirementResult, own: set[str]) -> bool:
 class Reference:
     """One reference implementation, its defect table, and how the command runs checks against it.
 
-    ``args(defect)`` is the command line (without ``--only``) that runs the family's checks against
-    the reference, with ``defect`` switched on when given.
+    ``args(defects, tmp)`` is the command line (without ``--only``) that runs the family's checks against
+    the reference, with the named ``defects`` switched on (none: the clean reference).
     """
 
     key: str
     family: str
     defects: dict[str, Defect]
-    args: Callable[[str | None, Path], list[str]]
+    args: Callable[[Sequence[str], Path], list[str]]
     timeout: float = 900
 
     @property
@@ -112,27 +112,27 @@ class Reference:
         return [r.id for r in default_registry().select(family=self.family)]
 
     def run(self, tmp: Path, ids: list[str] | None = None, defect: str | None = None,
-            extra: Sequence[str] = ()) -> Report:
-        args = [*self.args(defect, tmp), *extra]
+            extra: Sequence[str] = (), defects: Sequence[str] = ()) -> Report:
+        args = [*self.args([*([defect] if defect else []), *defects], tmp), *extra]
         if ids:
             args += ["--only", *ids]
         return run_command(args, tmp / "report", timeout=self.timeout)
 
 
-def _cli_args(defect: str | None, tmp: Path) -> list[str]:
+def _cli_args(defects: Sequence[str], tmp: Path) -> list[str]:
     # File defects (the skill layout) cannot be switched by the environment: lay the skill out as shipped
-    # under this defect and point --skill at it, as a vendor would for their own tool.
-    skill = materialize_skill(tmp / "skill", {defect} if defect else set())[0]
-    return ["cli", "--skill", str(skill), *(["--env-plain", f"REFCLI_DEFECTS={defect}"] if defect else [])]
+    # under these defects and point --skill at it, as a vendor would for their own tool.
+    skill = materialize_skill(tmp / "skill", set(defects))[0]
+    return ["cli", "--skill", str(skill), *(["--env-plain", f"REFCLI_DEFECTS={','.join(defects)}"] if defects else [])]
 
 
-def _core_args(defect: str | None, tmp: Path, launch: str = "scripted") -> list[str]:
+def _core_args(defects: Sequence[str], tmp: Path, launch: str = "scripted") -> list[str]:
     return ["agent", "--family", "a2a", "--launch", launch, "--timeout", "240",
-            *(["--defect", defect] if defect else [])]
+            *[arg for d in defects for arg in ("--defect", d)]]
 
 
-def _agentd_args(defect: str | None, tmp: Path) -> list[str]:
-    return ["agent", "--launch", "reference", "--family", "agentd", *(["--defect", defect] if defect else [])]
+def _agentd_args(defects: Sequence[str], tmp: Path) -> list[str]:
+    return ["agent", "--launch", "reference", "--family", "agentd", *[arg for d in defects for arg in ("--defect", d)]]
 
 
 CLI = Reference("cli", "a2acli", CLI_DEFECTS, _cli_args)
@@ -156,9 +156,51 @@ def covering(ref: Reference) -> list[str]:
     return sorted(chosen)
 
 
+#: Most defects CI runs together in one narrow run (see :func:`batches`).
+BATCH = 4
+
+
+def batches(ref: Reference, names: Sequence[str], size: int = BATCH) -> list[tuple[str, ...]]:
+    """``names`` grouped for CI into runs of up to ``size`` defects each, the members of a group naming rows
+    of different areas (so none of them is the feature another member's rows are judged on). Each group runs
+    once with all its defects on, narrowed to their ids; an id not caught there is run again with its own
+    defect alone (:func:`caught_in_batch`). Every defect alone: ``python -m benchmarks.kill_matrix``."""
+    reg = default_registry()
+    groups: list[tuple[list[str], set[str]]] = []
+    for name in sorted(names):
+        areas = {reg[rid.partition(":")[0]].area for rid in ref.defects[name].ids}
+        for members, used in groups:
+            if len(members) < size and not used & areas:
+                members.append(name)
+                used |= areas
+                break
+        else:
+            groups.append(([name], set(areas)))
+    return [tuple(members) for members, _ in groups]
+
+
+def caught_in_batch(ref: Reference, group: Sequence[str], tmp: Path) -> dict[str, dict[str, str]]:
+    """Run ``group``'s defects together on ``ref`` (narrowed to the ids they name); each defect whose ids were
+    not all caught is run again alone. Returns defect → its survivors (id → status) after that: empty when
+    every id of every member was caught, in the group's run or, failing that, in its own."""
+    ids = [rid for name in group for rid in ref.defects[name].ids]
+    only = list(dict.fromkeys(rid.partition(":")[0] for rid in ids))
+    report = ref.run(tmp / "together", only, defects=group)
+    left: dict[str, dict[str, str]] = {}
+    for name in group:
+        own = list(ref.defects[name].ids)
+        missed = survivors(report, own, tmp / "together" / "report")
+        if missed and len(group) > 1:
+            missed = survivors(ref.run(tmp / name, [rid.partition(":")[0] for rid in own], name), own,
+                               tmp / name / "report")
+        if missed:
+            left[name] = missed
+    return left
+
+
 def run_core(tmp: Path, launch: str, only: list[str] | None = None, defect: str | None = None) -> Report:
     """The a2a family against a launched target (``scripted``, ``reference`` or ``sdk``)."""
-    args = _core_args(defect, tmp, launch)
+    args = _core_args([defect] if defect else [], tmp, launch)
     if only:
         args += ["--only", *only]
     return run_command(args, tmp, timeout=CORE.timeout)

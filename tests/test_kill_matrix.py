@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conformance.registry import default_registry
-from tests.killmatrix import AGENTD, CLI, CORE, REFERENCES, Reference, covering, run_core, survivors
+from tests.killmatrix import AGENTD, CLI, CORE, REFERENCES, Reference, batches, caught_in_batch, covering, run_core
 
 REGISTRY = default_registry()
 BY_KEY = {r.key: r for r in REFERENCES}
@@ -74,11 +74,13 @@ def test_clean_reference_agentd_passes_every_requirement(tmp_path: Path) -> None
 
 
 #: CI runs, per reference, a set of defects covering every id and part its defects name (every check shown to
-#: fail, in about two thirds of the runs); ``CONFORMANCE_KILL_MATRIX=all`` (``python -m benchmarks.kill_matrix``)
-#: runs every named defect.
+#: fail), in groups of defects naming different areas (``tests.killmatrix.batches``: about a quarter of the
+#: runs; an id a group does not catch is run again under its own defect alone).
+#: ``CONFORMANCE_KILL_MATRIX=all`` (``python -m benchmarks.kill_matrix``) runs every named defect alone.
 ALL = os.environ.get("CONFORMANCE_KILL_MATRIX") == "all"
-CASES = [pytest.param(ref.key, name, id=f"{ref.key}-{name}") for ref in REFERENCES
-         for name in (sorted(ref.defects) if ALL else covering(ref))]
+CASES = ([pytest.param(ref.key, (name,), id=f"{ref.key}-{name}") for ref in REFERENCES for name in sorted(ref.defects)]
+         if ALL else [pytest.param(ref.key, group, id=f"{ref.key}-{'+'.join(group)}") for ref in REFERENCES
+                      for group in batches(ref, covering(ref))])
 
 
 @pytest.mark.parametrize("ref", REFERENCES, ids=lambda r: r.key)
@@ -87,16 +89,18 @@ def test_the_defects_ci_runs_name_every_id_any_defect_names(ref: Reference) -> N
     named = {rid for d in ref.defects.values() for rid in d.ids}
     assert {rid for n in run for rid in ref.defects[n].ids} == named
     assert len(run) < len(ref.defects) or not ref.defects
+    groups = batches(ref, run)
+    assert sorted(n for g in groups for n in g) == sorted(run)
+    areas = [[{REGISTRY[rid.partition(":")[0]].area for rid in ref.defects[n].ids} for n in g] for g in groups]
+    assert all(not a & b for g in areas for i, a in enumerate(g) for b in g[i + 1:]), "a group shares an area"
 
 
-@pytest.mark.parametrize(("key", "defect"), CASES)
-def test_defect_makes_its_requirements_fail(key: str, defect: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("key", "group"), CASES)
+def test_defect_makes_its_requirements_fail(key: str, group: tuple[str, ...], tmp_path: Path) -> None:
     ref = BY_KEY[key]
-    ids = list(ref.defects[defect].ids)
-    report = ref.run(tmp_path, [rid.partition(":")[0] for rid in ids], defect)
-    survived = survivors(report, ids, tmp_path / "report")
-    assert not survived, (f"{key} defect {defect!r} ({ref.defects[defect].what}) was not caught: {survived}; "
-                          f"see {tmp_path}/report/summary.md")
+    left = caught_in_batch(ref, group, tmp_path)
+    assert not left, "; ".join(f"{key} defect {name!r} ({ref.defects[name].what}) was not caught: {missed}"
+                               for name, missed in left.items()) + f"; see {tmp_path}"
 
 
 def test_a_refused_create_fails_only_the_create_row_and_blocks_the_rows_built_on_it(tmp_path: Path) -> None:

@@ -11,6 +11,10 @@ A targets file (YAML) lists the runs::
         env: {A2ACLI_BEARER: "..."}  # cli: optional; secrets (as --env: kept out of every report file)
         env_plain: {NO_COLOR: "1"}   # cli: optional; not secrets (as --env-plain: the report shows them)
         tier: 1                      # cli: optional
+        cli_timeout: 30              # cli: optional; seconds each invocation may take (as --cli-timeout)
+        language: Rust               # cli: optional; the tool's identity (as --language, --repository,
+        repository: https://example.test/mycli   #   --maintainer)
+        maintainer: cli-team@example.test
       - name: reference-agentd
         kind: agent
         family: agentd               # agent: agentd | a2a
@@ -21,6 +25,8 @@ A targets file (YAML) lists the runs::
         long_running_text: "hold"      # agent: a message text the agent answers with a task it keeps WORKING
         call_timeout: 90             # agent: seconds to wait for one answer (default 60; the run's bound is apart)
         allow_origins: ["https://proxy.test:8443"]  # agent, url/unix: other origins whose interfaces are its own
+        agentd_binary: "agentd"      # agent: the target's own executable (as --agentd-binary)
+        schema_source: target        # agent, agentd family: ours | target | a folder (as --schema-source)
       - name: agentd-image
         kind: agent
         container:                   # agent: a local image, one container per configuration
@@ -53,9 +59,10 @@ import yaml
 from conformance.targets.model import AgentTarget, CliTarget
 
 _KEYS = {
-    "cli": {"name", "kind", "exe", "adapter", "skill", "env", "env_plain", "tier", "only"},
+    "cli": {"name", "kind", "exe", "adapter", "skill", "env", "env_plain", "tier", "only", "cli_timeout",
+            "language", "repository", "maintainer"},
     "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only",
-              "defects", "long_running_text", "call_timeout", "allow_origins"},
+              "defects", "long_running_text", "call_timeout", "allow_origins", "agentd_binary", "schema_source"},
 }
 CONTAINER_KEYS = {"image", "port", "env", "socket_dir", "tokens_env", "switches", "ready_path", "ready_timeout",
                   "network", "command"}
@@ -89,12 +96,14 @@ class Entry:
         s = self.settings
         if self.kind == "cli":
             return CliTarget.build(exe=s.get("exe"), adapter=s.get("adapter"), skill=s.get("skill"),
-                                   env=dict(s.get("env") or {}), env_plain=dict(s.get("env_plain") or {}))
+                                   env=dict(s.get("env") or {}), env_plain=dict(s.get("env_plain") or {}),
+                                   cli_timeout=s.get("cli_timeout"))
         return AgentTarget.build(url=s.get("url"), unix=s.get("unix"), launch=s.get("launch"),
                                  container=s.get("container"),
                                  tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
                                  facts=dict(s.get("facts") or {}), defects=list(s.get("defects") or ()),
-                                 long_running_text=s.get("long_running_text"), call_timeout=s.get("call_timeout"),
+                                 long_running_text=s.get("long_running_text"), binary=s.get("agentd_binary"),
+                                 call_timeout=s.get("call_timeout"),
                                  allow_origins=list(s.get("allow_origins") or ()))
 
 
@@ -128,7 +137,8 @@ def load_targets(path: Path) -> list[Entry]:
         if unknown:
             raise _err(path, where, f"unknown key(s) {sorted(unknown)}")
         t = dict(raw)
-        for key in ("exe", "url", "unix", "launch", "family", "long_running_text"):
+        for key in ("exe", "url", "unix", "launch", "family", "long_running_text", "language", "repository",
+                    "maintainer", "agentd_binary", "schema_source"):
             if key in t and t[key] is not None and not isinstance(t[key], str):
                 raise _err(path, f"{where}.{key}", "must be a string")
         for key in ("adapter", "skill", "unix"):
@@ -143,6 +153,10 @@ def load_targets(path: Path) -> list[Entry]:
             raise _err(path, f"{where}.only", "must be a list of requirement ids")
         if kind == "cli" and "tier" in t and t["tier"] not in (1, 2, 3):
             raise _err(path, f"{where}.tier", "must be 1, 2 or 3")
+        for key in ("cli_timeout", "call_timeout"):
+            seconds = t.get(key, 1)
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < float("inf"):
+                raise _err(path, f"{where}.{key}", "must be a positive number of seconds")
         if kind == "agent":
             given = [k for k in ("launch", "url", "unix", "container") if t.get(k)]
             if len(given) > 1:
@@ -155,9 +169,6 @@ def load_targets(path: Path) -> list[Entry]:
             if "allow_origins" in t and not (isinstance(t["allow_origins"], list)
                                              and all(isinstance(x, str) and x for x in t["allow_origins"])):
                 raise _err(path, f"{where}.allow_origins", "must be a list of origins (scheme://host:port)")
-            seconds = t.get("call_timeout", 1)
-            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < float("inf"):
-                raise _err(path, f"{where}.call_timeout", "must be a positive number of seconds")
             if t.get("family", "agentd") not in ("agentd", "a2a"):
                 raise _err(path, f"{where}.family", "must be agentd or a2a")
             for role, var in (t.get("tokens_env") or {}).items():

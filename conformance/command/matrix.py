@@ -90,9 +90,11 @@ def _run_entry(entry: Entry, folder: Path, jobs: int, timeout: float | None) -> 
     except TargetError as exc:
         raise UsageFailure(str(exc)) from None
     opts = RunOptions(family=entry.family, name=entry.name, only=entry.only, tier=entry.tier, jobs=jobs,
-                      report_dir=str(folder), timeout=timeout)
+                      report_dir=str(folder), timeout=timeout,
+                      schema_source=entry.settings.get("schema_source") or "ours")
     if isinstance(target, CliTarget):
-        run_cli(target, opts)
+        run_cli(target, opts, {k: entry.settings[k] for k in ("language", "repository", "maintainer")
+                               if entry.settings.get(k)})
     else:
         run_agent(target, opts)
     return load_report(folder, default_registry())

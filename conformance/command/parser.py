@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--only", nargs="+", metavar="ID", help="run only the checks of these requirement ids")
-        sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="parallel test processes (default 1)")
+        sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                        help="parallel test processes (default 1; never more than the rows selected)")
         sp.add_argument("--report-dir", metavar="DIR",
                         help="where to write the report (default reports/<target>/<timestamp>)")
         sp.add_argument("--timeout", type=float, default=None, metavar="S",

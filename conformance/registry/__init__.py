@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from conformance.paths import REGISTRY_DATA_DIR
+from conformance.yamldoc import SafeLoader
 
 FAMILIES = ("a2acli", "agentd", "a2a")
 KINDS = ("gating", "conditional")
@@ -206,7 +207,7 @@ def _parse_entry(path: Path, family: str, areas: dict[str, str], idx: int, raw: 
                        observed=observed)
 
 
-class _StrictLoader(yaml.SafeLoader):
+class _StrictLoader(SafeLoader):  # type: ignore[misc,valid-type]
     """A safe loader that refuses a mapping repeating a key (YAML would keep the last one silently)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -217,7 +218,8 @@ class _StrictLoader(yaml.SafeLoader):
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
                                                         key_node.start_mark)
             seen.add(key)
-        return super().construct_mapping(node, deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:

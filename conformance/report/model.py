@@ -23,6 +23,7 @@ import yaml
 from conformance.outcome import STATUSES
 from conformance.registry import Registry
 from conformance.verdict import COUNTED, GroupSummary
+from conformance.yamldoc import safe_load
 
 #: The report's file name inside a report folder.
 REPORT_FILE = "compliance-report.yaml"
@@ -646,7 +647,7 @@ def load_report(path: Path, registry: Registry) -> Report:
     Raises :class:`ReportError` naming the file when it cannot be read or is not a valid report."""
     path = report_path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ReportError(f"cannot read the report {path}: {' '.join(str(exc).split())}") from exc
     return Report.from_dict(data, registry, str(path))
