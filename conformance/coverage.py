@@ -32,8 +32,8 @@ DEFECT_TABLES = (
 def collect_checks(root: Path = SUITES_DIR) -> dict[str, dict[str, list[str]]]:
     """``module::test`` -> {ids, depends_on}, from a pytest collection of the suites (no target is started:
     the run context names no target, so checks that read a card at collection see none)."""
-    from conformance.command.run import PLUGIN_ARGS
     from conformance.context import RunContext, private_dir
+    from conformance.paths import PLUGIN_ARGS
 
     tmp = private_dir("agentd-conformance-coverage-")
     try:

@@ -17,6 +17,9 @@ def _locate(name: str) -> Path:
 SUITES_DIR = _locate("suites")
 FIXTURES_DIR = _locate("fixtures")
 REGISTRY_DATA_DIR = PACKAGE_DIR / "registry" / "data"
+#: Load the plugin exactly once: by the name its pytest11 entry point registers it under, so an
+#: installed copy and the checkout's module are the same plugin (``-p`` finds the entry point first).
+PLUGIN_ARGS = ("-p", "conformance.plugin", "-p", "timeout")
 
 
 def python_module(module: str) -> list[str]:

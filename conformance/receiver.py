@@ -10,7 +10,7 @@ the target; ``hook.wait(count, timeout)`` waits for requests with a deadline. It
 exactly as received (HTTP version, method, path, every header line, the raw body) and judges nothing.
 
 ``Receiver(tls=True)`` serves https instead, with a server certificate for the one address it listens on,
-issued by the harness's own CA (:func:`conformance.targets.tls.harness_tls`, the CA a container that serves
+issued by the harness's own CA (:func:`conformance.tls.harness_tls`, the CA a container that serves
 TLS is given): for a target that calls back to https URLs only (contract v2's ``callbacks=schemes=https``).
 The handshake happens in the connection's own thread; one that fails is kept
 (:meth:`Receiver.handshake_failures`), so a check can say why nothing arrived.
@@ -147,7 +147,7 @@ class Receiver:
             server = socketserver.ThreadingUnixStreamServer(sock, handler)
             self.url = f"unix://{sock}"
         elif self.tls:
-            from conformance.targets.tls import harness_tls
+            from conformance.tls import harness_tls
 
             server = _TlsServer((self.host, 0), handler, harness_tls().server_context(self.host))
             self.url = f"https://{self._netloc(server)}{path}"

@@ -32,7 +32,7 @@ from typing import Any
 
 from conformance.interrupts import note as interrupted_note
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, WITHDRAWN, Outcome
-from conformance.registry import NEEDS, Registry, Requirement
+from conformance.registry import Registry, Requirement, needs_note
 
 NO_CHECK = "no check implemented"
 COUNTED = (PASS, PARTIAL, FAIL, NOT_MEASURED, NA)
@@ -183,11 +183,6 @@ def requirement_verdict(req: Requirement, outcomes: Iterable[Outcome]) -> Verdic
     if status != PASS and not note:
         note = status
     return Verdict(req.id, status, note, transports, parts, evidence, tests=len(outs), blocked_by=blocked)
-
-
-def needs_note(lacking: Iterable[str]) -> str:
-    """The not_measured note of a requirement whose needs the run lacks."""
-    return "needs " + "; ".join(f"{n}: {NEEDS[n]}" for n in lacking)
 
 
 def apply_default_001(verdict: Verdict, breakdown: Mapping[str, Mapping[str, Any]],

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.cli.adapter_check import check_adapter, render
 from conformance.cli.adapter_probes import NOT_PROBED, PROBES, Probe
-from conformance.cli.features import OWNERS, canonical, used_features
+from conformance.clicheck.adapter_check import check_adapter, render
+from conformance.clicheck.features import OWNERS, canonical, used_features
 from conformance.command import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.cli.adapter_check import check_adapter
 from conformance.cli.adapter_probes import PROBES, Probe
+from conformance.clicheck.adapter_check import check_adapter
 
 HERE = Path(__file__).resolve().parent / "adapter_clis"
 HANDLER = shutil.which("handler", path=str(Path(sys.executable).parent))

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.command.run import PLUGIN_ARGS
 from conformance.judge import Blocked, blame_violation, blocked_by
-from conformance.paths import PACKAGE_DIR
+from conformance.paths import PACKAGE_DIR, PLUGIN_ARGS
 
 ROOT = PACKAGE_DIR.parent
 

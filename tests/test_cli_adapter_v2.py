@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from conformance.cli.adapter import CREDENTIAL_VARS, Adapter, AdapterError, Unsupported
-from conformance.cli.features import rejected_feature
 from conformance.cli.runner import CliResult
+from conformance.clicheck.features import rejected_feature
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "examples" / "twin.adapter.yaml"

@@ -1,4 +1,4 @@
-"""The blame rule on the CLI side (DESIGN.md §2.8; ``conformance/cli/features.py``).
+"""The blame rule on the CLI side (DESIGN.md §2.8; ``conformance/clicheck/features.py``).
 
 Unit level: how a run shows a feature is missing, and what that does to a check of its own
 requirement (fail) and of another's (blocked). Run level: the reference CLI made "otherwise right on
@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from conformance.cli.adapter import Adapter, Unsupported
-from conformance.cli.features import (
+from conformance.cli.runner import CliResult
+from conformance.clicheck.features import (
     ADAPTER_UNSUPPORTED,
     OWNERS,
     Missing,
@@ -26,7 +27,6 @@ from conformance.cli.features import (
     undeclared,
     used_features,
 )
-from conformance.cli.runner import CliResult
 from conformance.judge import Blocked
 from conformance.outcome import CheckFailed
 from conformance.registry import default_registry

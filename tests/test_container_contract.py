@@ -193,7 +193,7 @@ def test_an_https_only_image_without_a_ca_bundle_leaves_call_backs_not_measured_
 def test_the_ca_bundle_is_given_on_a_unix_socket_too_and_the_server_pair_only_on_tcp() -> None:
     """The image calls back to the harness's https receivers whatever it listens on; only TCP serves TLS."""
     from conformance.targets.container import ContainerAgent
-    from conformance.targets.tls import harness_tls
+    from conformance.tls import harness_tls
     from tests.foreign_image import PUSH_LABELS
 
     spec = _pool(PUSH_LABELS).spec

@@ -3,7 +3,7 @@ undeclared versions chosen instead of any the interface declares."""
 
 from __future__ import annotations
 
-from conformance.a2a.versions import UNDECLARED, declared_versions, major_minor, undeclared
+from conformance.wire.versions import UNDECLARED, declared_versions, major_minor, undeclared
 
 JSONRPC = {"url": "http://127.0.0.1:1/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
 

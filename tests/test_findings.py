@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.command.run import PLUGIN_ARGS
-from conformance.paths import PACKAGE_DIR
+from conformance.paths import PACKAGE_DIR, PLUGIN_ARGS
 
 CHECKS = '''
 import pytest

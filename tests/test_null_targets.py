@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.features import OWNERS
+from conformance.clicheck.features import OWNERS
 from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
 from conformance.report import Report, load_report

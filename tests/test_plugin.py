@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.command.run import PLUGIN_ARGS
-from conformance.paths import PACKAGE_DIR
+from conformance.paths import PACKAGE_DIR, PLUGIN_ARGS
 
 ROOT = PACKAGE_DIR.parent
 SECRET = "sk-test-7f3a9c1e5b"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from conformance.receiver import Receiver
-from conformance.targets.tls import harness_tls
+from conformance.tls import harness_tls
 
 
 def _trusting_only_the_harness_ca() -> ssl.SSLContext:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.command.run import PLUGIN_ARGS
-from conformance.paths import PACKAGE_DIR
+from conformance.paths import PACKAGE_DIR, PLUGIN_ARGS
 
 WINDOW = 6
 

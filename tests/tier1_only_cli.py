@@ -1,7 +1,7 @@
 """A Tier-1-only stand-in: the reference CLI with every Tier 2/3 command and flag removed.
 
 Run as ``python tests/tier1_only_cli.py ARGS``: an invocation using a command or flag that only Tier
-2/3 requirements name (``conformance.cli.features.OWNERS``) ends with exit 2 and the usual "unknown
+2/3 requirements name (``conformance.clicheck.features.OWNERS``) ends with exit 2 and the usual "unknown
 command" / "unknown option" line naming it, as a tool without the feature would; every other
 invocation is the reference CLI's own.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from conformance.cli.features import OWNERS
+from conformance.clicheck.features import OWNERS
 from conformance.registry import default_registry
 
 

@@ -26,11 +26,11 @@ import grpc
 from a2a.types import a2a_pb2 as pb
 from google.protobuf.json_format import MessageToDict
 
-from conformance.a2a.states import TERMINAL
 from conformance.wire.exchange import WATCHERS, Exchange
 from conformance.wire.grpc import GrpcClient
 from conformance.wire.jsonrpc import JsonRpcClient
 from conformance.wire.rest import RestClient
+from conformance.wire.states import TERMINAL
 
 #: The methods whose answers make tasks (JSON-RPC and gRPC method names; HTTP+JSON routes below).
 MAKERS = ("SendMessage", "SendStreamingMessage")

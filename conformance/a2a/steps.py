@@ -9,7 +9,6 @@ from typing import Any
 import httpx
 
 from conformance.a2a.messages import send_params
-from conformance.a2a.states import TERMINAL
 from conformance.a2a.tasks import SEND_ROW, state_of, task_of
 from conformance.judge import blocked_by, quote, succeeded
 from conformance.judge.errors import DATA_ROW, ENVELOPE_ROW
@@ -20,6 +19,7 @@ from conformance.wire import Recorder
 from conformance.wire.caller import Answer, Caller, Service
 from conformance.wire.card import fetch_card
 from conformance.wire.httpbase import HttpReply
+from conformance.wire.states import TERMINAL
 
 
 def send(caller: Caller, text: str = "conformance check", *, service: Service | None = None, **kw: Any) -> Answer:

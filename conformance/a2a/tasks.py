@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from conformance.judge.blame import blocked_by
-from conformance.judge.quoting import quote
+from conformance.wire.quoting import quote
 
 #: The row whose own text demands that SendMessage answers exactly one of a Task or a Message.
 SEND_ROW = "A2A_SEND_001"

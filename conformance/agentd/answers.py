@@ -8,12 +8,12 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.a2a.states import TERMINAL
 from conformance.a2a.tasks import state_of
 from conformance.agentd.clients import ext
 from conformance.judge import quote
 from conformance.outcome import fail
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
+from conformance.wire.states import TERMINAL
 
 
 def ok_result(reply: RpcReply, what: str) -> Any:

@@ -68,7 +68,7 @@ def lacking(need: str) -> NoReturn:
     """End the check ``not_measured`` for a registry need (``conformance.registry.NEEDS``) its target
     lacks, in the words the plugin's gate uses (for a run the gate did not stop, e.g. without the
     command around it)."""
-    from conformance.verdict import needs_note
+    from conformance.registry import needs_note
 
     not_measured(needs_note([need]))
 

@@ -2,7 +2,6 @@
 
 * :mod:`conformance.cli.runner` — :class:`CliRunner`, :class:`CliResult`, :func:`check_executable`.
 * :mod:`conformance.cli.adapter` — :class:`Adapter` (spec grammar -> a tool's own), its errors.
-* :mod:`conformance.cli.adapter_check` — ``adapter check``: an adapter against its tool's help.
 * :mod:`conformance.cli.home` — :class:`IsolatedHome`, the private HOME/XDG tree of a run.
 """
 

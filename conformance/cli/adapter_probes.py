@@ -5,7 +5,7 @@ A probe is written in the specification's grammar (SPEC.md §7) with placeholder
 run (``{agent}``, ``{task}``, ...: :data:`PLACEHOLDERS`). It names the A2A operation the agent must
 receive (``expect``), the request fields and headers that carry what the flags said, and the shape of
 the output (``json``: one JSON document; ``jsonl``: one JSON object per line). Every spec feature a
-check uses (:data:`conformance.cli.features.OWNERS`) is in at least one probe, or in :data:`NOT_PROBED`
+check uses (:data:`conformance.clicheck.features.OWNERS`) is in at least one probe, or in :data:`NOT_PROBED`
 with the reason (``tests/test_adapter_check.py`` keeps the two in step).
 """
 

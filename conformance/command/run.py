@@ -48,7 +48,7 @@ from conformance.context import RunContext, private_dir
 from conformance.evidence import SecretSet, redact_tree, slug
 from conformance.interrupts import INTERRUPT_FILE, RunInterrupted, signame, unfinished
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
-from conformance.paths import SUITES_DIR, python_module
+from conformance.paths import PLUGIN_ARGS, SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, RunInfo
 from conformance.report.inputs import VERDICT_INPUTS, InputsError, read_inputs, selected_rows
@@ -58,9 +58,6 @@ from conformance.report.model import CLI_FAMILY, REPORT_FILE, Report, ReportErro
 
 #: pytest exit codes of a run that completed: all passed, some checks failed, no check collected.
 COMPLETED = (0, 1, 5)
-#: Load the plugin exactly once: by the name its pytest11 entry point registers it under, so an
-#: installed copy and the checkout's module are the same plugin (``-p`` finds the entry point first).
-PLUGIN_ARGS = ("-p", "conformance.plugin", "-p", "timeout")
 #: Seconds the suite's processes get, once interrupted, to tear down and write the report before the
 #: command kills what is left of them (xdist itself gives its workers 10 s to end).
 STOP_GRACE = 10.0

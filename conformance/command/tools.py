@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from conformance.cli.adapter import AdapterError
-from conformance.cli.adapter_check import check_adapter
-from conformance.cli.adapter_check import render as render_adapter_check
+from conformance.clicheck.adapter_check import check_adapter
+from conformance.clicheck.adapter_check import render as render_adapter_check
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
 from conformance.command.parser import CommandParser
 from conformance.command.run import folder_arg, positive

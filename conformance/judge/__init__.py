@@ -1,8 +1,8 @@
 """The one toolkit checks judge with, and quote with.
 
 - **the blame rule** (:mod:`.blame`): :func:`blocked_by`, :func:`judged_here`, ``DEPENDS_MARKER``;
-- **quoting what came back** (:mod:`.quoting`): :func:`quote` (any value), :func:`clip` (a text),
-  :func:`shown` (a CLI run: exit status, the start of stdout and stderr);
+- **quoting what came back** (:mod:`conformance.wire.quoting`, re-exported here): :func:`quote` (any value),
+  :func:`clip` (a text), :func:`shown` (a CLI run: exit status, the start of stdout and stderr);
 - **strict reading** (:mod:`.reading`): :func:`strict`, :func:`violations`, the second reader's verdict
   on any A2A object a target sent;
 - **expecting a result or an error** (:mod:`.errors`): :func:`in_time`, :func:`succeeded`, :func:`expect_error` (a core
@@ -27,9 +27,9 @@ from conformance.judge.errors import (
     succeeded,
 )
 from conformance.judge.findings import Finding
-from conformance.judge.quoting import clip, quote, shown
 from conformance.judge.reading import strict, violations
 from conformance.judge.tags import unique
+from conformance.wire.quoting import clip, quote, shown
 
 __all__ = [
     "DEPENDS_MARKER",

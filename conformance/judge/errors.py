@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.agentd_page import AGENTD_DOMAIN
 from conformance.judge.blame import blocked_by
-from conformance.judge.quoting import quote
 from conformance.outcome import fail, not_measured
 from conformance.wire.errors import BY_JSONRPC_CODE, BY_NAME, BY_REASON, ERRORS, ErrorSpec, ErrorView, from_jsonrpc
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import RpcReply
+from conformance.wire.quoting import quote
 
 if TYPE_CHECKING:
     from conformance.wire.caller import Answer, StreamAnswer

@@ -18,8 +18,7 @@ from conformance import allure_labels
 from conformance.judge import DEPENDS_MARKER
 from conformance.outcome import NotMeasured
 from conformance.plugin.state import MARKER, STATE, ids_of, requirement_marks
-from conformance.registry import RegistryError
-from conformance.verdict import needs_note
+from conformance.registry import RegistryError, needs_note
 
 
 def pytest_configure(config: pytest.Config) -> None:

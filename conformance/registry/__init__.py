@@ -42,6 +42,11 @@ NEEDS: dict[str, str] = {
 }
 
 
+def needs_note(lacking: Iterable[str]) -> str:
+    """The not_measured note of a requirement whose needs the run lacks."""
+    return "needs " + "; ".join(f"{n}: {NEEDS[n]}" for n in lacking)
+
+
 class RegistryError(ValueError):
     """Registry data is malformed; the message names the file and the entry."""
 

@@ -230,7 +230,7 @@ class ContainerAgent:
         scheme = "http"
         tls_paths: dict[str, str] | None = None
         if self.spec.v2.tls is not None and self.listen == "tcp":
-            from conformance.targets.tls import harness_tls
+            from conformance.tls import harness_tls
 
             harness_tls().trust()  # this process's https clients trust the CA from now on
             scheme = "https"
@@ -352,7 +352,7 @@ class ContainerAgent:
         tls_spec = self.spec.v2.tls
         if tls_spec is None:
             return {}
-        from conformance.targets.tls import harness_tls
+        from conformance.tls import harness_tls
 
         tls = harness_tls()
         wanted = ("cert", "key", "ca") if self.listen == "tcp" else ("ca",)

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.a2a.versions import declared_versions
 from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
@@ -24,6 +23,7 @@ from conformance.targets.resolve import AgentLocation
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
 from conformance.wire.errors import BY_NAME
+from conformance.wire.versions import declared_versions
 
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
 UNAVAILABLE = "card-unavailable"

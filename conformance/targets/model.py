@@ -15,7 +15,7 @@ entry of a ``matrix`` targets file (``conformance.campaign.targets_file``):
 
 The command serialises the description into the run context (:meth:`to_dict`, the JSON the pytest
 session and every xdist worker read); the fixtures read it back (:meth:`from_dict`) and hand it to
-:mod:`conformance.targets.instances` (agents) or :class:`conformance.cli.invocations.Cli` (CLIs).
+:mod:`conformance.targets.instances` (agents) or :class:`conformance.clicheck.invocations.Cli` (CLIs).
 :meth:`AgentTarget.provides` says which registry ``needs:`` the target gives a run.
 """
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from conformance.a2a.states import TERMINAL
 from conformance.targets.origins import outside
 from conformance.targets.resolve import CREDENTIAL_SENT, AgentLocation, Endpoint, resolve
+from conformance.wire.states import TERMINAL
 
 #: How long the pre-flight waits for any answer.
 TIMEOUT = 10.0

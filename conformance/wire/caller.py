@@ -26,13 +26,13 @@ import httpx
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message
 
-from conformance.judge.quoting import quote as quote_value
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.errors import ErrorView, from_jsonrpc, from_rest
 from conformance.wire.exchange import Read
 from conformance.wire.grpc import GrpcClient
 from conformance.wire.jsonrpc import JsonRpcClient
 from conformance.wire.methods import REQUEST_TYPES, RESPONSE_TYPES
+from conformance.wire.quoting import quote as quote_value
 from conformance.wire.rest import RestClient
 from conformance.wire.strict import lenient
 

@@ -1,7 +1,7 @@
 """Fixtures of the CLI half: the CLI under test, and the scripted agent it is run against.
 
 Every CLI invocation and every request the agent received is attached to the check's evidence,
-redacted of the run's secrets. Checks use only these fixtures and ``conformance.cli.output``.
+redacted of the run's secrets. Checks use only these fixtures and ``conformance.clicheck.output``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
+from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.fixtures.scripted_agent import RecordedRequest, Script, ScriptedAgent

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli, RecordCode, SecretMaker
-from conformance.cli.output import find_error_envelope, secret_forms
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import AgentMaker, Cli, RecordCode, SecretMaker
+from conformance.clicheck.output import find_error_envelope, secret_forms
 from conformance.fixtures.scripted_agent import (
     ApiKey,
     Bearer,

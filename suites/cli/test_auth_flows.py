@@ -18,11 +18,11 @@ from typing import Any, NoReturn
 
 import pytest
 
-from conformance.cli import output
 from conformance.cli.device_user import DeviceUser, token_polls
-from conformance.cli.invocations import CLI_TIMEOUT, AgentMaker, Cli, SecretMaker
 from conformance.cli.runner import CliResult
 from conformance.cli.trigger import when
+from conformance.clicheck import output
+from conformance.clicheck.invocations import CLI_TIMEOUT, AgentMaker, Cli, SecretMaker
 from conformance.fixtures.scripted_agent import (
     ApiKey,
     AuthServerSpec,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import (
     WELL_KNOWN_CARD_PATH,
     ApiKey,

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import ApiKey, CardSpec, Interface, Script, TaskFlow
 from conformance.fixtures.scripted_agent.card import card_to_dict
 from conformance.judge import blocked_by, shown, unique, violations

@@ -1,7 +1,7 @@
 """A2ACLI_CHAT_001 (SPEC.md §8.1, §7.1): interactive `chat` carries the contextId — and the taskId while
 that task is interrupted — across turns automatically, and the session ends cleanly.
 
-Driven in a pseudo-terminal (``conformance.cli.interactive``), three lines typed at the tool's prompt,
+Driven in a pseudo-terminal (``conformance.clicheck.interactive``), three lines typed at the tool's prompt,
 judged on the messages the scripted agent received:
 
 1. the first line starts a task that pauses in INPUT_REQUIRED (its status message must be shown);
@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.interactive import Session
-from conformance.cli.invocations import AgentMaker, Cli
+from conformance.clicheck.interactive import Session
+from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.evidence import Evidence
 from conformance.fixtures.scripted_agent import Script, TaskFlow
 from conformance.judge import shown, unique

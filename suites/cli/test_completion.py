@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.cli import shells
-from conformance.cli.invocations import Cli
+from conformance.clicheck.invocations import Cli
 from conformance.evidence import Evidence
 from conformance.judge import shown
 from conformance.outcome import not_measured

@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 
 from conformance.cli.home import IsolatedHome
-from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
-from conformance.cli.output import secret_forms
+from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
+from conformance.clicheck.output import secret_forms
 from conformance.evidence import Evidence
 from conformance.fixtures.scripted_agent import Bearer, CardSpec, Script, ScriptedAgent, TaskFlow
 from conformance.judge import blocked_by, shown, unique

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cli.home import IsolatedHome
-from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.evidence import Evidence
 from conformance.fixtures.scripted_agent import Bearer, CardSpec, Script, ScriptedAgent, TaskFlow
 from conformance.judge import blocked_by, shown, unique

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli
+from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent.core import core_script
 from conformance.fixtures.scripted_agent.defects import CONFORM_DEFECTS
 from conformance.judge import shown

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
-from conformance.cli.output import secret_forms
+from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
+from conformance.clicheck.output import secret_forms
 from conformance.evidence import Evidence
 from conformance.fixtures.scripted_agent import ArtifactSpec, Bearer, CardSpec, Script, TaskFlow, Text
 from conformance.fixtures.scripted_agent.recording import RecordedRequest

@@ -17,9 +17,9 @@ from typing import NoReturn
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli, RecordBreakdown
-from conformance.cli.output import parse_json_document, parse_text_floor, state_matches
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import AgentMaker, Cli, RecordBreakdown
+from conformance.clicheck.output import parse_json_document, parse_text_floor, state_matches
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
     CardSpec,

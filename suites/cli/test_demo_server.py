@@ -1,6 +1,6 @@
 """A2ACLI_DEMO_SERVER_001 (SPEC.md §7.1, §3): `demo-server` runs a local demo agent to practise against.
 
-The tool is started with `demo-server` and left running (``conformance.cli.background``); it must say
+The tool is started with `demo-server` and left running (``conformance.clicheck.background``); it must say
 where it listens — a loopback URL on its output — and serve an Agent Card there. The harness then runs
 its own core A2A checks against that agent, as one child run of ``agentd-conformance agent --family
 a2a`` limited to :data:`CORE_IDS` (the card, a message, a task read back, the version header: what any
@@ -19,8 +19,8 @@ import httpx
 import pytest
 import yaml
 
-from conformance.cli.background import Background
-from conformance.cli.invocations import Cli
+from conformance.clicheck.background import Background
+from conformance.clicheck.invocations import Cli
 from conformance.evidence import Evidence
 from conformance.judge import shown
 from conformance.paths import python_module

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli
+from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import TaskFlow
 from conformance.fixtures.scripted_agent.downloads import DownloadSet, download_script
 from conformance.judge import shown, unique

@@ -21,9 +21,9 @@ from typing import NoReturn
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli, RecordCode
-from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import AgentMaker, Cli, RecordCode
+from conformance.clicheck.output import find_error_envelope, state_matches
 from conformance.fixtures.scripted_agent import ErrorReply, Script, ScriptedAgent, TaskFlow
 from conformance.judge import Blocked, blocked_by, shown
 from conformance.outcome import NotMeasured, not_measured

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from conformance.cli import output
-from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
+from conformance.clicheck import output
+from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import CardSpec, Script, ScriptedAgent, TaskFlow
 from conformance.judge import blocked_by, shown, unique
 

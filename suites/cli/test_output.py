@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.cli.invocations import AgentMaker, Cli, RecordCode
-from conformance.cli.output import (
+from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import AgentMaker, Cli, RecordCode
+from conformance.clicheck.output import (
     TextDoc,
     control_sequences,
     error_codes,
@@ -26,7 +27,6 @@ from conformance.cli.output import (
     parse_text_floor,
     state_matches,
 )
-from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
     Data,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cli.invocations import CLI_TIMEOUT, AgentMaker, Cli, RecordCode
-from conformance.cli.output import find_error_envelope, state_matches
 from conformance.cli.runner import CliResult
 from conformance.cli.trigger import when
+from conformance.clicheck.invocations import CLI_TIMEOUT, AgentMaker, Cli, RecordCode
+from conformance.clicheck.output import find_error_envelope, state_matches
 from conformance.fixtures.scripted_agent import Script, ScriptedAgent, TaskFlow, TaskRecord
 from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured

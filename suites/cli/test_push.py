@@ -20,9 +20,9 @@ from urllib.parse import unquote, urlsplit
 import httpx
 import pytest
 
-from conformance.cli import output
-from conformance.cli.invocations import AgentMaker, Cli, SecretMaker
 from conformance.cli.trigger import when
+from conformance.clicheck import output
+from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.evidence import SecretSet
 from conformance.fixtures.scripted_agent import CardSpec, PushPolicy, RecordedRequest, Script, ScriptedAgent
 from conformance.judge import shown, unique

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.cli import output
-from conformance.cli.artifact_probe import RAW_SIZE, all_kinds_artifact, assert_every_part_rendered
-from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
+from conformance.clicheck import output
+from conformance.clicheck.artifact_probe import RAW_SIZE, all_kinds_artifact, assert_every_part_rendered
+from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import (
     ArtifactSpec,
     CardSpec,

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from conformance.cli.invocations import Cli
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import Cli
 from conformance.judge import clip
 
 #: The Tier 1 commands whose --help must work (§7.1).

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
-from conformance.cli import output
-from conformance.cli.invocations import CLI_TIMEOUT, AgentMaker, Cli
 from conformance.cli.trigger import when
+from conformance.clicheck import output
+from conformance.clicheck.invocations import CLI_TIMEOUT, AgentMaker, Cli
 from conformance.fixtures.scripted_agent import CardSpec, RecordedRequest, Script, ScriptedAgent, TaskFlow
 from conformance.judge import shown, unique
 from conformance.suites.cli.conftest import first_event_sent, subscriptions

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli
-from conformance.cli.transport_checks import bindings as _bindings
-from conformance.cli.transport_checks import short_task_script as _script
+from conformance.clicheck.invocations import AgentMaker, Cli
+from conformance.clicheck.transport_checks import bindings as _bindings
+from conformance.clicheck.transport_checks import short_task_script as _script
 from conformance.fixtures.scripted_agent import Interface, RecordedRequest, ScriptedAgent
 from conformance.judge import blocked_by, shown
 from conformance.suites.cli.conftest import card_read, card_ref

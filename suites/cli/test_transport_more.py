@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cli.invocations import AgentMaker, Cli
 from conformance.cli.runner import CliResult
-from conformance.cli.transport_checks import SHORT_TASK as _SHORT_TASK
-from conformance.cli.transport_checks import bindings
-from conformance.cli.transport_checks import ops as _ops
+from conformance.clicheck.invocations import AgentMaker, Cli
+from conformance.clicheck.transport_checks import SHORT_TASK as _SHORT_TASK
+from conformance.clicheck.transport_checks import bindings
+from conformance.clicheck.transport_checks import ops as _ops
 from conformance.fixtures.scripted_agent import CardSpec, Extension, Interface, RecordedRequest, Script, ScriptedAgent
 from conformance.fixtures.scripted_agent.card import Binding
 from conformance.judge import blocked_by, shown, unique

@@ -15,7 +15,6 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.a2a.states import TERMINAL
 from conformance.a2a.tasks import state_of
 from conformance.agentd.answers import answer_task, get_task
 from conformance.agentd.clients import rpc_client
@@ -34,6 +33,7 @@ from conformance.targets.instances import AgentTargets, Instance
 from conformance.targets.pool import UNREACHABLE, way_back
 from conformance.wire import Recorder
 from conformance.wire.methods import CORE_METHODS, REQUEST_TYPES
+from conformance.wire.states import TERMINAL
 
 #: The relay is started with a command over the card's listener (AGENTD_DECL_001, AGENTD_DECL_013).
 pytestmark = pytest.mark.depends_on(*deps(COMMAND))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.a2a.states import INTERRUPTED, TERMINAL
 from conformance.a2a.steps import ID_ROW, completed_task, new_task, send
 from conformance.a2a.tasks import state_of, task_of
 from conformance.judge import expect_error, judged_here, quote, succeeded
 from conformance.outcome import not_measured
 from conformance.wire.caller import Caller
+from conformance.wire.states import INTERRUPTED, TERMINAL
 
 
 @pytest.mark.requirement("A2A_SEND_001")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from conformance.a2a.hinted import canceled_stream
-from conformance.a2a.states import INTERRUPTED, TERMINAL
 from conformance.a2a.steps import held_task
 from conformance.a2a.streams import IDLE, kinds, must_stream, payloads, states, stream_message, subscribe_and_move
 from conformance.a2a.tasks import event_kind
@@ -13,6 +12,7 @@ from conformance.judge import quote
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller, StreamAnswer
+from conformance.wire.states import INTERRUPTED, TERMINAL
 
 
 @pytest.mark.requirement("A2A_STREAM_001")

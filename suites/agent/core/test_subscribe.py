@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from conformance.a2a.states import TERMINAL
 from conformance.a2a.steps import completed_task, held_task
 from conformance.a2a.streams import DEADLINE, must_stream, states, subscribe_and_move
 from conformance.a2a.tasks import event_kind, state_of
@@ -14,6 +13,7 @@ from conformance.judge import expect_error, quote, unique
 from conformance.outcome import fail
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller
+from conformance.wire.states import TERMINAL
 
 
 @pytest.mark.requirement("A2A_SUB_001")

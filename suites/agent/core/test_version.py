@@ -18,11 +18,11 @@ import pytest
 from conformance.a2a.messages import send_params, send_params_0_3
 from conformance.a2a.steps import new_task, send
 from conformance.a2a.tasks import task_of
-from conformance.a2a.versions import UNDECLARED, undeclared
 from conformance.judge import blocked_by, error_problem, in_time, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Answer, Caller
+from conformance.wire.versions import UNDECLARED, undeclared
 
 NOT_SUPPORTED = "VersionNotSupportedError"
 

@@ -8,7 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from conformance.cli.adapter import Unsupported
-from conformance.cli.features import (
+from conformance.cli.home import IsolatedHome
+from conformance.cli.runner import CliResult, CliRunner, check_executable
+from conformance.clicheck.features import (
     ADAPTER_UNSUPPORTED,
     Missing,
     judge_missing,
@@ -17,8 +19,6 @@ from conformance.cli.features import (
     undeclared,
     used_features,
 )
-from conformance.cli.home import IsolatedHome
-from conformance.cli.runner import CliResult, CliRunner, check_executable
 from conformance.evidence import Evidence, SecretSet
 from conformance.judge import DEPENDS_MARKER
 from conformance.targets.model import CliTarget
@@ -42,7 +42,7 @@ class Cli:
     ``@pytest.mark.depends_on``. Every spec feature an invocation uses must be named by one of ``own``
     or governed by one of ``declared`` (else the check is a harness error: its dependency list is
     incomplete). A run that shows a feature missing — the adapter marks it unsupported, or the tool
-    rejects it by name as a usage error — ends the check (``conformance.cli.features``): a fail when
+    rejects it by name as a usage error — ends the check (``conformance.clicheck.features``): a fail when
     ``own`` names the feature, "blocked by Y" otherwise.
     """
 

@@ -39,9 +39,9 @@ import httpx
 
 from conformance.cli.adapter import Adapter, Unsupported
 from conformance.cli.adapter_probes import PROBES, Probe
-from conformance.cli.features import ADAPTER_UNSUPPORTED, canonical, rejected_feature, used_features
-from conformance.cli.invocations import CLI_TIMEOUT
 from conformance.cli.runner import CliResult, CliRunner
+from conformance.clicheck.features import ADAPTER_UNSUPPORTED, canonical, rejected_feature, used_features
+from conformance.clicheck.invocations import CLI_TIMEOUT
 from conformance.fixtures.scripted_agent import (
     ApiKey,
     ArtifactSpec,

@@ -23,7 +23,7 @@ import pexpect
 from conformance.cli.runner import CliResult
 
 if TYPE_CHECKING:
-    from conformance.cli.invocations import Cli
+    from conformance.clicheck.invocations import Cli
 
 #: The end of what a tool prints when it waits for a line: a prompt character, optionally a space,
 #: and nothing after it (a line of output ends with a newline instead).

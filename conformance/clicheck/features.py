@@ -23,7 +23,7 @@ A run shows a feature is missing in two ways only, both positive evidence:
   the feature's spelling (:func:`rejected_feature`). A usage error that names no feature blames none:
   the check then judges the run as it is.
 
-The CLI fixture (``conformance.cli.invocations.Cli``) applies this to every invocation; a check that expects a
+The CLI fixture (``conformance.clicheck.invocations.Cli``) applies this to every invocation; a check that expects a
 usage error turns the detection off for that run.
 """
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from conformance.cli.runner import CliResult
 
 if TYPE_CHECKING:
-    from conformance.cli.invocations import Cli
+    from conformance.clicheck.invocations import Cli
 
 #: How often the output files are re-read while waiting for a pattern.
 POLL = 0.05
