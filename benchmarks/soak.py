@@ -4,7 +4,7 @@ Runs each family against its clean bundled reference ``--runs`` times at each ``
 bounded load of its own keeps the CPU busy (``--burners`` busy-looping processes, stopped at the end), and
 lists every row whose status was not the same in every run, with the notes it had. Usage::
 
-    python -m benchmarks.soak [--family a2a agentd a2acli] [--runs 10] [--jobs 1 2] [--burners 2]
+    python -m benchmarks.soak [--family a2a agentd a2acli] [--runs 10] [--jobs 1 2] [--burners 2] [--minutes M]
 
 Exit 1 when some row's status changed between runs.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
@@ -36,26 +37,37 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--burners", type=int, default=2, help="busy-looping processes kept running meanwhile")
     ap.add_argument("--hours", type=float, default=8.0, help="upper bound on the load's lifetime")
+    ap.add_argument("--minutes", type=float, help="start no further round after this long (per invocation)")
     args = ap.parse_args()
     burners = [multiprocessing.Process(target=_burn, args=(time.time() + args.hours * 3600,), daemon=True)
                for _ in range(args.burners)]
     for b in burners:
         b.start()
     unstable = 0
+    stop_at = time.monotonic() + args.minutes * 60 if args.minutes else None
     try:
         for ref in (r for r in REFERENCES if r.family in args.family):
             seen: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+            done: dict[int, int] = defaultdict(int)
             with tempfile.TemporaryDirectory(prefix=f"soak-{ref.key}-") as tmp:
-                for jobs in args.jobs:
-                    for i in range(args.runs):
+                # Rounds of every --jobs setting in turn, so a bounded soak has runs of each setting.
+                for i in range(args.runs):
+                    if stop_at is not None and time.monotonic() > stop_at:
+                        print(f"{ref.family}: --minutes {args.minutes:g} reached; no further runs", flush=True)
+                        break
+                    for jobs in args.jobs:
                         t0 = time.monotonic()
                         report = ref.run(Path(tmp) / f"j{jobs}-{i}", extra=["--jobs", str(jobs)])
                         for rid, e in report.requirements.items():
                             seen[rid][e.status].append(f"jobs {jobs} run {i}: {e.note}")
-                        print(f"{ref.family} --jobs {jobs} run {i + 1}/{args.runs}: {time.monotonic() - t0:.1f}s",
+                        done[jobs] += 1
+                        moving_now = sorted(rid for rid, by in seen.items() if len(by) > 1)
+                        print(f"{ref.family} --jobs {jobs} run {i + 1}/{args.runs}: {time.monotonic() - t0:.1f}s "
+                              f"(load {os.getloadavg()[0]:.1f}); rows changed so far: {moving_now or 'none'}",
                               flush=True)
             moving = {rid: by for rid, by in seen.items() if len(by) > 1}
-            print(f"{ref.family}: {len(moving)} row(s) changed status over {args.runs} runs × jobs {args.jobs}")
+            runs = ", ".join(f"{n} at --jobs {j}" for j, n in sorted(done.items()))
+            print(f"{ref.family}: {len(moving)} row(s) changed status over {runs}")
             for rid, by in sorted(moving.items()):
                 print(f"  {rid}: " + ", ".join(f"{s} ×{len(v)}" for s, v in by.items()))
                 for s, notes in by.items():
