@@ -20,6 +20,8 @@ from conformance.registry.tck import TCK_FILE, load_tck
 #: What a2a-tck 1.0-dev (357c4a8) declares and tests, and how much of it the harness covers today.
 DECLARED, TESTED_BY_TCK = 129, 104
 MAPPED, UNMAPPED = 93, 36
+#: Of the unmapped ids, those the TCK runs a test for (the rest it only declares).
+TESTED_UNMAPPED = 14
 UNMAPPED_BY_KIND = {"agent-chosen": 6, "client": 3, "deployment": 3, "harness-wide": 2, "open": 22}
 
 
@@ -28,7 +30,7 @@ def test_every_tck_id_is_mapped_or_has_a_reason_and_never_both() -> None:
     mapped, unmapped = set(tck.rows), set(tck.unmapped)
     assert mapped | unmapped == set(tck.declared) and not mapped & unmapped
     assert tck.counts() == {"declared": DECLARED, "tested_by_tck": TESTED_BY_TCK, "mapped": MAPPED,
-                            "unmapped": UNMAPPED, "tested_unmapped": tck.counts()["tested_unmapped"],
+                            "unmapped": UNMAPPED, "tested_unmapped": TESTED_UNMAPPED,
                             "unmapped_by_kind": UNMAPPED_BY_KIND}
     # An "open" id names the plan that will cover it; the others say why no row ever will.
     for u in tck.unmapped.values():
