@@ -20,6 +20,8 @@ from typing import Any
 
 from conformance.paths import SUITES_DIR
 from conformance.registry import NEEDS, Registry
+from conformance.registry.tck import FAMILY as FAMILY_WITH_TCK
+from conformance.registry.tck import TckMap
 
 #: The three references' defect tables, and the attribute naming the ids each defect kills.
 DEFECT_TABLES = (
@@ -82,9 +84,11 @@ def scan_defects() -> dict[str, list[str]]:
     return out
 
 
-def coverage_rows(registry: Registry, family: str | None = None) -> list[dict[str, Any]]:
-    """One row per requirement: its checks, its killing defects, its needs and black-box measurability."""
-    checks, depends = scan_checks()
+def coverage_rows(registry: Registry, family: str | None = None,
+                  scanned: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None) -> list[dict[str, Any]]:
+    """One row per requirement: its checks, its killing defects, its needs and black-box measurability
+    (``scanned``: :func:`scan_checks`'s result, when the caller has it already)."""
+    checks, depends = scanned or scan_checks()
     defects = scan_defects()
     rows = []
     for r in registry.select(family=family):
@@ -94,6 +98,7 @@ def coverage_rows(registry: Registry, family: str | None = None) -> list[dict[st
             "checks": checks.get(r.id, []), "defects": defects.get(r.id, []),
             "depends_on": depends.get(r.id, []),
             "needs": [{"need": n, "what": NEEDS[n]} for n in r.needs],
+            **({"tck": list(r.tck)} if r.family == FAMILY_WITH_TCK else {}),
             # A black box measures a row when some check exists for it; a need narrows which runs can.
             "measurable": "yes" if checks.get(r.id) and not r.needs else
                           ("with " + ", ".join(r.needs) if checks.get(r.id) else "no check yet"),
@@ -115,4 +120,41 @@ def render_coverage_md(rows: list[dict[str, Any]]) -> str:
     killed = sum(bool(r["defects"]) for r in rows)
     lines += ["", f"{len(rows)} requirement(s): {with_check} with a check, {killed} with a killing defect, "
                   f"{sum(bool(r['needs']) for r in rows)} with needs."]
+    return "\n".join(lines) + "\n"
+
+
+def tck_coverage(tck: TckMap, checks: dict[str, list[str]]) -> dict[str, Any]:
+    """The official TCK's ids: per id, the harness rows covering it and their checks, or why none does."""
+    ids = []
+    for tid, t in tck.declared.items():
+        rows = list(tck.rows.get(tid, ()))
+        u = tck.unmapped.get(tid)
+        ids.append({"id": tid, "level": t.level, "section": t.section, "tested_by_tck": t.tested, "rows": rows,
+                    "checks": [c for r in rows for c in checks.get(r, [])],
+                    "unmapped": None if u is None else {"kind": u.kind, "why": u.why}})
+    return {"source": tck.source, "counts": tck.counts(), "kinds": tck.kinds, "ids": ids}
+
+
+def render_tck_md(cov: dict[str, Any]) -> str:
+    src, n = cov["source"], cov["counts"]
+    lines = ["", f"## The official TCK's requirement ids ({src.get('repository')}, {src.get('branch')}, "
+                 f"{str(src.get('commit', ''))[:12]})", "",
+             f"{n['declared']} TCK id(s), {n['tested_by_tck']} of them tested by the TCK: {n['mapped']} covered by "
+             f"a harness row, {n['unmapped']} with none ({n['tested_unmapped']} of those tested by the TCK).", "",
+             "| TCK id | Level | Spec | Tested by the TCK | Harness rows | Checks |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for t in cov["ids"]:
+        if t["unmapped"] is None:
+            rows = ", ".join(f"`{r}`" for r in t["rows"])
+            checks = "<br>".join(f"`{c}`" for c in dict.fromkeys(t["checks"])) or "—"
+            lines.append(f"| `{t['id']}` | {t['level']} | §{t['section']} | {'yes' if t['tested_by_tck'] else 'no'} | "
+                         f"{rows} | {checks} |")
+    lines += ["", "### TCK ids with no harness row", "",
+              "| TCK id | Level | Spec | Tested by the TCK | Kind | Why |", "| --- | --- | --- | --- | --- | --- |"]
+    for t in cov["ids"]:
+        if t["unmapped"] is not None:
+            u = t["unmapped"]
+            lines.append(f"| `{t['id']}` | {t['level']} | §{t['section']} | {'yes' if t['tested_by_tck'] else 'no'} | "
+                         f"{u['kind']} | {u['why']} |")
+    lines += ["", "Why: " + "; ".join(f"**{k}** — {v}" for k, v in cov["kinds"].items()) + "."]
     return "\n".join(lines) + "\n"

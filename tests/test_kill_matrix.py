@@ -106,7 +106,8 @@ def test_defect_makes_its_requirements_fail(key: str, group: tuple[str, ...], tm
 def test_a_refused_create_fails_only_the_create_row_and_blocks_the_rows_built_on_it(tmp_path: Path) -> None:
     """Seen on a2a-lite 1.2.1: push declared, every create refused. Get, list, delete, delivery (with the
     harness's control, via create) and the unknown-task row are not failed for it: blocked by A2A_PUSH_001."""
-    rows = ["A2A_PUSH_001", "A2A_PUSH_002", "A2A_PUSH_003", "A2A_PUSH_004", "A2A_PUSH_005", "A2A_PUSH_006"]
+    rows = ["A2A_PUSH_001", "A2A_PUSH_002", "A2A_PUSH_003", "A2A_PUSH_004", "A2A_PUSH_005", "A2A_PUSH_006",
+            "A2A_PUSH_007"]
     reqs = CORE.run(tmp_path, rows, "push-create-refused").requirements
     assert reqs["A2A_PUSH_001"].status == "fail", reqs["A2A_PUSH_001"]
     for rid in rows[1:]:

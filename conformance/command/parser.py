@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=("text", "json", "yaml", "markdown"), default=None,
                    help="text (default), json, yaml; with --coverage: markdown (default) or json")
     r.add_argument("--coverage", action="store_true",
-                   help="per requirement: the checks that measure it, the defects that kill it, its needs")
+                   help="per requirement: the checks that measure it, the defects that kill it, its needs; "
+                        "with the a2a family, per id of the official A2A TCK: the rows covering it, or why none does")
 
     t = sub.add_parser("template", help="print the blank compliance-report YAML")
     t.add_argument("--family", choices=FAMILIES, default="a2acli")

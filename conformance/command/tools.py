@@ -17,8 +17,17 @@ from conformance.clicheck.adapter_check import render as render_adapter_check
 from conformance.command.errors import EXIT_OK, EXIT_UNSATISFIED, HarnessFailure, UsageFailure
 from conformance.command.parser import CommandParser
 from conformance.command.run import folder_arg, positive
-from conformance.coverage import coverage_rows, render_coverage_md, scan_checks, scan_defects
+from conformance.coverage import (
+    coverage_rows,
+    render_coverage_md,
+    render_tck_md,
+    scan_checks,
+    scan_defects,
+    tck_coverage,
+)
 from conformance.registry import default_registry
+from conformance.registry.tck import FAMILY as TCK_FAMILY
+from conformance.registry.tck import default_tck
 from conformance.report import ReportWriteError, blank_template, render_saved
 from conformance.report.manifest import MANIFEST_FILE, refresh_manifest
 from conformance.report.model import ReportError, report_path
@@ -35,9 +44,16 @@ def cmd_registry(args: argparse.Namespace) -> int:
         fmt = args.format or "markdown"
         if fmt not in ("markdown", "json"):
             raise UsageFailure("registry --coverage: --format must be markdown or json")
-        rows = [r for r in coverage_rows(reg, args.family)
+        scanned = scan_checks()
+        rows = [r for r in coverage_rows(reg, args.family, scanned)
                 if args.tier is None or reg[r["id"]].tier is not None and reg[r["id"]].tier <= args.tier]
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n" if fmt == "json" else render_coverage_md(rows))
+        # The official TCK's ids are shown with the family it judges (a2a), or with every family.
+        tck = tck_coverage(default_tck(), scanned[0]) if args.family in (None, TCK_FAMILY) and args.tier is None \
+            else None
+        if fmt == "json":
+            sys.stdout.write(json.dumps({"requirements": rows, **({"tck": tck} if tck else {})}, indent=2) + "\n")
+        else:
+            sys.stdout.write(render_coverage_md(rows) + (render_tck_md(tck) if tck else ""))
         return EXIT_OK
     if args.format == "markdown":
         raise UsageFailure("registry: --format markdown is for --coverage")

@@ -27,7 +27,11 @@ _FAMILY_PREFIX = {"a2acli": "A2ACLI", "agentd": "AGENTD", "a2a": "A2A"}
 _FILE_KEYS = {"family", "title", "source", "spec_version", "spec_revision", "judged_against", "areas", "requirements",
               "breakdowns"}
 _ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condition", "parts",
-               "needs", "withdrawn", "heading", "observed"}
+               "needs", "withdrawn", "heading", "observed", "tck"}
+
+#: How the official A2A TCK (a2aproject/a2a-tck) spells a requirement id: CORE-SEND-001,
+#: HTTP_JSON-URL-002, CORE-MULTI-001a. A row's ``tck`` list names the TCK ids it covers.
+TCK_ID = re.compile(r"[A-Z][A-Z_]*(?:-[A-Z][A-Z_]*)*-\d{3}[a-z]?")
 
 #: What a black-box run must be given to measure a requirement (DESIGN.md §2.9). A need is a harness
 #: limit, never a condition: a requirement whose need the run lacks is ``not_measured``, naming it.
@@ -72,6 +76,8 @@ class Requirement:
     #: (the data model, the envelope). Other checks read leniently and report what they saw break it
     #: as this row's findings (DESIGN.md §2.11).
     observed: bool = False
+    #: The official TCK's requirement ids this row covers (``conformance.registry.tck``).
+    tck: tuple[str, ...] = ()
 
     @property
     def group(self) -> str:
@@ -206,10 +212,20 @@ def _parse_entry(path: Path, family: str, areas: dict[str, str], idx: int, raw: 
     observed = raw.get("observed", False)
     if not isinstance(observed, bool):
         raise _err(path, where, "'observed' must be true or false")
+    tck = raw.get("tck") or []
+    if not isinstance(tck, list) or not all(isinstance(t, str) for t in tck):
+        raise _err(path, where, "'tck' must be a list of TCK requirement ids")
+    bad = [t for t in tck if not TCK_ID.fullmatch(t)]
+    if bad:
+        raise _err(path, where, f"'tck' id(s) {bad} do not look like TCK ids (CORE-SEND-001)")
+    if len(set(tck)) != len(tck):
+        raise _err(path, where, "'tck' has duplicates")
+    if tck and family != "a2a":
+        raise _err(path, where, "'tck' is for the a2a family (the TCK judges core A2A)")
     return Requirement(id=rid, family=family, area=area, spec=raw["spec"], summary=raw["summary"].strip(),
                        tier=tier, level=level, kind=kind, condition=condition, parts=tuple(parts),
                        needs=tuple(needs), withdrawn=withdrawn, heading=raw.get("heading"),
-                       observed=observed)
+                       observed=observed, tck=tuple(tck))
 
 
 class _StrictLoader(SafeLoader):  # type: ignore[misc,valid-type]

@@ -27,6 +27,7 @@ from conformance.targets.core import (
 )
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
+from conformance.wire.httpbase import HttpReply
 
 
 @pytest.mark.requirement("A2A_CARD_001")
@@ -81,6 +82,38 @@ def test_each_declared_interface_speaks_its_binding(caller: Caller) -> None:
     why = not_a2a(caller.call(PROBE_METHOD, {"id": PROBE_TASK}), caller.url)
     if why is not None:
         fail(why)
+
+
+def _served_card(core_agent: CoreAgent, recorder: Recorder) -> HttpReply:
+    reply = well_known_card(core_agent, recorder)
+    if reply.status != 200 or not isinstance(reply.json, dict):
+        blocked_by(CARD_ROW, f"no card to read: GET {reply.exchange.url} answered HTTP {reply.status}")
+    return reply
+
+
+@pytest.mark.requirement("A2A_CARD_008")
+def test_card_comes_with_a_cache_control_max_age(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """§8.6.1: the card's endpoint SHOULD send Cache-Control with a max-age directive. Defect: card-no-cache-control."""
+    reply = _served_card(core_agent, recorder)
+    value = reply.headers.get("cache-control")
+    assert value is not None, f"GET {reply.exchange.url} answered the card without a Cache-Control header"
+    directives = [d.strip().split("=", 1) for d in value.split(",")]
+    ages = [d[1].strip().strip('"') for d in directives if d[0].strip().lower() == "max-age" and len(d) == 2]
+    assert ages and ages[0].isdigit(), f"the card's Cache-Control {value!r} has no max-age=<seconds> directive"
+
+
+@pytest.mark.requirement("A2A_CARD_009")
+def test_card_comes_with_an_etag_that_holds_while_the_card_does(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """§8.6.1: the card's endpoint SHOULD send an ETag derived from the card (its version or a hash of it):
+    two fetches of the same card carry the same ETag. Defect: card-no-etag."""
+    first = _served_card(core_agent, recorder)
+    tag = first.headers.get("etag")
+    assert tag, f"GET {first.exchange.url} answered the card without an ETag header"
+    second = _served_card(core_agent, recorder)
+    if second.json != first.json:
+        not_measured("the card changed between two fetches, so whether its ETag follows the card cannot be told")
+    assert second.headers.get("etag") == tag, (
+        f"the same card came with ETag {tag!r}, then {second.headers.get('etag')!r}: not derived from the card")
 
 
 def _sides(core_agent: CoreAgent, capability: str) -> list[CoreAgent]:

@@ -11,8 +11,8 @@ from conformance.a2a import datamodel
 from conformance.a2a.messages import text_message
 from conformance.a2a.steps import send
 from conformance.a2a.streams import stream_message
-from conformance.a2a.tasks import timestamps
-from conformance.judge import judged_here, succeeded, unique
+from conformance.a2a.tasks import SEND_ROW, timestamps
+from conformance.judge import blocked_by, judged_here, succeeded, unique
 from conformance.outcome import not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller
@@ -74,3 +74,63 @@ def test_jsonrpc_answers_are_2_0_responses_echoing_the_id(caller: Caller) -> Non
         if ans.transport_error or ans.problems:
             wrong.append(f"{env['method']} (id {env['id']!r}): {ans.transport_error or '; '.join(ans.problems)}")
     assert not wrong, " | ".join(wrong)
+
+
+#: The media type each JSON binding labels its answers with: §9.1 (JSON-RPC: application/json for requests
+#: and responses) and §11.1 (HTTP+JSON: application/a2a+json SHOULD be used for requests and responses).
+MEDIA_TYPES = {"JSONRPC": "application/json", "HTTP+JSON": "application/a2a+json"}
+
+
+def _media_type(content_type: str) -> str:
+    """The media type of a Content-Type header, without its parameters (charset), in lower case."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def _labels(caller: Caller) -> None:
+    """A result and an error of ``caller``'s binding must both carry the binding's media type."""
+    want = MEDIA_TYPES[caller.binding]
+    answers = [("a SendMessage result", send(caller, "content type")),
+               ("a GetTask error (unknown id)", caller.call("GetTask", {"id": unique("conformance-unknown")}))]
+    wrong = []
+    for what, ans in answers:
+        if ans.transport_error:
+            not_measured(f"{what}: no answer to read the Content-Type of: {ans.transport_error}")
+        if _media_type(ans.content_type) != want:
+            wrong.append(f"{what} came with Content-Type {ans.content_type!r} (HTTP {ans.status})")
+    assert not wrong, f"{caller.binding} answers must be labelled {want}: " + "; ".join(wrong)
+
+
+@pytest.mark.requirement("A2A_DATA_004")
+@pytest.mark.core_bindings("JSONRPC")
+def test_jsonrpc_answers_are_labelled_application_json(caller: Caller) -> None:
+    """A JSON-RPC result and a JSON-RPC error both come with Content-Type application/json (§9.1).
+    Defect: jsonrpc-answers-a2a-json."""
+    _labels(caller)
+
+
+@pytest.mark.requirement("A2A_DATA_005")
+@pytest.mark.core_bindings("HTTP+JSON")
+def test_http_json_answers_are_labelled_application_a2a_json(caller: Caller) -> None:
+    """An HTTP+JSON result and an HTTP+JSON error both come with Content-Type application/a2a+json (§11.1,
+    a SHOULD). Defect: rest-answers-plain-json."""
+    _labels(caller)
+
+
+@pytest.mark.requirement("A2A_DATA_006")
+@pytest.mark.core_bindings("JSONRPC", "HTTP+JSON")
+def test_unknown_request_members_are_ignored(caller: Caller) -> None:
+    """A SendMessage whose request and message carry members no A2A type defines is answered like any
+    other (a Task or a Message), not refused (§5.7: unrecognized fields SHOULD be ignored). The same send
+    without them is made first: an agent that refuses that one is another row's matter.
+    Defect: unknown-fields-refused."""
+    plain = send(caller, "unknown members")
+    if not plain.ok:
+        blocked_by(SEND_ROW, f"a plain SendMessage got no result, so there is nothing to compare with: "
+                             f"{plain.quote(300)}")
+    message = text_message("unknown members")
+    message["conformanceUnknownMember"] = {"note": "no A2A type defines this member"}
+    ans = caller.call("SendMessage", {"message": message, "conformanceUnknownField": "ignore me"})
+    if ans.error is not None or ans.transport_error:
+        raise AssertionError("a SendMessage carrying members no A2A type defines (conformanceUnknownField in "
+                             f"the request, conformanceUnknownMember in the message) was refused: {ans.quote(400)}")
+    assert ans.ok, f"SendMessage with unknown members got no result: {ans.quote(300)}"

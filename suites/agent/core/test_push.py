@@ -11,7 +11,7 @@ from conformance.a2a.datamodel import read_object
 from conformance.a2a.steps import held_task, new_task, send
 from conformance.a2a.tasks import event_kind
 from conformance.evidence import Evidence, SecretSet
-from conformance.judge import blocked_by, error_problem, expect_error, judged_here, quote, succeeded, unique
+from conformance.judge import blocked_by, error_problem, expect_error, in_time, judged_here, quote, succeeded, unique
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
 from conformance.targets.core import CoreAgent
@@ -109,6 +109,46 @@ def test_delete_removes_the_config(core_agent: CoreAgent, caller: Caller, webhoo
     assert cid not in listed(caller, tid), f"config {cid} is still listed after DeleteTaskPushNotificationConfig"
     expect_error(caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": cid}), "TaskNotFoundError",
                  f"GetTaskPushNotificationConfig of the deleted config {cid}")
+
+
+@pytest.mark.requirement("A2A_PUSH_007")
+@pytest.mark.depends_on(CREATE_ROW, "A2A_PUSH_002", "A2A_PUSH_004")
+def test_deleting_a_config_twice_has_no_further_effect(core_agent: CoreAgent, caller: Caller,
+                                                       webhook: Receiver) -> None:
+    """§3.1.10: deletion MUST be idempotent, several deletions of a config having the effect of one. The
+    second Delete answers success or TaskNotFoundError (what a repeated DELETE may say; nothing else), and
+    the task's other config is still there. Whether the first one removed its config is A2A_PUSH_004's.
+    Defect: push-delete-missing-drops-last."""
+    core_agent.require("push")
+    tid = new_task(caller)["id"]
+    # Ids of the harness's choosing: an agent may name a config after its task when none is given, and then
+    # the second create would replace the first.
+    cid = create(caller, tid, webhook.url, id=unique("conf-push")).get("id", "")
+    other = create(caller, tid, webhook.url, id=unique("conf-push")).get("id", "")
+    # An agent keeping one config per task answers the second create with the first one's id: then there is
+    # no other config to keep, and only the second Delete's answer is judged.
+    sibling = other if other != cid else None
+    if sibling is not None:
+        before = caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": sibling})
+        if not before.ok:
+            blocked_by("A2A_PUSH_002", f"GetTaskPushNotificationConfig of config {sibling}, just created, answered "
+                                       f"no config: {before.quote(300)}")
+    first = caller.call("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid})
+    if first.error is not None or first.transport_error:
+        blocked_by("A2A_PUSH_004", f"the first DeleteTaskPushNotificationConfig of config {cid} was refused: "
+                                   f"{first.quote(300)}")
+    second = caller.call("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid})
+    in_time(second, "the second DeleteTaskPushNotificationConfig")
+    if second.transport_error:
+        fail(f"the second DeleteTaskPushNotificationConfig of config {cid}: {second.transport_error}")
+    if second.error is not None and error_problem(second, "TaskNotFoundError", "the second Delete") is not None:
+        fail(f"the second DeleteTaskPushNotificationConfig of config {cid} answered an error other than "
+             f"TaskNotFoundError: {second.quote(300)}")
+    if sibling is not None:
+        after = caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": sibling})
+        if not after.ok:
+            fail(f"after config {cid} was deleted twice, the task's other config {sibling} is gone: "
+                 f"GetTaskPushNotificationConfig answered {after.quote(300)}")
 
 
 @pytest.mark.requirement("A2A_PUSH_005")

@@ -55,3 +55,18 @@ def test_message_to_a_terminal_task_is_refused(caller: Caller) -> None:
     task = completed_task(caller)
     ans = send(caller, "one more", task_id=task["id"], context_id=task["contextId"])
     expect_error(ans, "UnsupportedOperationError", f"SendMessage to the {state_of(task)} task {task['id']}")
+
+
+@pytest.mark.requirement("A2A_SEND_005")
+def test_send_with_history_length_0_returns_no_history(caller: Caller) -> None:
+    """SendMessage with configuration.historyLength 0 answers its task with no history (§3.2.4: "No history
+    should be returned; the history field SHOULD be omitted", the same rule as GetTask's, A2A_TASK_004).
+    Defect: send-history-zero-ignored."""
+    result = succeeded(send(caller, "history zero on send", configuration={"historyLength": 0}),
+                       "SendMessage with historyLength 0")
+    task = task_of(result, "SendMessage result")
+    if task is None:
+        not_measured("the agent answered a Message, so there is no task whose history historyLength could bound")
+    history = task.get("history")
+    assert not history, (f"SendMessage with historyLength 0 answered task {task.get('id')!r} with "
+                         f"{len(history) if isinstance(history, list) else quote(history)} history message(s)")
