@@ -10,6 +10,8 @@ check, and each other row is ``not_measured`` "blocked by <owner>: ..." (never f
   declares a tenant (A2ACLI_CARD_GET_005).
 * ``no-annotations-declaration``: the card omits task-annotations (AGENTD_DECL_002); the socket check
   asks for the annotations echo (AGENTD_UDS_002).
+* ``card-no-well-known``: `-a <origin>` never finds the card (A2ACLI_CARD_GET_001, part host); every
+  other check using `-a <origin>` (here A2ACLI_SEND_001, A2ACLI_TASK_POLL_004) is blocked by it.
 * ``api-key-ignores-scheme``: --api-key goes in a fixed header whatever the scheme says
   (A2ACLI_AUTH_001); A2ACLI_API_KEY as the flag's twin (A2ACLI_AUTH_002) and the key on the
   extended-card request (A2ACLI_CARD_GET_003) are judged only where --api-key itself is placed right.
@@ -32,6 +34,9 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "no-annotations-declaration", "AGENTD_DECL_002", ("AGENTD_UDS_002",)),
     # an API key put where no scheme says: the environment twin (AUTH_002) and the extended card's
     # credential (CARD_GET_003) are judged only once --api-key itself is placed right
+    # no card at the `-a` URL's well-known path: every check is blocked by the card row, whether it then
+    # failed (SEND_001) or measured nothing (TASK_POLL_004, which found no stream to drop)
+    (CLI, "card-no-well-known", "A2ACLI_CARD_GET_001", ("A2ACLI_SEND_001", "A2ACLI_TASK_POLL_004")),
     (CLI, "api-key-ignores-scheme", "A2ACLI_AUTH_001", ("A2ACLI_AUTH_002", "A2ACLI_CARD_GET_003")),
 )
 
