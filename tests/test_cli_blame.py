@@ -289,3 +289,10 @@ def test_a_coloured_state_fails_only_the_colour_row(tmp_path: Path) -> None:
     reqs = _cli(tmp_path, ["A2ACLI_OUT_005", "A2ACLI_INTERACT_004"], "--env-plain", "REFCLI_DEFECTS=color-off-tty")
     assert _row(reqs, "A2ACLI_OUT_005")[0] in ("fail", "partial"), _row(reqs, "A2ACLI_OUT_005")
     assert _row(reqs, "A2ACLI_INTERACT_004")[0] == "pass", _row(reqs, "A2ACLI_INTERACT_004")
+
+
+def test_an_exit_status_at_an_interrupted_state_fails_only_the_exit_row(tmp_path: Path) -> None:
+    """Defect exit-1-on-failed-task (EXIT_002's: exit 1 at INPUT_REQUIRED/AUTH_REQUIRED): the wait that
+    stops at once at those states (TASK_POLL_003) is judged on stopping and reporting, and passes."""
+    reqs = _cli(tmp_path, ["A2ACLI_TASK_POLL_003"], "--env-plain", "REFCLI_DEFECTS=exit-1-on-failed-task")
+    assert _row(reqs, "A2ACLI_TASK_POLL_003")[0] == "pass", _row(reqs, "A2ACLI_TASK_POLL_003")
