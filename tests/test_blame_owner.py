@@ -14,6 +14,8 @@ check, and each other row is ``not_measured`` "blocked by <owner>: ..." (never f
   other check using `-a <origin>` (here A2ACLI_SEND_001, A2ACLI_TASK_POLL_004) is blocked by it.
 * ``drops-context-id``: --context-id is never put on the message (A2ACLI_INTERACT_001); the check that
   a context is not a session with a current task (A2ACLI_INTERACT_003) sends one.
+* ``extended-card-public-only``: `card get --extended` never asks for the extended card
+  (A2ACLI_CARD_GET_003); which credential that request carries is A2ACLI_AUTH_008's question.
 * ``api-key-ignores-scheme``: --api-key goes in a fixed header whatever the scheme says
   (A2ACLI_AUTH_001); A2ACLI_API_KEY as the flag's twin (A2ACLI_AUTH_002) and the key on the
   extended-card request (A2ACLI_CARD_GET_003) are judged only where --api-key itself is placed right.
@@ -41,6 +43,8 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (CLI, "card-no-well-known", "A2ACLI_CARD_GET_001", ("A2ACLI_SEND_001", "A2ACLI_TASK_POLL_004")),
     # --context-id never sent: what goes with it (INTERACT_003: no taskId attached) is not judged
     (CLI, "drops-context-id", "A2ACLI_INTERACT_001", ("A2ACLI_INTERACT_003",)),
+    # no extended card asked for: which credential it carries (AUTH_008) is not judged
+    (CLI, "extended-card-public-only", "A2ACLI_CARD_GET_003", ("A2ACLI_AUTH_008",)),
     (CLI, "api-key-ignores-scheme", "A2ACLI_AUTH_001", ("A2ACLI_AUTH_002", "A2ACLI_CARD_GET_003")),
 )
 
