@@ -1,8 +1,8 @@
 """One defect fails only the requirement that owns the missing feature (the blame rule, DESIGN.md §2.8).
 
 Each case switches on one defect of a reference that removes a feature one row owns, and runs that
-owner with one other row whose check uses the feature: the owner fails on an assertion of its own
-check, and the other row is ``not_measured`` "blocked by <owner>: ..." (never failed, never passed).
+owner with the other rows whose checks use the feature: the owner fails on an assertion of its own
+check, and each other row is ``not_measured`` "blocked by <owner>: ..." (never failed, never passed).
 
 * ``card-file-unsupported``: `card get` reads no local card file (A2ACLI_CARD_GET_001, part
   file_path); `card get --validate` is asked of card files (A2ACLI_CARD_GET_002).
@@ -10,8 +10,17 @@ check, and the other row is ``not_measured`` "blocked by <owner>: ..." (never fa
   declares a tenant (A2ACLI_CARD_GET_005).
 * ``no-annotations-declaration``: the card omits task-annotations (AGENTD_DECL_002); the socket check
   asks for the annotations echo (AGENTD_UDS_002).
+* ``card-no-well-known``: `-a <origin>` never finds the card (A2ACLI_CARD_GET_001, part host); every
+  other check using `-a <origin>` (here A2ACLI_SEND_001, A2ACLI_TASK_POLL_004) is blocked by it.
+* ``drops-context-id``: --context-id is never put on the message (A2ACLI_INTERACT_001); the check that
+  a context is not a session with a current task (A2ACLI_INTERACT_003) sends one.
+* ``extended-card-public-only``: `card get --extended` never asks for the extended card
+  (A2ACLI_CARD_GET_003); which credential that request carries is A2ACLI_AUTH_008's question.
+* ``api-key-ignores-scheme``: --api-key goes in a fixed header whatever the scheme says
+  (A2ACLI_AUTH_001); A2ACLI_API_KEY as the flag's twin (A2ACLI_AUTH_002) and the key on the
+  extended-card request (A2ACLI_CARD_GET_003) are judged only where --api-key itself is placed right.
 
-One narrow run (``--only`` the two rows) per case.
+One narrow run (``--only`` those rows) per case.
 """
 
 from __future__ import annotations
@@ -22,21 +31,32 @@ import pytest
 
 from tests.killmatrix import AGENTD, CLI, DETECTED, Reference, killed, outcomes
 
-#: (reference, defect, the row owning the missing feature, a row whose check uses that feature).
-CASES: tuple[tuple[Reference, str, str, str], ...] = (
-    (CLI, "card-file-unsupported", "A2ACLI_CARD_GET_001", "A2ACLI_CARD_GET_002"),
-    (CLI, "ignores-tenant", "A2ACLI_TX_003", "A2ACLI_CARD_GET_005"),
-    (AGENTD, "no-annotations-declaration", "AGENTD_DECL_002", "AGENTD_UDS_002"),
+#: (reference, defect, the row owning the missing feature, the rows whose checks use that feature).
+CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
+    (CLI, "card-file-unsupported", "A2ACLI_CARD_GET_001", ("A2ACLI_CARD_GET_002",)),
+    (CLI, "ignores-tenant", "A2ACLI_TX_003", ("A2ACLI_CARD_GET_005",)),
+    (AGENTD, "no-annotations-declaration", "AGENTD_DECL_002", ("AGENTD_UDS_002",)),
+    # an API key put where no scheme says: the environment twin (AUTH_002) and the extended card's
+    # credential (CARD_GET_003) are judged only once --api-key itself is placed right
+    # no card at the `-a` URL's well-known path: every check is blocked by the card row, whether it then
+    # failed (SEND_001) or measured nothing (TASK_POLL_004, which found no stream to drop)
+    (CLI, "card-no-well-known", "A2ACLI_CARD_GET_001", ("A2ACLI_SEND_001", "A2ACLI_TASK_POLL_004")),
+    # --context-id never sent: what goes with it (INTERACT_003: no taskId attached) is not judged
+    (CLI, "drops-context-id", "A2ACLI_INTERACT_001", ("A2ACLI_INTERACT_003",)),
+    # no extended card asked for: which credential it carries (AUTH_008) is not judged
+    (CLI, "extended-card-public-only", "A2ACLI_CARD_GET_003", ("A2ACLI_AUTH_008",)),
+    (CLI, "api-key-ignores-scheme", "A2ACLI_AUTH_001", ("A2ACLI_AUTH_002", "A2ACLI_CARD_GET_003")),
 )
 
 
-@pytest.mark.parametrize(("ref", "defect", "owner", "other"), CASES, ids=[c[1] for c in CASES])
-def test_the_defect_fails_its_owner_and_blocks_the_other_row(ref: Reference, defect: str, owner: str, other: str,
-                                                             tmp_path: Path) -> None:
-    report = ref.run(tmp_path, ids=[owner, other], defect=defect)
+@pytest.mark.parametrize(("ref", "defect", "owner", "others"), CASES, ids=[c[1] for c in CASES])
+def test_the_defect_fails_its_owner_and_blocks_the_other_rows(ref: Reference, defect: str, owner: str,
+                                                              others: tuple[str, ...], tmp_path: Path) -> None:
+    report = ref.run(tmp_path, ids=[owner, *others], defect=defect)
     reqs = report.requirements
     assert reqs[owner].status in DETECTED, f"{owner} under {defect}: {reqs[owner].status}: {reqs[owner].note}"
     assert killed(outcomes(tmp_path / "report"), owner), f"{owner} failed on no assertion of its own under {defect}"
-    got = reqs[other]
-    assert got.status == "not_measured" and str(got.note or "").startswith(f"blocked by {owner}:"), (
-        f"{other} under {defect} should be not_measured, blocked by {owner}; it is {got.status}: {got.note}")
+    for other in others:
+        got = reqs[other]
+        assert got.status == "not_measured" and str(got.note or "").startswith(f"blocked by {owner}:"), (
+            f"{other} under {defect} should be not_measured, blocked by {owner}; it is {got.status}: {got.note}")

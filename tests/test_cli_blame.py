@@ -268,3 +268,31 @@ def test_a_missing_poll_interval_fails_only_the_requirement_that_names_it(tmp_pa
     status, note = _row(reqs, "A2ACLI_OUT_002")
     assert status == "not_measured" and note.startswith("blocked by A2ACLI_TASK_POLL_002: no --poll-interval"), note
     assert _row(reqs, "A2ACLI_TASK_POLL_004")[0] == "pass", _row(reqs, "A2ACLI_TASK_POLL_004")
+
+
+# ── what one row's rule breaks is read past by the others ─────────────────────────────────────────
+
+def test_a_colour_hides_no_state_or_identifier_from_the_readers() -> None:
+    """Colour in the text output is OUT_005's to judge (on the raw output); the readers other rows use
+    find a state or an identifier inside it, as a terminal would show them."""
+    from conformance.clicheck.output import control_sequences, has_token, state_matches, without_escapes
+
+    text = "Task-Id: \x1b[36mtask-7\x1b[0m\nState: \x1b[1;32mTASK_STATE_COMPLETED\x1b[0m\n"
+    assert state_matches(text, "TASK_STATE_COMPLETED") and has_token(text, "task-7")
+    assert without_escapes(text) == "Task-Id: task-7\nState: TASK_STATE_COMPLETED\n"
+    assert control_sequences(text), "the raw output still shows the escapes to OUT_005's check"
+
+
+def test_a_coloured_state_fails_only_the_colour_row(tmp_path: Path) -> None:
+    """Defect color-off-tty (OUT_005's: the state field coloured when piped): OUT_005 fails; INTERACT_004,
+    which looks for the state in the text output, still finds it and passes."""
+    reqs = _cli(tmp_path, ["A2ACLI_OUT_005", "A2ACLI_INTERACT_004"], "--env-plain", "REFCLI_DEFECTS=color-off-tty")
+    assert _row(reqs, "A2ACLI_OUT_005")[0] in ("fail", "partial"), _row(reqs, "A2ACLI_OUT_005")
+    assert _row(reqs, "A2ACLI_INTERACT_004")[0] == "pass", _row(reqs, "A2ACLI_INTERACT_004")
+
+
+def test_an_exit_status_at_an_interrupted_state_fails_only_the_exit_row(tmp_path: Path) -> None:
+    """Defect exit-1-on-failed-task (EXIT_002's: exit 1 at INPUT_REQUIRED/AUTH_REQUIRED): the wait that
+    stops at once at those states (TASK_POLL_003) is judged on stopping and reporting, and passes."""
+    reqs = _cli(tmp_path, ["A2ACLI_TASK_POLL_003"], "--env-plain", "REFCLI_DEFECTS=exit-1-on-failed-task")
+    assert _row(reqs, "A2ACLI_TASK_POLL_003")[0] == "pass", _row(reqs, "A2ACLI_TASK_POLL_003")

@@ -80,8 +80,25 @@ class Session:
         self.child.sendeof()
 
     def interrupt(self) -> None:
-        """Ctrl-C, as the terminal sends it (SIGINT to the foreground process group)."""
+        """Ctrl-C, as the terminal sends it (SIGINT to the foreground process group), once the tool waits
+        for input (:meth:`wait_for_input`): a SIGINT that lands between printing the prompt and blocking
+        on the read is noted but interrupts no read, and is lost until the next line (seen with Python's
+        ``input()`` on a loaded machine). A user at the prompt presses Ctrl-C while the tool waits."""
+        self.wait_for_input(min(self.timeout, 5.0))
         self.child.sendintr()
+
+    def wait_for_input(self, timeout: float) -> bool:
+        """Wait, bounded, until some thread of the tool sleeps in a read or a wait for input (Linux
+        ``/proc/<pid>/task/*/syscall``); True when seen. Where that cannot be read (another system, no
+        permission), returns False at once and the caller goes on as before."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = _waiting_for_input(self.child.pid)
+            if state is None or state:
+                return bool(state)
+            if time.monotonic() >= deadline or not self.child.isalive():
+                return False
+            time.sleep(0.02)
 
     def wait_exit(self, timeout: float = 5.0) -> bool:
         """Wait, bounded, for the tool to exit; True when it did."""
@@ -133,3 +150,32 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: The system calls a process waiting for terminal input sleeps in, by machine: read, and the ways to
+#: wait for a descriptor (select, poll, epoll and their variants).
+_INPUT_WAITS = {"x86_64": {0, 7, 23, 232, 270, 271, 281, 441}, "aarch64": {63, 20, 21, 22, 72, 73, 441}}
+
+
+def _waiting_for_input(pid: int) -> bool | None:
+    """Whether a thread of ``pid`` is asleep in one of :data:`_INPUT_WAITS`; None when it cannot be told."""
+    calls = _INPUT_WAITS.get(os.uname().machine)
+    if calls is None:
+        return None
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    seen = False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", encoding="ascii", errors="replace") as f:
+                run_state = f.read().rpartition(")")[2].split()[0]
+            with open(f"/proc/{pid}/task/{tid}/syscall", encoding="ascii") as f:
+                first = f.read().split()
+        except (OSError, IndexError):
+            continue
+        seen = True
+        if run_state == "S" and first and first[0].isdigit() and int(first[0]) in calls:
+            return True
+    return False if seen else None

@@ -19,6 +19,8 @@ from conformance.registry import default_registry
 #: Terminal control sequences and other C0 controls a text floor must not carry (tab and LF allowed).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\x9b")
 _FIELD = re.compile(r"^([^\s:][^:]*?):(?: (.*))?$")
+#: Terminal escape sequences as a whole: CSI (colours, cursor moves), OSC (titles, links), and two-byte escapes.
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 
 
 def error_codes() -> tuple[str, ...]:
@@ -54,6 +56,13 @@ class TextDoc:
 def control_sequences(text: str) -> list[str]:
     """Every terminal control character or escape sequence in ``text`` (repr'd for a message)."""
     return [repr(m.group(0)) for m in _CONTROL.finditer(text)]
+
+
+def without_escapes(text: str) -> str:
+    """``text`` with its terminal escape sequences taken out: what a reader sees on a terminal. The
+    readers that find a state or an identifier use it, so a colour (OUT_005's to judge, on the raw
+    output) never hides what another row looks for."""
+    return _ESCAPES.sub("", text)
 
 
 def parse_text_floor(text: str) -> TextDoc:
@@ -180,7 +189,7 @@ def state_matches(text: str, state: str) -> bool:
     short = state.removeprefix("TASK_STATE_")
     wanted = {state.lower(), short.lower(), short.lower().replace("_", "-"), short.lower().replace("_", " "),
               short.lower().replace("_", "")}
-    t = text.lower()
+    t = without_escapes(text).lower()
     return any(re.search(rf"(?<![a-z_-]){re.escape(w)}(?![a-z_-])", t) for w in wanted)
 
 
@@ -223,4 +232,4 @@ def has_token(text: str, value: str) -> bool:
     """
     if not value:
         return False
-    return re.search(rf"(?<![A-Za-z0-9_.-]){re.escape(value)}(?![A-Za-z0-9_-])", text) is not None
+    return re.search(rf"(?<![A-Za-z0-9_.-]){re.escape(value)}(?![A-Za-z0-9_-])", without_escapes(text)) is not None

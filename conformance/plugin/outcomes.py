@@ -42,9 +42,11 @@ def phase_result(item: pytest.Item, call: pytest.CallInfo[Any]) -> Phase:
     return Phase(FAIL, f"{call.when}: {call.excinfo.exconly()}", True)
 
 
-def final(phases: dict[str, Phase]) -> Phase:
+def final(phases: dict[str, Phase], gate: Phase | None = None) -> Phase:
     """The check's one status from its phases: a setup that did not pass, else the body, unless the
-    teardown failed after a body that did not."""
+    teardown failed after a body that did not. ``gate`` (blocked by another requirement: the check never
+    reached its subject, :func:`block_if_not_reached`) replaces a body that failed on an assertion or
+    ended plainly not measured; a pass, an ``na``, a harness error or a block of its own stand."""
     setup = phases.get("setup", Phase(PASS, ""))
     if setup.status != PASS:
         return setup
@@ -52,7 +54,26 @@ def final(phases: dict[str, Phase]) -> Phase:
     teardown = phases.get("teardown", Phase(PASS, ""))
     if teardown.status == FAIL and body.status != FAIL:
         return Phase(FAIL, f"teardown: {teardown.message}", True)
+    if gate is not None and not body.harness and body.blocked_by is None and body.status in (FAIL, NOT_MEASURED):
+        return gate
     return body
+
+
+def block_if_not_reached(item: pytest.Item, blocked: Blocked) -> None:
+    """For a fixture that sees, once the check body has run, that the check never reached its subject
+    (positive evidence: the tool never asked for the agent's card, so nothing it did afterwards was
+    about the requirement): if the body failed or ended not measured, the check is ``blocked`` instead.
+    The block must name a requirement the check declared and does not measure (the blame rule); a check
+    measuring it keeps its own verdict."""
+    if blame_violation(blocked, ids_of(item), depends_of(item)) is None:
+        item_state(item).gates.append(blocked)
+
+
+def _gate(st_gates: list[Blocked]) -> Phase | None:
+    if not st_gates:
+        return None
+    first = st_gates[0]
+    return Phase(NOT_MEASURED, first.reason, False, first.by)
 
 
 def _transport_of(item: pytest.Item, mark_kwargs: Mapping[str, Any]) -> str | None:
@@ -91,7 +112,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]
     if call.when != "teardown":
         return report
     state = item.config.stash[STATE]
-    status, message, harness, blocked = final(st.phases)
+    status, message, harness, blocked = final(st.phases, _gate(st.gates))
     message = state.secrets.redact(message)
     ev_paths: tuple[str, ...] = ()
     store = state.store

@@ -10,7 +10,7 @@ import pytest
 
 from conformance.context import RunContext, private_dir
 from conformance.evidence import Evidence, EvidenceStore, SecretSet
-from conformance.judge import Finding
+from conformance.judge import Blocked, Finding
 from conformance.outcome import Outcome
 from conformance.registry import Registry, default_registry
 
@@ -41,6 +41,9 @@ class ItemState:
         self.duration = 0.0
         #: What the check saw break an ``observed`` row's rule (conformance.judge.findings).
         self.findings: list[Finding] = []
+        #: What a fixture found, once the body had run, that kept the check from reaching its subject at
+        #: all (``block_if_not_reached``): a body that failed, or ended not measured, is then blocked by it.
+        self.gates: list[Blocked] = []
 
 
 class RunState:

@@ -17,7 +17,9 @@ from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.fixtures.scripted_agent import RecordedRequest, Script, ScriptedAgent
-from conformance.judge import DEPENDS_MARKER
+from conformance.fixtures.scripted_agent.card import WELL_KNOWN_CARD_PATH
+from conformance.judge import DEPENDS_MARKER, Blocked
+from conformance.plugin.outcomes import block_if_not_reached
 from conformance.targets.model import CliTarget
 
 #: What the checks import from here: the card reference flag (the types live in the library).
@@ -54,13 +56,34 @@ def request_evidence(agent: ScriptedAgent) -> list[dict[str, Any]]:
     return out
 
 
+#: The row that names how `-a <URL>` finds the agent's card (SPEC.md §10.1: a bare origin gets the
+#: well-known path appended).
+CARD_ROW = "A2ACLI_CARD_GET_001"
+
+
+def card_never_asked(agents: Sequence[ScriptedAgent]) -> str | None:
+    """What shows the tool never asked for any agent's card, or None: the agents got requests, and every
+    one was at a path that is neither a card (well-known or the script's own card path), a protocol
+    endpoint, nor a side service (authorization server, catalog). Positive evidence that the tool's card
+    lookup went wrong before anything else could happen — a card the script breaks on purpose (a 404,
+    a bad document) is still asked for at its path, so it never counts here."""
+    seen = [q for a in agents for q in a.requests]
+    if not seen or any(q.binding != "OTHER" for q in seen):
+        return None
+    asked = sorted({q.method for q in seen})
+    return (f"the tool never asked for the agent card at {WELL_KNOWN_CARD_PATH} of the `-a` URL; the agent "
+            f"saw only {asked[:3]}{' ...' if len(asked) > 3 else ''}")
+
+
 @pytest.fixture
 def agent(evidence: Evidence, record_transport: Callable[[str], None],
-          run_secrets: SecretSet) -> Iterator[AgentMaker]:
+          run_secrets: SecretSet, request: pytest.FixtureRequest) -> Iterator[AgentMaker]:
     """``agent(script=Script(...), tls=..., grpc=...)`` starts a scripted agent for this check.
 
     Every credential the agent mints (access and refresh tokens, device codes, webhook tokens) joins
-    the run's secrets, so no report or evidence file shows it.
+    the run's secrets, so no report or evidence file shows it. When the tool never asked any of the
+    check's agents for its card (:func:`card_never_asked`), a check that then failed or measured nothing
+    is blocked by the card row (for a check that declares it; DESIGN.md §2.8).
     """
     started: list[ScriptedAgent] = []
 
@@ -72,6 +95,9 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None],
         return a
 
     yield start
+    never = card_never_asked(started)
+    if never is not None and isinstance(request.node, pytest.Item):
+        block_if_not_reached(request.node, Blocked(CARD_ROW, never))
     for i, a in enumerate(started, 1):
         try:
             for r in a.requests:

@@ -26,7 +26,7 @@ from conformance.fixtures.scripted_agent import (
     TLSConfig,
 )
 from conformance.judge import blocked_by, clip, shown
-from conformance.outcome import not_measured
+from conformance.outcome import fail, not_measured
 from conformance.suites.cli.conftest import card_ref
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
@@ -85,27 +85,58 @@ def test_api_key_is_attached_where_the_scheme_declares(cli: Cli, agent: AgentMak
             f"headers: {sorted(req.headers)}, query: {req.query!r}")
 
 
+def _attached(cli: Cli, agent: AgentMaker, kind: str, secret: str, *flag: str,
+              env: dict[str, str | None] | None = None) -> tuple[CliResult, list[str]]:
+    """An authenticated `send` to a card declaring one ``kind`` scheme (bearer, or an API key in header
+    X-Team-Key), the credential given by ``flag`` or ``env``: the run, and for each A2A request that did
+    not carry ``secret`` where the scheme says, what it carried instead (empty: attached on every one)."""
+    scheme: Bearer | ApiKey = Bearer(secret) if kind == "bearer" else ApiKey(secret, name="X-Team-Key")
+    a = agent(_secured(scheme))
+    r = cli.run("send", "--text", "hi", *card_ref(a), *flag, env=env or {})
+    wrong = []
+    for req in a.a2a_requests():
+        got = req.headers.get("authorization" if kind == "bearer" else "x-team-key")
+        if got != (f"Bearer {secret}" if kind == "bearer" else secret):
+            wrong.append(f"{req.binding} {req.method}: {'Authorization' if kind == 'bearer' else 'X-Team-Key'}: "
+                         f"{got!r}")
+    if not a.a2a_requests():
+        wrong.append(f"no A2A request (the agent saw {[(q.binding, q.method) for q in a.requests]})")
+    return r, wrong
+
+
 @pytest.mark.requirement("A2ACLI_AUTH_001", part="environment")
-@pytest.mark.requirement("A2ACLI_AUTH_002")
 @pytest.mark.parametrize("kind", ["bearer", "api_key"])
 def test_credential_from_environment_variable_is_attached(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
                                                           kind: str) -> None:
     """A2ACLI_BEARER / A2ACLI_API_KEY alone authenticate a scripted call, attached per the card's
-    scheme. Catches a tool whose credentials work only as flags."""
+    scheme. Catches a tool whose credentials work only as flags, or puts them where no scheme says."""
+    var = "A2ACLI_BEARER" if kind == "bearer" else "A2ACLI_API_KEY"
     secret = new_secret(kind)
-    if kind == "bearer":
-        a = agent(_secured(Bearer(secret)))
-        _run_ok(cli, "send", "--text", "hi", *card_ref(a), env={"A2ACLI_BEARER": secret})
-        for req in _protocol_requests(a):
-            got = req.headers.get("authorization")
-            assert got == f"Bearer {secret}", (
-                f"{req.binding} {req.method}: A2ACLI_BEARER was not attached; Authorization: {got!r}")
-    else:
-        a = agent(_secured(ApiKey(secret, name="X-Team-Key")))
-        _run_ok(cli, "send", "--text", "hi", *card_ref(a), env={"A2ACLI_API_KEY": secret})
-        for req in _protocol_requests(a):
-            got = req.headers.get("x-team-key")
-            assert got == secret, f"{req.binding} {req.method}: A2ACLI_API_KEY was not attached; X-Team-Key: {got!r}"
+    r, wrong = _attached(cli, agent, kind, secret, env={var: secret})
+    assert not wrong, f"{var} was not attached as the card's scheme says: {wrong}; {shown(r)}"
+    assert r.exit_code == 0, f"expected exit 0 for an authenticated send, got {r.exit_code}; {shown(r)}"
+
+
+@pytest.mark.requirement("A2ACLI_AUTH_002")
+@pytest.mark.depends_on("A2ACLI_AUTH_001")
+@pytest.mark.parametrize("kind", ["bearer", "api_key"])
+def test_environment_variable_is_the_twin_of_its_flag(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
+                                                     kind: str) -> None:
+    """A2ACLI_BEARER / A2ACLI_API_KEY alone authenticate a scripted call as --bearer / --api-key would.
+    Where the credential goes is AUTH_001's (the card's scheme): when the variable is not attached as
+    the scheme says, the flag is tried on the same kind of card; a flag placed wrongly as well blocks
+    this row (AUTH_001 fails for it), a flag that works while its variable does not is this row's fail.
+    Catches a tool whose credentials work only as flags."""
+    var, flag = ("A2ACLI_BEARER", "--bearer") if kind == "bearer" else ("A2ACLI_API_KEY", "--api-key")
+    secret = new_secret(kind)
+    r, wrong = _attached(cli, agent, kind, secret, env={var: secret})
+    if wrong:
+        f, flag_wrong = _attached(cli, agent, kind, secret, flag, secret)
+        if flag_wrong:
+            blocked_by("A2ACLI_AUTH_001", f"{flag} itself is not attached as the card's scheme says "
+                                          f"({clip('; '.join(flag_wrong), 120)}; exit {f.exit_code})")
+        fail(f"{flag} is attached as the card's scheme says but its twin {var} is not: {wrong}; {shown(r)}")
+    assert r.exit_code == 0, f"expected exit 0 for a send authenticated by {var}, got {r.exit_code}; {shown(r)}"
 
 
 @pytest.mark.requirement("A2ACLI_AUTH_001", part="svc_param")

@@ -209,7 +209,7 @@ def test_interrupting_a_wait_ends_it_with_the_task_id_already_printed(cli: Cli, 
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_001", "A2ACLI_TASK_POLL_002")
 @pytest.mark.parametrize("state", ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"])
 def test_wait_stops_at_once_on_an_interrupted_state(cli: Cli, agent: AgentMaker, state: str) -> None:
-    """A wait that meets INPUT_REQUIRED / AUTH_REQUIRED returns at once with exit 0 and that state,
+    """A wait that meets INPUT_REQUIRED / AUTH_REQUIRED returns at once reporting that state,
     instead of polling on until the task moves again (here: COMPLETED 4 s later).
 
     Catches defect `waits-through-input-required`.
@@ -221,7 +221,8 @@ def test_wait_stops_at_once_on_an_interrupted_state(cli: Cli, agent: AgentMaker,
     if not state_matches(r.stdout_text, state) and len(get_task_times(a, rec.id)) < 2:
         require_a_waiting_wait(cli, agent)
     assert not r.timed_out, f"expected the wait to stop at {state}; it was still running; {shown(r)}"
-    assert r.exit_code == 0, f"expected exit 0 when the wait stops at {state}, got {r.exit_code}; {shown(r)}"
+    # the exit status at an interrupted state is EXIT_002's (its own checks run these states); this part
+    # judges that the wait stopped there at once and said so
     assert state_matches(r.stdout_text, state), f"expected the output to report {state}; {shown(r)}"
     assert not state_matches(r.stdout_text, "TASK_STATE_COMPLETED"), \
         f"the wait went on past {state} until COMPLETED; {shown(r)}"
