@@ -19,7 +19,7 @@ from conformance.agentd.commands import command_message, send_command
 from conformance.agentd.configs import principals as make_principals
 from conformance.agentd.configs import standard, workflows
 from conformance.agentd.footing import declaring, deps, lacking
-from conformance.agentd.ops import OpRunner, reply_kind
+from conformance.agentd.ops import SERVED_BY, SERVING_ROWS, OpRunner, reply_kind
 from conformance.agentd_page import (
     ALWAYS_OPS,
     COMMAND,
@@ -200,25 +200,33 @@ def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Agent
 
 
 @pytest.mark.requirement("AGENTD_CMD_009")
+@pytest.mark.depends_on(*SERVING_ROWS)
 def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: AgentTargets, recorder: Recorder,
                                                                run_context: RunContext) -> None:
     """Each op of the card's ops list, run by the operator on an instance serving every family,
-    answers a Message where the card says ``message`` and a Task where it says ``task``.
-    Catches ``work-reply-as-message``."""
+    answers a Message where the card says ``message`` and a Task where it says ``task``. An op of the
+    page's families the operator is refused is not served: that is the serving row's to judge
+    (:data:`SERVED_BY`), and this check is blocked by it. Catches ``work-reply-as-message``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, **standard(introspection=True, device_grant=True))
     card = served_card(inst, recorder)
     published = _published_ops(card)
     wrong = []
+    unserved: dict[str, str] = {}
     with closing(OpRunner(inst, recorder, card, bundles(run_context))) as runner:
         for op in runner.order(published):
             reply = runner.send(op)
             kind = reply_kind(reply, op)
-            if kind != published[op]:
+            if reply.error is not None and op in SERVED_BY:
+                unserved[op] = kind
+            elif kind != published[op]:
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
             elif kind == "message":
                 runner.check_document(op, reply)
     if wrong:
         fail("; ".join(wrong))
+    for op, kind in unserved.items():
+        blocked_by(SERVED_BY[op], f"the operator is refused {op} on an instance serving every family ({kind}), "
+                                  "so its reply kind cannot be seen")
 
 
 def _published_ops(card: dict[str, Any]) -> dict[str, str]:
@@ -318,16 +326,20 @@ ROLE_SPECS = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_015")
+@pytest.mark.depends_on(*SERVING_ROWS)
 def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: AgentTargets,
                                                                               recorder: Recorder) -> None:
     """admin.*, auth.*, config and debug.events are refused with PERMISSION_DENIED (-31403, HTTP 403)
     to user and agent principals, with and without grants naming them; the operator runs config.
-    Catches ``grant-reaches-operator-op``."""
+    An op refused otherwise is asked of the operator too: refused to the operator as well, it is not
+    served on this instance, which the serving row judges (:data:`SERVED_BY`), and this check is
+    blocked by it. Catches ``grant-reaches-operator-op``."""
     made, tokens = make_principals(agent_targets, ROLE_SPECS)
     inst = declaring(agent_targets, COMMAND, principals=made, introspection=True, device_grant=True)
     with rpc_client(inst, recorder=recorder, token=tokens["op-1"]) as c:
         answer_message(send_command(c, "config"), "config as the operator")
     wrong = []
+    unserved: dict[str, str] = {}
     for name in ("user-granted", "agent-granted", "user-plain", "agent-plain"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
             for op in OPERATOR_ONLY_OPS:
@@ -337,10 +349,32 @@ def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(age
                     continue
                 got = refusal(reply, f"{op} as {name}")
                 problems = refusal_problems(got, **DENIED)
-                if problems:
+                if problems and (op in unserved or _not_served(inst, recorder, tokens["op-1"], op, got.view.reason)):
+                    unserved.setdefault(op, f"refused {got.view.code} {got.view.reason}")
+                elif problems:
                     wrong.append(f"{name}: {op}: {'; '.join(problems)}")
     if wrong:
         fail("operator-only ops reached or refused wrongly: " + " | ".join(wrong))
+    for op, how in unserved.items():
+        blocked_by(SERVED_BY[op], f"{op} is refused to the operator too ({how}) on an instance serving its "
+                                  "family, so who may reach it cannot be seen")
+
+
+#: The page's reasons for an op this instance does not serve (whoever asks).
+NOT_SERVED = ("UNKNOWN_OP", "INTROSPECTION_DISABLED")
+
+
+def _not_served(inst: Instance, recorder: Recorder, token: str, op: str, reason: str | None) -> bool:
+    """Whether ``op``, refused to another role for ``reason``, is refused to the operator for the same
+    "not served here" reason. The operator's probe carries an argument no op takes, so a served op is
+    refused INVALID_COMMAND_ARGS and runs nothing."""
+    if reason not in NOT_SERVED:
+        return False
+    with rpc_client(inst, recorder=recorder, token=token) as c:
+        reply = send_command(c, op, {**OPERATOR_ONLY_ARGS[op], "conformanceProbe": True})
+    if reply.error is None:
+        return False
+    return refusal(reply, f"{op} as the operator").view.reason == reason
 
 
 # ---- workflow-declared commands ----------------------------------------------------------------

@@ -146,7 +146,10 @@ def _inactive_problems(client: JsonRpcClient, task_id: str, variant_of: dict[str
                        f"echo {render_echo(echo_of(r.headers))})")
     if ann_v is not None:
         r = client.call("GetTask", {"id": task_id}, headers=ext(ann_v))
-        if _annotated(r) or echoed(r, ANNOTATIONS, ann_v):
+        # Annotations on an answer to a request naming nothing say nothing of activation (whether they
+        # ride without it is AGENTD_ANN_002's); then the echo alone shows what was activated.
+        if echoed(r, ANNOTATIONS, ann_v) or (_annotated(r) and not _annotated(client.call("GetTask",
+                                                                                           {"id": task_id}))):
             out.append(f"{ann_v!r} activated task-annotations on GetTask (echo {render_echo(echo_of(r.headers))})")
     if evt_v is not None:
         s = client.stream(EVENTS_METHOD, {}, headers=ext(evt_v), deadline=5.0, until=lambda _e: True)

@@ -33,7 +33,7 @@ from conformance.agentd_page import (
     EVENTS_METHOD,
 )
 from conformance.context import RunContext
-from conformance.judge import quote, refusal, refusal_problems, unique
+from conformance.judge import SeenRefusal, blocked_by, quote, refusal, refusal_problems, unique
 from conformance.outcome import fail
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -157,7 +157,24 @@ CASES: tuple[Case, ...] = (
 
 
 def _params(cases: tuple[Case, ...], rid: str | None = None) -> list[Any]:
-    return [pytest.param(c, marks=pytest.mark.requirement(rid or c.rid), id=c.name) for c in cases]
+    """One param per case, measuring ``rid`` (the case's own row when None). A case measuring another
+    row stands on its own row's refusal: it depends on that row (:func:`_refused`)."""
+    return [pytest.param(c, marks=[pytest.mark.requirement(rid or c.rid),
+                                   *([pytest.mark.depends_on(c.rid)] if rid and rid != c.rid else [])], id=c.name)
+            for c in cases]
+
+
+def _refused(case: Case, reply: Reply) -> SeenRefusal:
+    """The refusal ``case`` provoked, for a check of another row (what a refusal carries, what it leaves
+    behind). A request that was not refused at all fails the case's own row (whose check sees the same
+    answer), so such a check is blocked by it: there is no refusal here to judge."""
+    body = reply.json
+    streamed = isinstance(reply, StreamReply) and bool(reply.events)
+    if streamed or not isinstance(body, dict) or "error" not in body:
+        seen = [e.data for e in reply.events[:3]] if isinstance(reply, StreamReply) and streamed else body or reply.body
+        blocked_by(case.rid, f"{case.name} was not refused: HTTP {reply.status}, "
+                             f"{'an event stream' if streamed else 'answered'} {quote(seen, 300)}")
+    return refusal(reply, case.name)
 
 
 @pytest.fixture
@@ -196,7 +213,7 @@ def test_refusal_has_the_code_and_reason_of_its_row(case: Case, ctx_for: Callabl
 def test_refusal_carries_errorinfo_naming_reason_and_domain(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
     """error.data holds a google.rpc.ErrorInfo whose reason names the case, under domain agentd.dev
     (a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Catches ``errorinfo-wrong-domain``."""
-    got = refusal(case.send(ctx_for(case)), case.name)
+    got = _refused(case, case.send(ctx_for(case)))
     v = got.view
     problems = list(v.problems)
     if not v.has_error_info:
@@ -214,7 +231,7 @@ def test_refusal_carries_errorinfo_naming_reason_and_domain(case: Case, ctx_for:
 def test_malformed_command_names_each_field_in_a_bad_request(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
     """A malformed command's refusal also carries a google.rpc.BadRequest whose field violations
     name each offending field. Catches ``no-bad-request``."""
-    got = refusal(case.send(ctx_for(case)), case.name)
+    got = _refused(case, case.send(ctx_for(case)))
     named = [fv.field for fv in got.view.field_violations]
     if not named:
         fail(f"{case.name}: no google.rpc.BadRequest field violation in error.data {quote(got.body.get('error'))}")
@@ -233,7 +250,7 @@ def test_refused_request_runs_nothing(case: Case, ctx_for: Callable[[Case], Ctx]
     try:
         before = obs.snapshot()
         reply = case.send(ctx)
-        refusal(reply, case.name)
+        _refused(case, reply)
         changed = obs.changes(before, tasks=False)
     finally:
         obs.close()
@@ -249,7 +266,7 @@ def test_refused_request_creates_no_task(case: Case, ctx_for: Callable[[Case], C
     obs = Observer(ctx.instance, ctx.recorder)
     try:
         before = obs.task_ids()
-        refusal(case.send(ctx), case.name)
+        _refused(case, case.send(ctx))
         new = sorted(obs.task_ids() - before)
     finally:
         obs.close()
