@@ -10,8 +10,17 @@ check, and the other row is ``not_measured`` "blocked by <owner>: ..." (never fa
   declares a tenant (A2ACLI_CARD_GET_005).
 * ``no-annotations-declaration``: the card omits task-annotations (AGENTD_DECL_002); the socket check
   asks for the annotations echo (AGENTD_UDS_002).
+* ``ambiguous-envelope-first-wins``: two command parts are not refused (AGENTD_REFUSE_005); what the
+  refusal would carry (AGENTD_REFUSE_012) cannot be seen.
+* ``admin-op-missing``: admin.pause is not served (AGENTD_CMD_011); who may reach it
+  (AGENTD_CMD_015) cannot be seen.
+* ``annotations-missing``: no Task answer carries the annotations (AGENTD_ANN_001); their members
+  (AGENTD_ANN_004) cannot be read.
 
-One narrow run (``--only`` the two rows) per case.
+And for defects whose behaviour a check once read beyond its own requirement (``PASSING``): the owner
+fails and the other row still passes (the differential property, DESIGN.md §2.11, on one row).
+
+One narrow run (``--only`` the rows) per case.
 """
 
 from __future__ import annotations
@@ -27,6 +36,19 @@ CASES: tuple[tuple[Reference, str, str, str], ...] = (
     (CLI, "card-file-unsupported", "A2ACLI_CARD_GET_001", "A2ACLI_CARD_GET_002"),
     (CLI, "ignores-tenant", "A2ACLI_TX_003", "A2ACLI_CARD_GET_005"),
     (AGENTD, "no-annotations-declaration", "AGENTD_DECL_002", "AGENTD_UDS_002"),
+    (AGENTD, "ambiguous-envelope-first-wins", "AGENTD_REFUSE_005", "AGENTD_REFUSE_012"),
+    (AGENTD, "admin-op-missing", "AGENTD_CMD_011", "AGENTD_CMD_015"),
+    (AGENTD, "annotations-missing", "AGENTD_ANN_001", "AGENTD_ANN_004"),
+)
+
+#: (reference, defect, its row, rows a check once failed under it though their own text holds):
+#: * audit-when-introspection-off: an audit event per subscription is not an effect of a refused command
+#:   (AGENTD_REFUSE_003's observer), nor a reason hello.seq should equal a seq read before (AGENTD_EVT_005);
+#: * annotations-without-activation: annotations riding without activation do not show that a near-miss
+#:   URI activated them (AGENTD_NEG_004).
+PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
+    (AGENTD, "audit-when-introspection-off", "AGENTD_EVT_012", ("AGENTD_REFUSE_003", "AGENTD_EVT_005")),
+    (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
 )
 
 
@@ -40,3 +62,15 @@ def test_the_defect_fails_its_owner_and_blocks_the_other_row(ref: Reference, def
     got = reqs[other]
     assert got.status == "not_measured" and str(got.note or "").startswith(f"blocked by {owner}:"), (
         f"{other} under {defect} should be not_measured, blocked by {owner}; it is {got.status}: {got.note}")
+
+
+@pytest.mark.parametrize(("ref", "defect", "owner", "others"), PASSING, ids=[c[1] for c in PASSING])
+def test_the_defect_fails_its_owner_and_leaves_the_other_rows_passing(ref: Reference, defect: str, owner: str,
+                                                                      others: tuple[str, ...],
+                                                                      tmp_path: Path) -> None:
+    report = ref.run(tmp_path, ids=[owner, *others], defect=defect)
+    reqs = report.requirements
+    assert reqs[owner].status in DETECTED, f"{owner} under {defect}: {reqs[owner].status}: {reqs[owner].note}"
+    assert killed(outcomes(tmp_path / "report"), owner), f"{owner} failed on no assertion of its own under {defect}"
+    moved = {rid: f"{reqs[rid].status}: {reqs[rid].note}" for rid in others if reqs[rid].status != "pass"}
+    assert not moved, f"{defect} moved rows it does not own: {moved}"

@@ -30,13 +30,43 @@ from conformance.agentd_page import (
 )
 from conformance.context import RunContext
 from conformance.evidence import Evidence
-from conformance.judge import blocked_by, expect_refusal, quote, refusal, refusal_problems, unique
+from conformance.judge import SeenRefusal, blocked_by, quote, refusal, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
+from conformance.wire.jsonrpc import RpcReply
 
-INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
-DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}
+#: The reason a caller the op is out of reach of is refused for (its code -31403 and HTTP 403 are
+#: AGENTD_REFUSE_011's).
+DENIED = "PERMISSION_DENIED"
+#: The ErrorInfo reasons of the page's table that name a cause other than the arguments (a refusal for
+#: one of them is not a refusal of the arguments).
+OTHER_CAUSES = ("EXTENSION_NOT_DECLARED", "EXTENSION_NOT_ACTIVATED", "EXTENSION_NOT_MARKED",
+                "COMMAND_ENVELOPE_AMBIGUOUS", "COMMAND_TASK_ID", "UNKNOWN_OP", "CONTENT_TYPE_NOT_SUPPORTED",
+                "INTROSPECTION_DISABLED", "PERMISSION_DENIED")
+
+
+def refused_for(reply: RpcReply, what: str, reason: str) -> SeenRefusal:
+    """The request was refused, its ErrorInfo naming ``reason``: the cause a row here is about. The
+    refusal's code, HTTP status and domain are the REFUSE rows' (AGENTD_REFUSE_007, 011, 012), not judged."""
+    got = refusal(reply, what)
+    if got.view.reason != reason:
+        fail(f"{what}: refused for {got.view.reason!r} (code {got.view.code}), not {reason}; "
+             f"error {quote(got.body.get('error'))}")
+    return got
+
+
+def refused_args(reply: RpcReply, what: str, field: str | None = None) -> SeenRefusal:
+    """The request (whose only fault is its arguments) was refused, and not for another cause of the
+    table. How (-32602 INVALID_COMMAND_ARGS, a BadRequest naming each field) is AGENTD_REFUSE_008's and
+    _013's; a BadRequest that names only other fields than ``field`` is a refusal for something else."""
+    got = refusal(reply, what)
+    if got.view.reason in OTHER_CAUSES:
+        fail(f"{what}: refused for {got.view.reason!r}, not for its arguments; error {quote(got.body.get('error'))}")
+    named = [v.field for v in got.view.field_violations]
+    if field is not None and named and not any(field in f for f in named):
+        fail(f"{what}: the refusal names fields {named!r}, not {field!r}")
+    return got
 
 #: Every check here is about how the declared command extension behaves (blocked by AGENTD_DECL_001
 #: when it is not declared), over the card's JSON-RPC listener.
@@ -44,19 +74,6 @@ pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 
 
 # ---- the envelope and its two activations --------------------------------------------------------
-
-@pytest.mark.requirement("AGENTD_CMD_001")
-def test_status_command_activated_by_header_and_marker_is_run(agent_targets: AgentTargets, recorder: Recorder,
-                                                              run_context: RunContext) -> None:
-    """A SendMessage whose one DataPart is ``{"agentd": {"op": "status"}}``, with the command URI in
-    A2A-Extensions and in message.extensions, runs the op: the answer is its result document.
-    Catches ``command-runs-as-chat``."""
-    inst = declaring(agent_targets, COMMAND)
-    with rpc_client(inst, recorder=recorder) as c:
-        msg = answer_message(send_command(c, "status"), "the status command")
-    doc = data_document(msg, "the status reply")
-    bundles(run_context).check("command", "$defs/result/status", doc, "the status result")
-
 
 @pytest.mark.requirement("AGENTD_CMD_002")
 def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: AgentTargets, recorder: Recorder,
@@ -115,7 +132,7 @@ def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: AgentTa
         for op, args, _field in BAD_ARGS:
             if not b.errors("command", f"$defs/args/{op}", args):
                 fail(f"harness: {op} {args} is valid against the bundle; the case proves nothing")
-            expect_refusal(send_command(c, op, args), f"{op} with {args}", **INVALID_ARGS)
+            refused_args(send_command(c, op, args), f"{op} with {args}")
         good = {"path": "feed.note", "value": unique("note")}
         answer_message(send_command(c, "admin.set", good), f"admin.set with schema-valid arguments {good}")
 
@@ -130,11 +147,7 @@ def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: 
         for op, args, extra in (("status", {"verbose": True}, "verbose"),
                                 ("workflow.status", {"runId": "r-1", "all": 1}, "all"),
                                 ("admin.set", {"path": "feed.note", "value": "x", "force": True}, "force")):
-            got = expect_refusal(send_command(c, op, args), f"{op} with the unknown argument {extra!r}",
-                                 **INVALID_ARGS)
-            named = [v.field for v in got.view.field_violations]
-            if not any(extra in f for f in named):
-                fail(f"{op}: the refusal of unknown argument {extra!r} names fields {named!r}, not {extra!r}")
+            refused_args(send_command(c, op, args), f"{op} with the unknown argument {extra!r}", extra)
 
 
 # ---- reply kinds -------------------------------------------------------------------------------
@@ -281,8 +294,7 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
     with rpc_client(off, recorder=recorder) as c:
         for op, args in (("auth.device.pending", {}), ("auth.device.approve", {"userCode": "ABCD1234"}),
                          ("auth.device.deny", {"userCode": "ABCD1234"})):
-            expect_refusal(send_command(c, op, args), f"{op} with the device grant off",
-                           code=-32602, reason="UNKNOWN_OP")
+            refused_for(send_command(c, op, args), f"{op} with the device grant off", "UNKNOWN_OP")
     on = declaring(agent_targets, COMMAND, auth=True, device_grant=True)
     _all_answered(on, recorder, run_context, SIGN_IN_OPS)
 
@@ -329,8 +341,9 @@ ROLE_SPECS = (
 @pytest.mark.depends_on(*SERVING_ROWS)
 def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: AgentTargets,
                                                                               recorder: Recorder) -> None:
-    """admin.*, auth.*, config and debug.events are refused with PERMISSION_DENIED (-31403, HTTP 403)
-    to user and agent principals, with and without grants naming them; the operator runs config.
+    """admin.*, auth.*, config and debug.events are refused for PERMISSION_DENIED (its code -31403 and
+    HTTP 403 are AGENTD_REFUSE_011's) to user and agent principals, with and without grants naming
+    them; the operator runs config.
     An op refused otherwise is asked of the operator too: refused to the operator as well, it is not
     served on this instance, which the serving row judges (:data:`SERVED_BY`), and this check is
     blocked by it. Catches ``grant-reaches-operator-op``."""
@@ -348,7 +361,7 @@ def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(age
                     wrong.append(f"{name}: {op} was answered {quote(reply.result, 200)}")
                     continue
                 got = refusal(reply, f"{op} as {name}")
-                problems = refusal_problems(got, **DENIED)
+                problems = [] if got.view.reason == DENIED else [f"refused for {got.view.reason!r}, not {DENIED}"]
                 if problems and (op in unserved or _not_served(inst, recorder, tokens["op-1"], op, got.view.reason)):
                     unserved.setdefault(op, f"refused {got.view.code} {got.view.reason}")
                 elif problems:
@@ -395,7 +408,7 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
             fail(f"review.change answered task {task.get('id')} but workflow.status shows no new review run: "
                  f"before {quote(before)}, after {quote(after)}")
         for args in ({"change": 5}, {}, {"change": "c-2", "priority": "high"}):
-            expect_refusal(send_command(c, "review.change", args), f"review.change with {args}", **INVALID_ARGS)
+            refused_args(send_command(c, "review.change", args), f"review.change with {args}")
 
 
 def _review_runs(c: Any) -> list[Any]:
@@ -416,7 +429,7 @@ WF_SPECS = (
 def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """review.change (start admits operator and agent) is run for the operator and for an agent
     whose grants name it; an agent without the grant and a granted user (role not admitted) get
-    PERMISSION_DENIED with HTTP 403. Catches ``workflow-command-ignores-grants``."""
+    PERMISSION_DENIED (code and HTTP status: AGENTD_REFUSE_011's). Catches ``workflow-command-ignores-grants``."""
     made, tokens = make_principals(agent_targets, WF_SPECS)
     inst = declaring(agent_targets, COMMAND, principals=made, workflows=workflows())
     for name in ("wf-op", "agent-with-grant"):
@@ -424,8 +437,8 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Ag
             answer_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
     for name in ("agent-without-grant", "user-with-grant"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
-            expect_refusal(send_command(c, "review.change", {"change": unique("c")}),
-                           f"review.change as {name}", **DENIED)
+            refused_for(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}",
+                        DENIED)
 
 
 @pytest.mark.requirement("AGENTD_CMD_018")

@@ -292,7 +292,7 @@ def test_the_operator_feed_carries_every_event(agent_targets: AgentTargets, reco
     """After the user, the agent and the operator act, the operator's replay has every seq from the
     cursor to the newest, with the others' task events and the operator-only config event.
     Catches ``operator-feed-filtered``."""
-    inst = declaring(agent_targets, EVENTS, auth=True)
+    inst = declaring(agent_targets, EVENTS, COMMAND, auth=True)
     cursor, tasks = _activity(inst, recorder)
     with rpc_client(inst, recorder=recorder) as op:
         results = results_of(read_replay(op, cursor).payloads)
@@ -313,7 +313,7 @@ def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: Ag
     """The user's replay over the same activity carries its own task's events and no event of the
     agent's task nor of an operator-only kind (so its seqs have gaps).
     Catches ``feed-leaks-other-principal``."""
-    inst = declaring(agent_targets, EVENTS, auth=True)
+    inst = declaring(agent_targets, EVENTS, COMMAND, auth=True)
     cursor, tasks = _activity(inst, recorder)
     operator_only = {k for k, who in bundles(run_context).kinds().items() if who == "operator"}
     sentinel = Sentinel()
