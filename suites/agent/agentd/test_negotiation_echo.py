@@ -267,6 +267,9 @@ def test_annotations_echoed_on_every_task_answer(negotiation: Negotiation, evide
         blocked_by("AGENTD_ANN_001", f"no Task of any answer naming task-annotations carries the annotations "
                                      f"(e.g. {bare[0][0].label()}), on any method")
     _judge(evidence, run_secrets, cases, problems + bare, "task-annotations was not activated")
+    if "SendMessage" in missing and COMMAND not in negotiation.declared:
+        # The matrix's SendMessage carries the status command (a send that answers at once).
+        require_declared(negotiation.card, COMMAND)
     if missing:
         not_measured(f"no request naming task-annotations was answered on {missing}; the others echo it")
 
