@@ -16,6 +16,8 @@ check, and the other row is ``not_measured`` "blocked by <owner>: ..." (never fa
   (AGENTD_CMD_015) cannot be seen.
 * ``annotations-missing``: no Task answer carries the annotations (AGENTD_ANN_001); their members
   (AGENTD_ANN_004) cannot be read.
+* ``command-runs-as-chat``: a command is answered as a conversation turn (AGENTD_CMD_001); every check
+  that sends commands, e.g. the reply's marker (AGENTD_CMD_010), stands on it.
 
 And for defects whose behaviour a check once read beyond its own requirement (``PASSING``): the owner
 fails and the other row still passes (the differential property, DESIGN.md §2.11, on one row).
@@ -39,16 +41,22 @@ CASES: tuple[tuple[Reference, str, str, str], ...] = (
     (AGENTD, "ambiguous-envelope-first-wins", "AGENTD_REFUSE_005", "AGENTD_REFUSE_012"),
     (AGENTD, "admin-op-missing", "AGENTD_CMD_011", "AGENTD_CMD_015"),
     (AGENTD, "annotations-missing", "AGENTD_ANN_001", "AGENTD_ANN_004"),
+    (AGENTD, "command-runs-as-chat", "AGENTD_CMD_001", "AGENTD_CMD_010"),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):
 #: * audit-when-introspection-off: an audit event per subscription is not an effect of a refused command
 #:   (AGENTD_REFUSE_003's observer), nor a reason hello.seq should equal a seq read before (AGENTD_EVT_005);
 #: * annotations-without-activation: annotations riding without activation do not show that a near-miss
-#:   URI activated them (AGENTD_NEG_004).
+#:   URI activated them (AGENTD_NEG_004);
+#: * permission-denied-http-200, no-bad-request: a refusal's HTTP status and BadRequest are the REFUSE rows';
+#:   a check of why a request is refused (AGENTD_CMD_017, _003, _004) or of what a refusal leaves behind
+#:   (AGENTD_REFUSE_014, judged on its own part of the shared bad-input run) does not read them.
 PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "audit-when-introspection-off", "AGENTD_EVT_012", ("AGENTD_REFUSE_003", "AGENTD_EVT_005")),
     (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
+    (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017",)),
+    (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004", "AGENTD_REFUSE_014")),
 )
 
 

@@ -54,9 +54,10 @@ _COMMANDS_RUN: dict[str, str | None] = {}
 
 
 def commands_run(instance: Instance) -> None:
-    """Blocked by :data:`COMMAND_ROW` unless the operator's ``status`` command, activated by header and
-    marker, is answered as a command: with a Message (a read's reply kind; its parts and document are
-    other rows'). Asked once per instance."""
+    """Blocked by :data:`COMMAND_ROW` when the operator's ``status`` command, activated by header and
+    marker, is answered, but not as a command: with something other than a Message (a read's reply kind;
+    its parts and document are other rows'), e.g. a conversation turn's Task. A refusal says nothing here
+    (an instance whose caller has no credential, say): the check goes on. Asked once per instance."""
     from conformance.agentd.clients import rpc_client
     from conformance.agentd.commands import send_command
     from conformance.judge import quote
@@ -66,7 +67,7 @@ def commands_run(instance: Instance) -> None:
         with rpc_client(instance, "operator", recorder=Recorder()) as c:
             reply = send_command(c, "status")
         result = reply.result if reply.error is None and isinstance(reply.result, dict) else None
-        _COMMANDS_RUN[instance.url] = None if result is not None and "message" in result else (
+        _COMMANDS_RUN[instance.url] = None if result is None or "message" in result else (
             f"the operator's status command, activated by header and message.extensions, was answered "
             f"{quote(reply.json or reply.body, 300)}")
     seen = _COMMANDS_RUN[instance.url]

@@ -44,7 +44,7 @@ from conformance.agentd_page import (
     EVENTS_METHOD,
 )
 from conformance.context import RunContext
-from conformance.judge import quote, refusal, unique
+from conformance.judge import blocked_by, quote, refusal, unique
 from conformance.outcome import fail
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -134,11 +134,13 @@ def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: Agen
 
 
 @pytest.mark.requirement("AGENTD_EVT_004")
+@pytest.mark.depends_on("AGENTD_EVT_013")
 def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: AgentTargets, recorder: Recorder,
                                                             run_context: RunContext) -> None:
     """At the end of a stream that saw live events, the last frame is goodbye with reason deadline
-    or revoked and seq a cursor past every event delivered; nothing follows it.
-    Catches ``no-goodbye-on-deadline``."""
+    or revoked and seq a cursor past every event delivered; nothing follows it. A stream the target
+    does not end at its deadline has no last frame to judge: that is AGENTD_EVT_013's, and this check is
+    blocked by it. Catches ``no-goodbye-on-deadline``."""
     inst = declaring(agent_targets, EVENTS, stream_deadline=0.5)
     with (rpc_client(inst, recorder=recorder) as c,
           FeedReader(rpc_client(inst, recorder=recorder), {}, deadline=10.0) as feed):
@@ -147,6 +149,9 @@ def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: Agent
         reply = feed.finish()
     results = results_of(reply.payloads)
     bye = goodbye_of(results)
+    if bye is None and reply.closed_by != "server":
+        blocked_by("AGENTD_EVT_013", f"with a stream deadline of 0.5 s the target did not end the stream within "
+                                     f"10 s ({reply.closed_by}); last frames {quote(results[-3:])}")
     if bye is None:
         fail(f"the stream ended ({reply.closed_by}) without a goodbye; last frames {quote(results[-3:])}")
     if frame_kind(results[-1]) != "goodbye":
