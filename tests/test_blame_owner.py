@@ -50,13 +50,13 @@ CASES: tuple[tuple[Reference, str, str, str], ...] = (
 #: * annotations-without-activation: annotations riding without activation do not show that a near-miss
 #:   URI activated them (AGENTD_NEG_004);
 #: * permission-denied-http-200, no-bad-request: a refusal's HTTP status and BadRequest are the REFUSE rows';
-#:   a check of why a request is refused (AGENTD_CMD_017, _003, _004) or of what a refusal leaves behind
-#:   (AGENTD_REFUSE_014, judged on its own part of the shared bad-input run) does not read them.
+#:   a check of why a request is refused (AGENTD_CMD_017, _003, _004; CMD_003 also on its own part of the
+#:   shared bad-input run) does not read them.
 PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "audit-when-introspection-off", "AGENTD_EVT_012", ("AGENTD_REFUSE_003", "AGENTD_EVT_005")),
     (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
     (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017",)),
-    (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004", "AGENTD_REFUSE_014")),
+    (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004")),
 )
 
 

@@ -91,8 +91,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
     messages = [r["message"] for r in results if isinstance(r, dict) and "message" in r]
     if len(messages) != 1:
         fail(f"expected the stream to carry one reply Message, got frames {quote(results)}")
-    doc = data_document(messages[0], "the streamed status reply")
-    bundles(run_context).check("command", "$defs/result/status", doc, "the streamed status result")
+    data_document(messages[0], "the streamed status reply")  # its schema is AGENTD_DECL_014's
 
 
 @pytest.mark.requirement("AGENTD_CMD_010")
@@ -158,14 +157,12 @@ READS = ("status", "config", "workflow.status", "subagent.status")
 @pytest.mark.requirement("AGENTD_CMD_005")
 def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: AgentTargets, recorder: Recorder,
                                                                 run_context: RunContext) -> None:
-    """Reads answer with a Message holding one DataPart: the op's result document (valid against
-    the bundle). Catches ``read-reply-as-text``."""
+    """Reads answer with a Message holding one DataPart: the op's result document (whether it is valid
+    against the bundle is AGENTD_DECL_014's). Catches ``read-reply-as-text``."""
     inst = declaring(agent_targets, COMMAND)
-    b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         for op in READS:
-            doc = data_document(answer_message(send_command(c, op), op), f"the {op} reply")
-            b.check("command", f"$defs/result/{op}", doc, f"the {op} result")
+            data_document(answer_message(send_command(c, op), op), f"the {op} reply")
 
 
 @pytest.mark.requirement("AGENTD_CMD_006")
@@ -233,8 +230,6 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
                 unserved[op] = kind
             elif kind != published[op]:
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
-            elif kind == "message":
-                runner.check_document(op, reply)
     if wrong:
         fail("; ".join(wrong))
     for op, kind in unserved.items():
@@ -261,8 +256,7 @@ def _all_answered(inst: Instance, recorder: Recorder, run_context: RunContext, o
             if reply.error is not None:
                 problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
             else:
-                reply_kind(reply, op)
-                runner.check_document(op, reply)
+                reply_kind(reply, op)  # its document's schema is AGENTD_DECL_014's
     if problems:
         fail("ops the page says are served here were refused: " + "; ".join(problems))
 

@@ -143,7 +143,11 @@ def _inactive_problems(client: JsonRpcClient, task_id: str, variant_of: dict[str
 
     if cmd_v is not None:
         r = client.call("SendMessage", send_params(command_message("status")), headers=ext(cmd_v))
-        if _command_ran(r) or echoed(r, COMMAND):
+        # A command that runs with no header at all says nothing of activation (that it is refused then
+        # is AGENTD_REFUSE_003's); then the echo alone shows what was activated. The control is a status
+        # read: refused or run, it changes nothing.
+        if echoed(r, COMMAND) or (_command_ran(r) and not _command_ran(
+                client.call("SendMessage", send_params(command_message("status"))))):
             out.append(f"{cmd_v!r} activated the command (answer {quote(r.json, 200)}; "
                        f"echo {render_echo(echo_of(r.headers))})")
     if ann_v is not None:
