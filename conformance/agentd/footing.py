@@ -37,6 +37,10 @@ CARD_ROW: Final = "AGENTD_DECL_001"
 LISTENER_ROW: Final = "AGENTD_DECL_013"
 #: What every check that talks to the target stands on: the card and the listener.
 BASE_ROWS: Final = (CARD_ROW, LISTENER_ROW)
+#: The row whose own text says a client naming no extension gets the whole core protocol: a check that
+#: sends core requests without A2A-Extensions (to make a task, to look at the operator's view) stands
+#: on it (:func:`core_answers`).
+CORE_ROW: Final = "AGENTD_DECL_005"
 #: The row whose own text says a command is run (not answered as a conversation turn): a check that sends
 #: commands stands on it (:func:`commands_run`).
 COMMAND_ROW: Final = "AGENTD_CMD_001"
@@ -46,7 +50,30 @@ def deps(*uris: str) -> tuple[str, ...]:
     """The ``depends_on`` ids of a check that talks to the target and needs ``uris`` declared (and, for the
     command extension, commands run: :data:`COMMAND_ROW`)."""
     run = (COMMAND_ROW,) if COMMAND in uris else ()
-    return tuple(dict.fromkeys((*BASE_ROWS, *(DECLARED_BY[u] for u in uris), *run)))
+    return tuple(dict.fromkeys((*BASE_ROWS, CORE_ROW, *(DECLARED_BY[u] for u in uris), *run)))
+
+
+#: Instances (by URL) whose operator's ListTasks with no A2A-Extensions was refused -32008 (the refusal).
+_CORE_NEEDS: dict[str, str | None] = {}
+
+
+def core_answers(instance: Instance) -> None:
+    """Blocked by :data:`CORE_ROW` when the operator's ListTasks naming no extension is refused with
+    -32008 (a required extension not activated): every core request such a check sends without the
+    header would be. Asked once per instance."""
+    from conformance.agentd.clients import rpc_client
+    from conformance.judge import quote
+    from conformance.wire import Recorder
+
+    if instance.url not in _CORE_NEEDS:
+        with rpc_client(instance, "operator", recorder=Recorder()) as c:
+            reply = c.call("ListTasks", {"pageSize": 1})
+        _CORE_NEEDS[instance.url] = (
+            f"ListTasks naming no extension was refused -32008: {quote(reply.json or reply.body, 300)}"
+            if reply.error is not None and reply.error.code == -32008 else None)
+    seen = _CORE_NEEDS[instance.url]
+    if seen is not None:
+        blocked_by(CORE_ROW, seen)
 
 
 #: Instances (by URL) on which the status command was seen run, or what it answered instead.
@@ -139,6 +166,8 @@ def declaring(agent_targets: AgentTargets, *uris: str, fresh: bool = False, **ne
     card = card_of(inst)
     for uri in uris:
         require_declared(card, uri)
+    if uris:
+        core_answers(inst)
     if COMMAND in uris:
         commands_run(inst)
     return inst

@@ -13,7 +13,7 @@ from conformance.agentd.cards import declared_uris
 from conformance.agentd.clients import ext, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import UNKNOWN_URI, echo_of, render_echo
-from conformance.agentd.footing import CARD_ROW, card_of, deps, instance_for, require_declared
+from conformance.agentd.footing import CARD_ROW, card_of, core_answers, deps, instance_for, require_declared
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -56,7 +56,9 @@ def _command_ran(reply: Any) -> bool:
 @pytest.fixture
 def events_on(agent_targets: AgentTargets) -> Instance:
     """The launched reference with the feed on, or a running target as it is."""
-    return instance_for(agent_targets, events=True)
+    inst = instance_for(agent_targets, events=True)
+    core_answers(inst)  # a task to read is made with a plain message
+    return inst
 
 
 def _declared_of(inst: Instance) -> list[str]:

@@ -15,7 +15,15 @@ import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
 from conformance.agentd.echo import render_echo
-from conformance.agentd.footing import CARD_ROW, LISTENER_ROW, deps, instance_for, require_declared
+from conformance.agentd.footing import (
+    CARD_ROW,
+    CORE_ROW,
+    LISTENER_ROW,
+    core_answers,
+    deps,
+    instance_for,
+    require_declared,
+)
 from conformance.agentd.negotiation_cases import (
     ANSWERED,
     BROKEN,
@@ -59,8 +67,12 @@ def negotiation(request: pytest.FixtureRequest, agent_targets: AgentTargets, evi
     # The launched reference gets credentials too, so GetExtendedAgentCard is answered (as the operator)
     # and its echo can be judged like every other method's. A running target is taken as it is: the
     # statements judged here hold whatever it has switched on, and its card says whether the feed is on.
-    instance = instance_for(agent_targets, events=events, auth=True)
     own = [rid for m in request.node.iter_markers("requirement") for rid in m.args]
+    instance = instance_for(agent_targets, events=events, auth=True)
+    # A core request refused -32008 is AGENTD_DECL_006's own fail ("never answers -32008"), and blocks the
+    # other rows judged over the matrix (AGENTD_DECL_005's).
+    with judged_here(*own, *([CORE_ROW] if "AGENTD_DECL_006" in own else [])):
+        core_answers(instance)
     with judged_here(*own):
         got = replace(_CACHE.get(instance, lambda: run_negotiation(instance, events, Recorder())), events=events)
     evidence.add("negotiation matrix timing", got.timing())
@@ -346,7 +358,7 @@ def _feed_state(negotiation: Negotiation) -> bool:
     return declared
 
 
-@pytest.mark.depends_on(CARD_ROW)
+@pytest.mark.depends_on(CARD_ROW, CORE_ROW)
 @pytest.mark.requirement("AGENTD_DECL_013")
 @pytest.mark.parametrize("negotiation", BOTH, indirect=True)
 def test_events_method_routed_only_when_declared_and_activated(negotiation: Negotiation, evidence: Evidence,

@@ -20,7 +20,7 @@ from conformance.a2a.tasks import state_of
 from conformance.agentd.answers import answer_task, get_task
 from conformance.agentd.clients import rpc_client
 from conformance.agentd.commands import send_command
-from conformance.agentd.footing import card_of, commands_run, deps, lacking, require_declared
+from conformance.agentd.footing import card_of, commands_run, core_answers, deps, lacking, require_declared
 from conformance.agentd.peer import SENDS, recording_peer
 from conformance.agentd_page import (
     COMMAND,
@@ -53,6 +53,7 @@ def _relay_instance(agent_targets: AgentTargets, peer_url: str) -> Instance:
     relay = Workflow(RELAY, send_to=Peer(peer_url), send_command=dict(RELAY_COMMAND))
     inst = agent_targets.agentd(workflows=(relay,))
     require_declared(card_of(inst), COMMAND)  # the relay is started by a command
+    core_answers(inst)  # and looked at with GetTask
     commands_run(inst)
     return inst
 

@@ -23,7 +23,7 @@ from conformance.agentd.cards import declared_uris, has_scheme
 from conformance.agentd.clients import card_reply, ext, public_card, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import echo_of, render_echo
-from conformance.agentd.footing import DECLARED_BY, declaring, deps, lacking
+from conformance.agentd.footing import DECLARED_BY, core_answers, declaring, deps, lacking
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -107,6 +107,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
     row is ``not_measured``, blocked by AGENTD_DECL_002 (an undeclared extension is not echoed, and that
     is the declaration's fail, not the binding's). Likewise a GetTask that echoes task-annotations but
     carries no annotations object is AGENTD_ANN_001's fail: with the rest holding, the row is blocked by it."""
+    core_answers(unix)  # core requests naming no extension
     card = public_card(unix, recorder)
     annotations = ANNOTATIONS in declared_uris(card)
     problems: list[str] = []
@@ -246,6 +247,7 @@ def test_socket_has_no_scheme_and_no_extended_card(unix: Instance, recorder: Rec
     """The socket's card declares no security scheme and sets extendedAgentCard false (or leaves it
     out, which proto3 JSON reads as false), and
     GetExtendedAgentCard answers -32004. Catches unix-declares-bearer, extended-card-without-scheme."""
+    core_answers(unix)  # GetExtendedAgentCard naming no extension
     card = public_card(unix, recorder)
     problems = []
     if has_scheme(card) or card.get("securityRequirements"):
