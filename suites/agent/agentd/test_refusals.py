@@ -34,7 +34,7 @@ from conformance.agentd_page import (
 )
 from conformance.context import RunContext
 from conformance.judge import SeenRefusal, blocked_by, quote, refusal, refusal_problems, unique
-from conformance.outcome import fail
+from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.httpbase import StreamReply
@@ -665,35 +665,32 @@ def _header_run(agent_targets: AgentTargets, recorder: Recorder) -> list[Seen]:
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_003")
-@pytest.mark.depends_on("AGENTD_NEG_001", "AGENTD_NEG_002")
 def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent_targets: AgentTargets,
                                                                             recorder: Recorder) -> None:
     """Generated A2A-Extensions headers: a marked admin.set whose header has no item byte for byte the
-    command URI is refused with -32602 EXTENSION_NOT_ACTIVATED, never a 5xx; one naming it runs. A
-    command naming it after the first item of a line, or on a later line, that is refused anyway was
-    misread by the header's reader (AGENTD_NEG_001, _002): with the rest right, this row is blocked by it."""
+    command URI is refused with -32602 EXTENSION_NOT_ACTIVATED, never a 5xx; one naming it first on the
+    first line runs (so the refusals are not of every command). One naming it only further on that is
+    refused anyway was misread by the header's reader, which is AGENTD_NEG_001's and _002's to judge,
+    not this row's."""
     seen = _header_run(agent_targets, recorder)
     problems: list[str] = []
-    misread: dict[str, Seen] = {}
     for x in seen:
         if x.extra["named"]:
-            if x.refused is not None and not x.extra["first_item"]:
-                misread.setdefault("AGENTD_NEG_001" if x.extra["first_line"] else "AGENTD_NEG_002", x)
-            elif x.refused is not None:
+            if x.extra["first_item"] and x.refused is not None:
                 problems.append(f"{x.what} (names the command URI first): refused {x.refused.view.code} "
                                 f"{x.refused.view.reason!r}")
-            elif not x.answered:
-                problems.append(f"{x.what} (names the command URI): neither answered nor refused: {x.answer}")
+            elif x.extra["first_item"] and not x.answered:
+                problems.append(f"{x.what} (names the command URI first): neither answered nor refused: "
+                                f"{x.answer}")
         elif x.refused is None:
             problems.append(f"{x.what}: not refused: {x.answer}")
         elif (x.refused.view.code, x.refused.view.reason) != (-32602, "EXTENSION_NOT_ACTIVATED"):
             problems.append(f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected "
                             f"-32602 EXTENSION_NOT_ACTIVATED")
     _judge_seen(seen, problems)
-    for row, x in misread.items():
-        assert x.refused is not None
-        blocked_by(row, f"{x.what} names the command URI, yet was refused {x.refused.view.code} "
-                        f"{x.refused.view.reason!r}")
+    if not any(x.extra["named"] and x.answered for x in seen):
+        not_measured("no generated header named the command URI and had its command run, so the refusals "
+                     "cannot be told from a refusal of every command")
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_014")
