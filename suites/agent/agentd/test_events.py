@@ -70,13 +70,27 @@ REPLAYS = pytest.mark.depends_on(REPLAY_ROW)
 
 
 def _replay_works(c: JsonRpcClient, cursor: int) -> None:
-    """Blocked by :data:`REPLAY_ROW` when the operator's (``c``'s) replay past ``cursor`` carries no event
-    though hello says the feed holds newer ones."""
-    results = results_of(read_replay(c, cursor).payloads)
-    hello = hello_of(results) or {}
-    head = hello.get("seq")
-    if isinstance(head, int) and head > cursor and not events_of(results):
-        blocked_by(REPLAY_ROW, f"the operator's replay past seq {cursor} carried no event though hello.seq is {head}")
+    """Blocked by :data:`REPLAY_ROW` when a replay does not carry the caller's (``c``'s) own events: it
+    sends a message of its own (events every feed filter lets through to their owner) and replays past
+    the seq read before it (``cursor`` names what the calling check looked for)."""
+    before = newest_seq(c)
+    _say(c)
+    results = results_of(read_replay(c, before).payloads)
+    head = (hello_of(results) or {}).get("seq")
+    if isinstance(head, int) and head > before and not events_of(results):
+        blocked_by(REPLAY_ROW, f"a replay past seq {before} carried none of the caller's own events though "
+                               f"hello.seq is {head} (the check looked for events past seq {cursor})")
+
+
+def _operator_feed_unfiltered(c: JsonRpcClient) -> None:
+    """Blocked by AGENTD_EVT_009 (an operator's feed carries every event) when the operator's (``c``'s)
+    feed does not carry the config event of its own admin.set, an event addressed to operators only."""
+    cursor = newest_seq(c)
+    answer_message(send_command(c, "admin.set", {"path": "feed.note", "value": unique("n")}), "admin.set")
+    kinds = [e.get("kind") for e in events_of(results_of(read_replay(c, cursor).payloads))]
+    if "config" not in kinds:
+        blocked_by("AGENTD_EVT_009", f"the operator's feed does not carry the config event of its own admin.set "
+                                     f"(kinds past seq {cursor}: {kinds})")
 
 
 def _hello(results: Results, what: str) -> dict[str, Any]:
@@ -394,6 +408,7 @@ def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: AgentTargets
 
 @pytest.mark.requirement("AGENTD_EVT_012")
 @REPLAYS
+@pytest.mark.depends_on("AGENTD_EVT_009")
 def test_audit_events_exist_only_while_introspection_is_on(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With introspection off, hello.introspection is false and a command leaves no audit event;
     with it on, hello.introspection is true and the command is audited.
@@ -420,6 +435,7 @@ def test_audit_events_exist_only_while_introspection_is_on(agent_targets: AgentT
         if on and not audits:
             with rpc_client(inst, recorder=recorder) as c:
                 _replay_works(c, cursor)  # the status command came before the subscription
+                _operator_feed_unfiltered(c)  # audit events are addressed to operators only
             fail(f"with introspection on, the status command left no audit event: kinds "
                  f"{[e.get('kind') for e in events_of(results)]}")
 
