@@ -210,7 +210,7 @@ def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Agent
 
 
 @pytest.mark.requirement("AGENTD_CMD_009")
-@pytest.mark.depends_on(*SERVING_ROWS)
+@pytest.mark.depends_on(*SERVING_ROWS, "AGENTD_CARD_003")
 def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: AgentTargets, recorder: Recorder,
                                                                run_context: RunContext) -> None:
     """Each op of the card's ops list, run by the operator on an instance serving every family,
@@ -222,16 +222,22 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
     published = _published_ops(card)
     wrong = []
     unserved: dict[str, str] = {}
+    unpublished: list[str] = []
     with closing(OpRunner(inst, recorder, card, bundles(run_context))) as runner:
         for op in runner.order(published):
             reply = runner.send(op)
             kind = reply_kind(reply, op)
             if reply.error is not None and op in SERVED_BY:
                 unserved[op] = kind
+            elif published[op] not in ("message", "task"):
+                unpublished.append(op)
             elif kind != published[op]:
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
     if wrong:
         fail("; ".join(wrong))
+    if unpublished:
+        blocked_by("AGENTD_CARD_003", f"the card publishes no reply kind (message or task) for {unpublished}, so "
+                                      "the kind they answer in cannot be held to it")
     for op, kind in unserved.items():
         blocked_by(SERVED_BY[op], f"the operator is refused {op} on an instance serving every family ({kind}), "
                                   "so its reply kind cannot be seen")
