@@ -19,8 +19,19 @@ check, and each other row is ``not_measured`` "blocked by <owner>: ..." (never f
 * ``api-key-ignores-scheme``: --api-key goes in a fixed header whatever the scheme says
   (A2ACLI_AUTH_001); A2ACLI_API_KEY as the flag's twin (A2ACLI_AUTH_002) and the key on the
   extended-card request (A2ACLI_CARD_GET_003) are judged only where --api-key itself is placed right.
+* ``ambiguous-envelope-first-wins``: two command parts are not refused (AGENTD_REFUSE_005); what the
+  refusal would carry (AGENTD_REFUSE_012) cannot be seen.
+* ``admin-op-missing``: admin.pause is not served (AGENTD_CMD_011); who may reach it
+  (AGENTD_CMD_015) cannot be seen.
+* ``annotations-missing``: no Task answer carries the annotations (AGENTD_ANN_001); their members
+  (AGENTD_ANN_004) cannot be read.
+* ``command-runs-as-chat``: a command is answered as a conversation turn (AGENTD_CMD_001); every check
+  that sends commands, e.g. the reply's marker (AGENTD_CMD_010), stands on it.
 
-One narrow run (``--only`` those rows) per case.
+And for defects whose behaviour a check once read beyond its own requirement (``PASSING``): the owner
+fails and the other row still passes (the differential property, DESIGN.md §2.11, on one row).
+
+One narrow run (``--only`` the rows) per case.
 """
 
 from __future__ import annotations
@@ -46,6 +57,25 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # no extended card asked for: which credential it carries (AUTH_008) is not judged
     (CLI, "extended-card-public-only", "A2ACLI_CARD_GET_003", ("A2ACLI_AUTH_008",)),
     (CLI, "api-key-ignores-scheme", "A2ACLI_AUTH_001", ("A2ACLI_AUTH_002", "A2ACLI_CARD_GET_003")),
+    (AGENTD, "ambiguous-envelope-first-wins", "AGENTD_REFUSE_005", ("AGENTD_REFUSE_012",)),
+    (AGENTD, "admin-op-missing", "AGENTD_CMD_011", ("AGENTD_CMD_015",)),
+    (AGENTD, "annotations-missing", "AGENTD_ANN_001", ("AGENTD_ANN_004",)),
+    (AGENTD, "command-runs-as-chat", "AGENTD_CMD_001", ("AGENTD_CMD_010",)),
+)
+
+#: (reference, defect, its row, rows a check once failed under it though their own text holds):
+#: * audit-when-introspection-off: an audit event per subscription is not an effect of a refused command
+#:   (AGENTD_REFUSE_003's observer), nor a reason hello.seq should equal a seq read before (AGENTD_EVT_005);
+#: * annotations-without-activation: annotations riding without activation do not show that a near-miss
+#:   URI activated them (AGENTD_NEG_004);
+#: * permission-denied-http-200, no-bad-request: a refusal's HTTP status and BadRequest are the REFUSE rows';
+#:   a check of why a request is refused (AGENTD_CMD_017, _003, _004; CMD_003 also on its own part of the
+#:   shared bad-input run) does not read them.
+PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
+    (AGENTD, "audit-when-introspection-off", "AGENTD_EVT_012", ("AGENTD_REFUSE_003", "AGENTD_EVT_005")),
+    (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
+    (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017",)),
+    (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004")),
 )
 
 
@@ -60,3 +90,15 @@ def test_the_defect_fails_its_owner_and_blocks_the_other_rows(ref: Reference, de
         got = reqs[other]
         assert got.status == "not_measured" and str(got.note or "").startswith(f"blocked by {owner}:"), (
             f"{other} under {defect} should be not_measured, blocked by {owner}; it is {got.status}: {got.note}")
+
+
+@pytest.mark.parametrize(("ref", "defect", "owner", "others"), PASSING, ids=[c[1] for c in PASSING])
+def test_the_defect_fails_its_owner_and_leaves_the_other_rows_passing(ref: Reference, defect: str, owner: str,
+                                                                      others: tuple[str, ...],
+                                                                      tmp_path: Path) -> None:
+    report = ref.run(tmp_path, ids=[owner, *others], defect=defect)
+    reqs = report.requirements
+    assert reqs[owner].status in DETECTED, f"{owner} under {defect}: {reqs[owner].status}: {reqs[owner].note}"
+    assert killed(outcomes(tmp_path / "report"), owner), f"{owner} failed on no assertion of its own under {defect}"
+    moved = {rid: f"{reqs[rid].status}: {reqs[rid].note}" for rid in others if reqs[rid].status != "pass"}
+    assert not moved, f"{defect} moved rows it does not own: {moved}"

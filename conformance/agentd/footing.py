@@ -37,11 +37,69 @@ CARD_ROW: Final = "AGENTD_DECL_001"
 LISTENER_ROW: Final = "AGENTD_DECL_013"
 #: What every check that talks to the target stands on: the card and the listener.
 BASE_ROWS: Final = (CARD_ROW, LISTENER_ROW)
+#: The row whose own text says a client naming no extension gets the whole core protocol: a check that
+#: sends core requests without A2A-Extensions (to make a task, to look at the operator's view) stands
+#: on it (:func:`core_answers`).
+CORE_ROW: Final = "AGENTD_DECL_005"
+#: The row whose own text says a command is run (not answered as a conversation turn): a check that sends
+#: commands stands on it (:func:`commands_run`).
+COMMAND_ROW: Final = "AGENTD_CMD_001"
 
 
 def deps(*uris: str) -> tuple[str, ...]:
-    """The ``depends_on`` ids of a check that talks to the target and needs ``uris`` declared."""
-    return tuple(dict.fromkeys((*BASE_ROWS, *(DECLARED_BY[u] for u in uris))))
+    """The ``depends_on`` ids of a check that talks to the target and needs ``uris`` declared (and, for the
+    command extension, commands run: :data:`COMMAND_ROW`)."""
+    run = (COMMAND_ROW,) if COMMAND in uris else ()
+    return tuple(dict.fromkeys((*BASE_ROWS, CORE_ROW, *(DECLARED_BY[u] for u in uris), *run)))
+
+
+#: Instances (by URL) whose operator's ListTasks with no A2A-Extensions was refused -32008 (the refusal).
+_CORE_NEEDS: dict[str, str | None] = {}
+
+
+def core_answers(instance: Instance) -> None:
+    """Blocked by :data:`CORE_ROW` when the operator's ListTasks naming no extension is refused with
+    -32008 (a required extension not activated): every core request such a check sends without the
+    header would be. Asked once per instance."""
+    from conformance.agentd.clients import rpc_client
+    from conformance.judge import quote
+    from conformance.wire import Recorder
+
+    if instance.url not in _CORE_NEEDS:
+        with rpc_client(instance, "operator", recorder=Recorder()) as c:
+            reply = c.call("ListTasks", {"pageSize": 1})
+        _CORE_NEEDS[instance.url] = (
+            f"ListTasks naming no extension was refused -32008: {quote(reply.json or reply.body, 300)}"
+            if reply.error is not None and reply.error.code == -32008 else None)
+    seen = _CORE_NEEDS[instance.url]
+    if seen is not None:
+        blocked_by(CORE_ROW, seen)
+
+
+#: Instances (by URL) on which the status command was seen run, or what it answered instead.
+_COMMANDS_RUN: dict[str, str | None] = {}
+
+
+def commands_run(instance: Instance) -> None:
+    """Blocked by :data:`COMMAND_ROW` when the operator's ``status`` command, activated by header and
+    marker, is answered, but not as a command: with something other than a Message (a read's reply kind;
+    its parts and document are other rows'), e.g. a conversation turn's Task. A refusal says nothing here
+    (an instance whose caller has no credential, say): the check goes on. Asked once per instance."""
+    from conformance.agentd.clients import rpc_client
+    from conformance.agentd.commands import send_command
+    from conformance.judge import quote
+    from conformance.wire import Recorder
+
+    if instance.url not in _COMMANDS_RUN:
+        with rpc_client(instance, "operator", recorder=Recorder()) as c:
+            reply = send_command(c, "status")
+        result = reply.result if reply.error is None and isinstance(reply.result, dict) else None
+        _COMMANDS_RUN[instance.url] = None if result is None or "message" in result else (
+            f"the operator's status command, activated by header and message.extensions, was answered "
+            f"{quote(reply.json or reply.body, 300)}")
+    seen = _COMMANDS_RUN[instance.url]
+    if seen is not None:
+        blocked_by(COMMAND_ROW, seen)
 
 
 def card_of(instance: Instance) -> dict[str, Any]:
@@ -92,7 +150,8 @@ def require_agentd(card: Mapping[str, Any]) -> list[str]:
 
 
 def declaring(agent_targets: AgentTargets, *uris: str, fresh: bool = False, **needs: Any) -> Instance:
-    """An instance in the configuration ``needs`` whose card declares every extension of ``uris``.
+    """An instance in the configuration ``needs`` whose card declares every extension of ``uris`` (and,
+    with the command extension among them, runs commands: :func:`commands_run`).
 
     The card and the declarations are judged before the configuration: a running target whose card
     cannot be read, or lacks a declaration, is blocked by the row that governs it (and never told to
@@ -107,6 +166,10 @@ def declaring(agent_targets: AgentTargets, *uris: str, fresh: bool = False, **ne
     card = card_of(inst)
     for uri in uris:
         require_declared(card, uri)
+    if uris:
+        core_answers(inst)
+    if COMMAND in uris:
+        commands_run(inst)
     return inst
 
 

@@ -87,9 +87,13 @@ class Observer:
         if new:
             out.append(f"ListTasks shows {len(new)} new task(s) {new[:5]}")
         if before.feed_seq is not None and after.feed_seq is not None and after.feed_seq != before.feed_seq:
-            evs = self.feed_since(before.feed_seq)
+            # An audit event records a request (the observer's own subscriptions among them), not an effect
+            # of running one; when it is pushed is AGENTD_EVT_012's to judge.
+            evs = [e for e in self.feed_since(before.feed_seq) if e.get("kind") != "audit"]
             shown = [{"seq": e.get("seq"), "kind": e.get("kind"), "data": e.get("data")} for e in evs[:5]]
-            out.append(f"the operator's feed moved from seq {before.feed_seq} to {after.feed_seq}: {quote(shown)}")
+            if evs:
+                out.append(f"the operator's feed moved from seq {before.feed_seq} to {after.feed_seq}: "
+                           f"{quote(shown)}")
         if before.settings != after.settings:
             out.append(f"the configuration changed from {quote(before.settings)} to {quote(after.settings)}")
         return out

@@ -8,12 +8,14 @@ replies, not that a name was unknown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from conformance.agentd.answers import answer_message, answer_task, data_document, settled
 from conformance.agentd.bundles import Bundles
 from conformance.agentd.clients import rpc_client
 from conformance.agentd.commands import send_command
+from conformance.agentd_page import ALWAYS_OPS, INTROSPECTION_OPS, SESSION_OPS, SIGN_IN_OPS
 from conformance.judge import quote, unique
 from conformance.outcome import fail
 from conformance.wire import Recorder
@@ -33,6 +35,16 @@ ORDER = (
     "auth.device.approve", "auth.device.deny", "auth.sessions", "auth.sessions.revoke", "admin.drain",
 )  # fmt: skip
 
+
+#: The row whose own text says an op is served to the operator (on an instance configured for the op's
+#: family). A check that needs an op answered, and finds the operator refused it, is blocked by that row
+#: (the blame rule, DESIGN.md §2.8): whether the op is served is that row's to judge.
+SERVED_BY: Final[Mapping[str, str]] = {
+    **dict.fromkeys(ALWAYS_OPS, "AGENTD_CMD_011"), **dict.fromkeys(INTROSPECTION_OPS, "AGENTD_CMD_012"),
+    **dict.fromkeys(SIGN_IN_OPS, "AGENTD_CMD_013"), **dict.fromkeys(SESSION_OPS, "AGENTD_CMD_014"),
+}
+#: The rows of :data:`SERVED_BY`, for a check's ``depends_on``.
+SERVING_ROWS: Final = tuple(dict.fromkeys(SERVED_BY.values()))
 
 
 def reply_kind(reply: RpcReply, op: str) -> str:

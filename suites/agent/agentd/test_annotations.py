@@ -20,6 +20,7 @@ from conformance.agentd.bundles import bundles
 from conformance.agentd.clients import ext, rpc_client, served_card
 from conformance.agentd.commands import command_message, send_command
 from conformance.agentd.configs import ASK_CHANNEL, ASK_SCHEMA, standard
+from conformance.agentd.echo import echo_of
 from conformance.agentd.feed import FeedReader, Sentinel, hello_of
 from conformance.agentd.footing import declaring, deps
 from conformance.agentd_page import (
@@ -28,7 +29,7 @@ from conformance.agentd_page import (
     EVENTS,
 )
 from conformance.context import RunContext
-from conformance.judge import quote, unique
+from conformance.judge import blocked_by, quote, unique
 from conformance.outcome import fail, not_measured
 from conformance.receiver import Receiver
 from conformance.targets.instances import AgentTargets, Instance
@@ -45,11 +46,25 @@ def annotations_of(task: dict[str, Any]) -> Any:
     return (task.get("metadata") or {}).get(ANNOTATIONS)
 
 
-def _ann(task: dict[str, Any], what: str) -> dict[str, Any]:
+#: The row whose own text demands the annotations object on a Task answer to a request that activated
+#: the extension. A check of what the object holds, finding no object on such an answer, is blocked by it.
+CARRIED_BY = "AGENTD_ANN_001"
+#: The row whose own text says on which methods task-annotations is activated.
+ACTIVATED_BY = "AGENTD_NEG_011"
+#: Marks a check reading members of the annotations object (blocked by :data:`CARRIED_BY` without one).
+READS_ANNOTATIONS = pytest.mark.depends_on(CARRIED_BY, ACTIVATED_BY)
+
+
+def _ann(task: dict[str, Any], what: str, *, own: bool = False) -> dict[str, Any]:
+    """The annotations object ``task`` carries. Without one: blocked by :data:`CARRIED_BY` for a check
+    of its members, a fail for a check (``own``) whose own text demands the object there."""
     ann = annotations_of(task)
     if not isinstance(ann, dict):
-        fail(f"{what}: task {task.get('id')} carries no annotations object under metadata[{ANNOTATIONS!r}]; "
-             f"metadata {quote(task.get('metadata'))}")
+        missing = (f"{what}: task {task.get('id')} carries no annotations object under metadata[{ANNOTATIONS!r}]; "
+                   f"metadata {quote(task.get('metadata'))}")
+        if own:
+            fail(missing)
+        blocked_by(CARRIED_BY, missing)
     return ann
 
 
@@ -64,50 +79,83 @@ def _first_task_frame(reply: Any, what: str) -> dict[str, Any]:
     return task
 
 
-def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
+#: One Task answer: where it came from, the Task, and whether the answer echoed task-annotations (the
+#: server's word that the request activated it).
+Answer = tuple[str, dict[str, Any], bool]
+
+
+def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[Answer]:
     """A Task from every answer that carries one: SendMessage (a message and a command),
     SendStreamingMessage, GetTask, ListTasks, SubscribeToTask and CancelTask, each request naming
     ``uris`` in A2A-Extensions."""
     h = ext(*uris)
-    out: list[tuple[str, dict[str, Any]]] = []
-    out.append(("SendMessage", answer_task(c.call("SendMessage", send_params(text_message("hello")), headers=h),
-                                           "SendMessage")))
-    held = answer_task(c.call("SendMessage", send_params(command_message("workflow.run", {"workflow": "hold"})),
-                              headers=ext(COMMAND, *uris)), "SendMessage with workflow.run")
-    out.append(("SendMessage (a command)", held))
+    out: list[Answer] = []
+
+    def add(where: str, task: dict[str, Any], reply: Any) -> None:
+        out.append((where, task, ANNOTATIONS in (echo_of(reply.headers) or [])))
+
+    sent = c.call("SendMessage", send_params(text_message("hello")), headers=h)
+    add("SendMessage", answer_task(sent, "SendMessage"), sent)
+    cmd = c.call("SendMessage", send_params(command_message("workflow.run", {"workflow": "hold"})),
+                 headers=ext(COMMAND, *uris))
+    held = answer_task(cmd, "SendMessage with workflow.run")
+    add("SendMessage (a command)", held, cmd)
     stream = c.stream("SendStreamingMessage", send_params(text_message("hello")), headers=h, deadline=5.0,
                       until=lambda e: True)
-    out.append(("SendStreamingMessage", _first_task_frame(stream, "SendStreamingMessage")))
-    out.append(("GetTask", get_task(c, held["id"], "GetTask", uris=uris)))
-    listed = ok_result(c.call("ListTasks", {"contextId": held["contextId"]}, headers=h), "ListTasks")
+    add("SendStreamingMessage", _first_task_frame(stream, "SendStreamingMessage"), stream)
+    got = c.call("GetTask", {"id": held["id"]}, headers=h)
+    task = ok_result(got, "GetTask")
+    if not isinstance(task, dict):
+        fail(f"GetTask answered {quote(task)}, not a task")
+    add("GetTask", task, got)
+    listed_reply = c.call("ListTasks", {"contextId": held["contextId"]}, headers=h)
+    listed = ok_result(listed_reply, "ListTasks")
     tasks = listed.get("tasks") if isinstance(listed, dict) else None
     mine = [t for t in tasks or [] if isinstance(t, dict) and t.get("id") == held["id"]]
     if not mine:
         fail(f"ListTasks for context {held['contextId']} does not list task {held['id']}: {quote(listed)}")
-    out.append(("ListTasks", mine[0]))
+    add("ListTasks", mine[0], listed_reply)
     sub = c.stream("SubscribeToTask", {"id": held["id"]}, headers=h, deadline=5.0, until=lambda e: True)
-    out.append(("SubscribeToTask", _first_task_frame(sub, "SubscribeToTask")))
-    canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=h), "CancelTask")
+    add("SubscribeToTask", _first_task_frame(sub, "SubscribeToTask"), sub)
+    cancel = c.call("CancelTask", {"id": held["id"]}, headers=h)
+    canceled = ok_result(cancel, "CancelTask")
     if not isinstance(canceled, dict):
         fail(f"CancelTask answered {quote(canceled)}, not a task")
-    out.append(("CancelTask", canceled))
+    add("CancelTask", canceled, cancel)
+    return out
+
+
+def activated(answers: list[Answer]) -> list[tuple[str, dict[str, Any]]]:
+    """The answers whose echo says task-annotations was activated: the ones whose annotations a check of
+    the object's members judges (on which methods it is activated is AGENTD_NEG_011's). Blocked by that
+    row when none was."""
+    out = [(where, task) for where, task, echoed in answers if echoed]
+    if not out:
+        blocked_by(ACTIVATED_BY, f"no answer echoed task-annotations though every request named it "
+                                 f"({', '.join(w for w, _t, _e in answers)})")
     return out
 
 
 # ---- present exactly when activated ------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_ANN_001")
+@pytest.mark.depends_on(ACTIVATED_BY)
 def test_every_task_answer_carries_annotations_when_activated(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With task-annotations named, every answer carrying a Task (both sends, GetTask, ListTasks,
-    SubscribeToTask, CancelTask) holds the annotations object under metadata[<URI>].
-    Catches ``annotations-missing``."""
+    SubscribeToTask, CancelTask) and echoing it holds the annotations object under metadata[<URI>].
+    An answer that neither echoes nor carries them was not activated, which is AGENTD_NEG_011's to
+    judge: with the others right, the row is blocked by it. Catches ``annotations-missing``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (ANNOTATIONS,))
-    missing = [where for where, task in answers if not isinstance(annotations_of(task), dict)]
+    bare = {where: task for where, task, _e in answers if not isinstance(annotations_of(task), dict)}
+    missing = [where for where, _t, echoed in answers if echoed and where in bare]
     if missing:
-        fail(f"answers without the annotations object though task-annotations was activated: {missing}; "
-             f"e.g. metadata {quote(dict(answers)[missing[0]].get('metadata'))}")
+        fail(f"answers without the annotations object though task-annotations was activated (and echoed): "
+             f"{missing}; e.g. metadata {quote(bare[missing[0]].get('metadata'))}")
+    if bare:
+        blocked_by(ACTIVATED_BY, f"answers to requests naming task-annotations neither echo it nor carry the "
+                                 f"annotations (not activated there): {sorted(bare)}")
 
 
 @pytest.mark.requirement("AGENTD_ANN_002")
@@ -117,12 +165,13 @@ def test_no_answer_carries_annotations_without_activation(agent_targets: AgentTa
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (EVENTS,))
-    leaked = [where for where, task in answers if annotations_of(task) is not None]
+    leaked = [where for where, task, _e in answers if annotations_of(task) is not None]
     if leaked:
         fail(f"answers carrying annotations though task-annotations was not activated: {leaked}")
 
 
 @pytest.mark.requirement("AGENTD_ANN_010")
+@READS_ANNOTATIONS
 def test_annotations_are_valid_against_the_bundle(agent_targets: AgentTargets, recorder: Recorder,
                                                   run_context: RunContext) -> None:
     """Every annotations object (on every Task answer, and at an input-required gate) validates
@@ -130,7 +179,7 @@ def test_annotations_are_valid_against_the_bundle(agent_targets: AgentTargets, r
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
-        answers = task_answers(c, (ANNOTATIONS,))
+        answers = activated(task_answers(c, (ANNOTATIONS,)))
         gate = _ask_task(c)
     for where, task in [*answers, ("an input-required task", gate)]:
         b.check("task-annotations", "", _ann(task, where), f"the annotations of {where}")
@@ -156,6 +205,7 @@ def _ask_task(c: JsonRpcClient) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("AGENTD_ANN_003")
+@READS_ANNOTATIONS
 def test_link_names_what_the_task_tracks(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """link is ``{kind, id}``: ``turn`` for a conversation turn, ``run`` (id the run's id) for a
     workflow run, ``subagent`` for a subagent turn. Catches ``link-kind-wrong``."""
@@ -192,12 +242,13 @@ def _when(value: Any, what: str) -> datetime:
 
 
 @pytest.mark.requirement("AGENTD_ANN_004")
+@READS_ANNOTATIONS
 def test_created_is_always_present(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """created is present on every annotated task, a timestamp no later than its first recorded
     state. Catches ``no-created``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
-        answers = task_answers(c, (ANNOTATIONS,))
+        answers = activated(task_answers(c, (ANNOTATIONS,)))
     for where, task in answers:
         ann = _ann(task, where)
         if "created" not in ann:
@@ -211,6 +262,7 @@ def test_created_is_always_present(agent_targets: AgentTargets, recorder: Record
 
 
 @pytest.mark.requirement("AGENTD_ANN_005")
+@READS_ANNOTATIONS
 def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(agent_targets: AgentTargets,
                                                                               recorder: Recorder) -> None:
     """statusHistory lists each state ``{state, ts}`` oldest first and ends in the task's current
@@ -239,6 +291,7 @@ def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(ag
 
 
 @pytest.mark.requirement("AGENTD_ANN_006")
+@READS_ANNOTATIONS
 def test_principal_names_who_started_the_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Tasks started by the user, the agent and the operator name their starters: present, the same
     for the same caller, different between callers. Catches ``no-principal``."""
@@ -266,6 +319,7 @@ def _gate_annotations(agent_targets: AgentTargets, recorder: Recorder) -> dict[s
 
 
 @pytest.mark.requirement("AGENTD_ANN_007")
+@READS_ANNOTATIONS
 def test_input_required_task_carries_the_ask_schema(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
     gate asks for (the one configured). Catches ``no-ask-schema``."""
@@ -275,6 +329,7 @@ def test_input_required_task_carries_the_ask_schema(agent_targets: AgentTargets,
 
 
 @pytest.mark.requirement("AGENTD_ANN_008")
+@READS_ANNOTATIONS
 def test_input_gate_names_where_it_is_announced(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A gate announced on a channel carries askChannel naming it. Catches ``no-ask-channel``."""
     ann = _gate_annotations(agent_targets, recorder)
@@ -283,6 +338,7 @@ def test_input_gate_names_where_it_is_announced(agent_targets: AgentTargets, rec
 
 
 @pytest.mark.requirement("AGENTD_ANN_009")
+@READS_ANNOTATIONS
 def test_command_names_the_op_that_started_the_task(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Tasks started by workflow.run, subagent.send and the workflow-declared review.change name
     that op in command; a plain message's task names none. Catches ``no-command``."""
@@ -313,17 +369,16 @@ def _sentinel_events(inst: Instance, recorder: Recorder, uris: tuple[str, ...]) 
 
 
 @pytest.mark.requirement("AGENTD_ANN_011")
-def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: AgentTargets, recorder: Recorder,
-                                                                   run_context: RunContext) -> None:
+def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: AgentTargets,
+                                                                   recorder: Recorder) -> None:
     """On a subscription naming events and task-annotations, a task event's task carries the
-    annotations (valid against the bundle); naming events alone, it does not.
-    Catches ``feed-task-unannotated``."""
+    annotations object; naming events alone, it does not. (What the object holds is judged by the rows
+    of its members and of the bundle, AGENTD_ANN_003..010 and AGENTD_DECL_014, on every answer and
+    feed frame.) Catches ``feed-task-unannotated``."""
     inst = declaring(agent_targets, ANNOTATIONS, EVENTS)
-    b = bundles(run_context)
     for ev in _sentinel_events(inst, recorder, (EVENTS, ANNOTATIONS)):
         task = read_object(recorder, f"the task of task event seq {ev.get('seq')}", ev["data"]["task"], Task, "feed")
-        b.check("task-annotations", "", _ann(task, f"the task event seq {ev.get('seq')}"),
-                f"the annotations of task event seq {ev.get('seq')}")
+        _ann(task, f"the task event seq {ev.get('seq')}", own=True)
     for ev in _sentinel_events(inst, recorder, (EVENTS,)):
         if annotations_of(ev["data"]["task"]) is not None:
             fail(f"task event seq {ev.get('seq')} carries annotations on a feed that did not activate them")

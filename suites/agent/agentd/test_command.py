@@ -19,7 +19,7 @@ from conformance.agentd.commands import command_message, send_command
 from conformance.agentd.configs import principals as make_principals
 from conformance.agentd.configs import standard, workflows
 from conformance.agentd.footing import declaring, deps, lacking
-from conformance.agentd.ops import OpRunner, reply_kind
+from conformance.agentd.ops import SERVED_BY, SERVING_ROWS, OpRunner, reply_kind
 from conformance.agentd_page import (
     ALWAYS_OPS,
     COMMAND,
@@ -30,13 +30,43 @@ from conformance.agentd_page import (
 )
 from conformance.context import RunContext
 from conformance.evidence import Evidence
-from conformance.judge import blocked_by, expect_refusal, quote, refusal, refusal_problems, unique
+from conformance.judge import SeenRefusal, blocked_by, quote, refusal, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
+from conformance.wire.jsonrpc import RpcReply
 
-INVALID_ARGS = {"code": -32602, "reason": "INVALID_COMMAND_ARGS"}
-DENIED = {"code": -31403, "reason": "PERMISSION_DENIED", "http_status": 403}
+#: The reason a caller the op is out of reach of is refused for (its code -31403 and HTTP 403 are
+#: AGENTD_REFUSE_011's).
+DENIED = "PERMISSION_DENIED"
+#: The ErrorInfo reasons of the page's table that name a cause other than the arguments (a refusal for
+#: one of them is not a refusal of the arguments).
+OTHER_CAUSES = ("EXTENSION_NOT_DECLARED", "EXTENSION_NOT_ACTIVATED", "EXTENSION_NOT_MARKED",
+                "COMMAND_ENVELOPE_AMBIGUOUS", "COMMAND_TASK_ID", "UNKNOWN_OP", "CONTENT_TYPE_NOT_SUPPORTED",
+                "INTROSPECTION_DISABLED", "PERMISSION_DENIED")
+
+
+def refused_for(reply: RpcReply, what: str, reason: str) -> SeenRefusal:
+    """The request was refused, its ErrorInfo naming ``reason``: the cause a row here is about. The
+    refusal's code, HTTP status and domain are the REFUSE rows' (AGENTD_REFUSE_007, 011, 012), not judged."""
+    got = refusal(reply, what)
+    if got.view.reason != reason:
+        fail(f"{what}: refused for {got.view.reason!r} (code {got.view.code}), not {reason}; "
+             f"error {quote(got.body.get('error'))}")
+    return got
+
+
+def refused_args(reply: RpcReply, what: str, field: str | None = None) -> SeenRefusal:
+    """The request (whose only fault is its arguments) was refused, and not for another cause of the
+    table. How (-32602 INVALID_COMMAND_ARGS, a BadRequest naming each field) is AGENTD_REFUSE_008's and
+    _013's; a BadRequest that names only other fields than ``field`` is a refusal for something else."""
+    got = refusal(reply, what)
+    if got.view.reason in OTHER_CAUSES:
+        fail(f"{what}: refused for {got.view.reason!r}, not for its arguments; error {quote(got.body.get('error'))}")
+    named = [v.field for v in got.view.field_violations]
+    if field is not None and named and not any(field in f for f in named):
+        fail(f"{what}: the refusal names fields {named!r}, not {field!r}")
+    return got
 
 #: Every check here is about how the declared command extension behaves (blocked by AGENTD_DECL_001
 #: when it is not declared), over the card's JSON-RPC listener.
@@ -44,19 +74,6 @@ pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 
 
 # ---- the envelope and its two activations --------------------------------------------------------
-
-@pytest.mark.requirement("AGENTD_CMD_001")
-def test_status_command_activated_by_header_and_marker_is_run(agent_targets: AgentTargets, recorder: Recorder,
-                                                              run_context: RunContext) -> None:
-    """A SendMessage whose one DataPart is ``{"agentd": {"op": "status"}}``, with the command URI in
-    A2A-Extensions and in message.extensions, runs the op: the answer is its result document.
-    Catches ``command-runs-as-chat``."""
-    inst = declaring(agent_targets, COMMAND)
-    with rpc_client(inst, recorder=recorder) as c:
-        msg = answer_message(send_command(c, "status"), "the status command")
-    doc = data_document(msg, "the status reply")
-    bundles(run_context).check("command", "$defs/result/status", doc, "the status result")
-
 
 @pytest.mark.requirement("AGENTD_CMD_002")
 def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: AgentTargets, recorder: Recorder,
@@ -74,8 +91,7 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
     messages = [r["message"] for r in results if isinstance(r, dict) and "message" in r]
     if len(messages) != 1:
         fail(f"expected the stream to carry one reply Message, got frames {quote(results)}")
-    doc = data_document(messages[0], "the streamed status reply")
-    bundles(run_context).check("command", "$defs/result/status", doc, "the streamed status result")
+    data_document(messages[0], "the streamed status reply")  # its schema is AGENTD_DECL_014's
 
 
 @pytest.mark.requirement("AGENTD_CMD_010")
@@ -115,7 +131,7 @@ def test_arguments_not_matching_the_op_schema_are_refused(agent_targets: AgentTa
         for op, args, _field in BAD_ARGS:
             if not b.errors("command", f"$defs/args/{op}", args):
                 fail(f"harness: {op} {args} is valid against the bundle; the case proves nothing")
-            expect_refusal(send_command(c, op, args), f"{op} with {args}", **INVALID_ARGS)
+            refused_args(send_command(c, op, args), f"{op} with {args}")
         good = {"path": "feed.note", "value": unique("note")}
         answer_message(send_command(c, "admin.set", good), f"admin.set with schema-valid arguments {good}")
 
@@ -130,11 +146,7 @@ def test_an_argument_the_op_does_not_take_is_refused_not_ignored(agent_targets: 
         for op, args, extra in (("status", {"verbose": True}, "verbose"),
                                 ("workflow.status", {"runId": "r-1", "all": 1}, "all"),
                                 ("admin.set", {"path": "feed.note", "value": "x", "force": True}, "force")):
-            got = expect_refusal(send_command(c, op, args), f"{op} with the unknown argument {extra!r}",
-                                 **INVALID_ARGS)
-            named = [v.field for v in got.view.field_violations]
-            if not any(extra in f for f in named):
-                fail(f"{op}: the refusal of unknown argument {extra!r} names fields {named!r}, not {extra!r}")
+            refused_args(send_command(c, op, args), f"{op} with the unknown argument {extra!r}", extra)
 
 
 # ---- reply kinds -------------------------------------------------------------------------------
@@ -145,14 +157,12 @@ READS = ("status", "config", "workflow.status", "subagent.status")
 @pytest.mark.requirement("AGENTD_CMD_005")
 def test_a_read_answers_a_message_whose_data_part_is_the_result(agent_targets: AgentTargets, recorder: Recorder,
                                                                 run_context: RunContext) -> None:
-    """Reads answer with a Message holding one DataPart: the op's result document (valid against
-    the bundle). Catches ``read-reply-as-text``."""
+    """Reads answer with a Message holding one DataPart: the op's result document (whether it is valid
+    against the bundle is AGENTD_DECL_014's). Catches ``read-reply-as-text``."""
     inst = declaring(agent_targets, COMMAND)
-    b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         for op in READS:
-            doc = data_document(answer_message(send_command(c, op), op), f"the {op} reply")
-            b.check("command", f"$defs/result/{op}", doc, f"the {op} result")
+            data_document(answer_message(send_command(c, op), op), f"the {op} reply")
 
 
 @pytest.mark.requirement("AGENTD_CMD_006")
@@ -200,25 +210,37 @@ def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Agent
 
 
 @pytest.mark.requirement("AGENTD_CMD_009")
+@pytest.mark.depends_on(*SERVING_ROWS, "AGENTD_CARD_003")
 def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: AgentTargets, recorder: Recorder,
                                                                run_context: RunContext) -> None:
     """Each op of the card's ops list, run by the operator on an instance serving every family,
-    answers a Message where the card says ``message`` and a Task where it says ``task``.
-    Catches ``work-reply-as-message``."""
+    answers a Message where the card says ``message`` and a Task where it says ``task``. An op of the
+    page's families the operator is refused is not served: that is the serving row's to judge
+    (:data:`SERVED_BY`), and this check is blocked by it. Catches ``work-reply-as-message``."""
     inst = declaring(agent_targets, COMMAND, fresh=True, **standard(introspection=True, device_grant=True))
     card = served_card(inst, recorder)
     published = _published_ops(card)
     wrong = []
+    unserved: dict[str, str] = {}
+    unpublished: list[str] = []
     with closing(OpRunner(inst, recorder, card, bundles(run_context))) as runner:
         for op in runner.order(published):
             reply = runner.send(op)
             kind = reply_kind(reply, op)
-            if kind != published[op]:
+            if reply.error is not None and op in SERVED_BY:
+                unserved[op] = kind
+            elif published[op] not in ("message", "task"):
+                unpublished.append(op)
+            elif kind != published[op]:
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
-            elif kind == "message":
-                runner.check_document(op, reply)
     if wrong:
         fail("; ".join(wrong))
+    if unpublished:
+        blocked_by("AGENTD_CARD_003", f"the card publishes no reply kind (message or task) for {unpublished}, so "
+                                      "the kind they answer in cannot be held to it")
+    for op, kind in unserved.items():
+        blocked_by(SERVED_BY[op], f"the operator is refused {op} on an instance serving every family ({kind}), "
+                                  "so its reply kind cannot be seen")
 
 
 def _published_ops(card: dict[str, Any]) -> dict[str, str]:
@@ -240,8 +262,7 @@ def _all_answered(inst: Instance, recorder: Recorder, run_context: RunContext, o
             if reply.error is not None:
                 problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
             else:
-                reply_kind(reply, op)
-                runner.check_document(op, reply)
+                reply_kind(reply, op)  # its document's schema is AGENTD_DECL_014's
     if problems:
         fail("ops the page says are served here were refused: " + "; ".join(problems))
 
@@ -273,8 +294,7 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
     with rpc_client(off, recorder=recorder) as c:
         for op, args in (("auth.device.pending", {}), ("auth.device.approve", {"userCode": "ABCD1234"}),
                          ("auth.device.deny", {"userCode": "ABCD1234"})):
-            expect_refusal(send_command(c, op, args), f"{op} with the device grant off",
-                           code=-32602, reason="UNKNOWN_OP")
+            refused_for(send_command(c, op, args), f"{op} with the device grant off", "UNKNOWN_OP")
     on = declaring(agent_targets, COMMAND, auth=True, device_grant=True)
     _all_answered(on, recorder, run_context, SIGN_IN_OPS)
 
@@ -318,16 +338,21 @@ ROLE_SPECS = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_015")
+@pytest.mark.depends_on(*SERVING_ROWS)
 def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(agent_targets: AgentTargets,
                                                                               recorder: Recorder) -> None:
-    """admin.*, auth.*, config and debug.events are refused with PERMISSION_DENIED (-31403, HTTP 403)
-    to user and agent principals, with and without grants naming them; the operator runs config.
-    Catches ``grant-reaches-operator-op``."""
+    """admin.*, auth.*, config and debug.events are refused for PERMISSION_DENIED (its code -31403 and
+    HTTP 403 are AGENTD_REFUSE_011's) to user and agent principals, with and without grants naming
+    them; the operator runs config.
+    An op refused otherwise is asked of the operator too: refused to the operator as well, it is not
+    served on this instance, which the serving row judges (:data:`SERVED_BY`), and this check is
+    blocked by it. Catches ``grant-reaches-operator-op``."""
     made, tokens = make_principals(agent_targets, ROLE_SPECS)
     inst = declaring(agent_targets, COMMAND, principals=made, introspection=True, device_grant=True)
     with rpc_client(inst, recorder=recorder, token=tokens["op-1"]) as c:
         answer_message(send_command(c, "config"), "config as the operator")
     wrong = []
+    unserved: dict[str, str] = {}
     for name in ("user-granted", "agent-granted", "user-plain", "agent-plain"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
             for op in OPERATOR_ONLY_OPS:
@@ -336,11 +361,33 @@ def test_operator_only_ops_are_refused_to_every_other_role_even_with_a_grant(age
                     wrong.append(f"{name}: {op} was answered {quote(reply.result, 200)}")
                     continue
                 got = refusal(reply, f"{op} as {name}")
-                problems = refusal_problems(got, **DENIED)
-                if problems:
+                problems = [] if got.view.reason == DENIED else [f"refused for {got.view.reason!r}, not {DENIED}"]
+                if problems and (op in unserved or _not_served(inst, recorder, tokens["op-1"], op, got.view.reason)):
+                    unserved.setdefault(op, f"refused {got.view.code} {got.view.reason}")
+                elif problems:
                     wrong.append(f"{name}: {op}: {'; '.join(problems)}")
     if wrong:
         fail("operator-only ops reached or refused wrongly: " + " | ".join(wrong))
+    for op, how in unserved.items():
+        blocked_by(SERVED_BY[op], f"{op} is refused to the operator too ({how}) on an instance serving its "
+                                  "family, so who may reach it cannot be seen")
+
+
+#: The page's reasons for an op this instance does not serve (whoever asks).
+NOT_SERVED = ("UNKNOWN_OP", "INTROSPECTION_DISABLED")
+
+
+def _not_served(inst: Instance, recorder: Recorder, token: str, op: str, reason: str | None) -> bool:
+    """Whether ``op``, refused to another role for ``reason``, is refused to the operator for the same
+    "not served here" reason. The operator's probe carries an argument no op takes, so a served op is
+    refused INVALID_COMMAND_ARGS and runs nothing."""
+    if reason not in NOT_SERVED:
+        return False
+    with rpc_client(inst, recorder=recorder, token=token) as c:
+        reply = send_command(c, op, {**OPERATOR_ONLY_ARGS[op], "conformanceProbe": True})
+    if reply.error is None:
+        return False
+    return refusal(reply, f"{op} as the operator").view.reason == reason
 
 
 # ---- workflow-declared commands ----------------------------------------------------------------
@@ -361,7 +408,7 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
             fail(f"review.change answered task {task.get('id')} but workflow.status shows no new review run: "
                  f"before {quote(before)}, after {quote(after)}")
         for args in ({"change": 5}, {}, {"change": "c-2", "priority": "high"}):
-            expect_refusal(send_command(c, "review.change", args), f"review.change with {args}", **INVALID_ARGS)
+            refused_args(send_command(c, "review.change", args), f"review.change with {args}")
 
 
 def _review_runs(c: Any) -> list[Any]:
@@ -382,7 +429,7 @@ WF_SPECS = (
 def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """review.change (start admits operator and agent) is run for the operator and for an agent
     whose grants name it; an agent without the grant and a granted user (role not admitted) get
-    PERMISSION_DENIED with HTTP 403. Catches ``workflow-command-ignores-grants``."""
+    PERMISSION_DENIED (code and HTTP status: AGENTD_REFUSE_011's). Catches ``workflow-command-ignores-grants``."""
     made, tokens = make_principals(agent_targets, WF_SPECS)
     inst = declaring(agent_targets, COMMAND, principals=made, workflows=workflows())
     for name in ("wf-op", "agent-with-grant"):
@@ -390,8 +437,8 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Ag
             answer_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
     for name in ("agent-without-grant", "user-with-grant"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
-            expect_refusal(send_command(c, "review.change", {"change": unique("c")}),
-                           f"review.change as {name}", **DENIED)
+            refused_for(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}",
+                        DENIED)
 
 
 @pytest.mark.requirement("AGENTD_CMD_018")

@@ -535,13 +535,15 @@ def _read_document(client: JsonRpcClient, op: str) -> Any:
 
 
 @pytest.mark.requirement("AGENTD_DECL_014")
-@pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS))
+@pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS), "AGENTD_ANN_001")
 def test_daemon_output_validates_against_the_bundles(agent_targets: AgentTargets, recorder: Recorder,
                                                      evidence: Evidence,
                                                      run_secrets: SecretSet) -> None:
     """Command replies (status, config, workflow.status, subagent.status), task annotations and, where
     the feed is declared, its frames (replayed from the start, annotations activated) all validate
-    against the schema bundles. Catches status-reply-off-schema."""
+    against the schema bundles. A task answer carrying no annotations at all leaves them unjudged: that is
+    AGENTD_ANN_001's fail, and when the rest validates this check is blocked by it. Catches
+    status-reply-off-schema."""
     inst = instance_for(agent_targets, COMMAND, ANNOTATIONS, events=True)
     feed = EVENTS in declared_uris(public_card(inst, recorder))
     evidence.add("bundles", {"source": str(DEFAULT_BUNDLE_DIR), "feed declared": feed})
@@ -553,9 +555,8 @@ def test_daemon_output_validates_against_the_bundles(agent_targets: AgentTargets
         sent = client.call("SendMessage", send_params(text_message("bundles")), headers=ext(ANNOTATIONS))
         task = (sent.result or {}).get("task") if isinstance(sent.result, dict) else None
         ann = ((task or {}).get("metadata") or {}).get(ANNOTATIONS)
-        if ann is None:
-            problems.append(f"a task answered with task-annotations activated carries none: {quote(sent.json)}")
-        else:
+        unannotated = ann is None
+        if not unannotated:
             problems += [f"annotations: {e}" for e in _schema_errors("task-annotations", "", ann)]
         frames = _replay(client) if feed else []
     for i, frame in enumerate(frames):
@@ -566,6 +567,9 @@ def test_daemon_output_validates_against_the_bundles(agent_targets: AgentTargets
             problems += [f"feed frame {i} annotations: {e}" for e in _schema_errors("task-annotations", "", f_ann)]
     if problems:
         fail("; ".join(problems[:8]) + (f"; and {len(problems) - 8} more" if len(problems) > 8 else ""))
+    if unannotated:
+        blocked_by("AGENTD_ANN_001", f"a task answered with task-annotations activated carries none, so no "
+                                     f"annotations could be held to the bundle: {quote(sent.json, 300)}")
 
 
 def _replay(client: JsonRpcClient) -> list[Any]:

@@ -44,7 +44,7 @@ from conformance.agentd_page import (
     EVENTS_METHOD,
 )
 from conformance.context import RunContext
-from conformance.judge import quote, refusal, unique
+from conformance.judge import blocked_by, quote, refusal, unique
 from conformance.outcome import fail
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -61,6 +61,36 @@ def _say(c: JsonRpcClient, n: int = 1) -> list[str]:
     """``n`` plain messages (each a task, so events on the feed); their task ids."""
     return [str(answer_task(c.call("SendMessage", send_params(text_message("event"))), "a plain message")["id"])
             for _ in range(n)]
+
+
+#: The row whose own text says events past the cursor still in the ring are replayed: a check that reads
+#: events from before its subscription stands on it.
+REPLAY_ROW = "AGENTD_EVT_006"
+REPLAYS = pytest.mark.depends_on(REPLAY_ROW)
+
+
+def _replay_works(c: JsonRpcClient, cursor: int) -> None:
+    """Blocked by :data:`REPLAY_ROW` when a replay does not carry the caller's (``c``'s) own events: it
+    sends a message of its own (events every feed filter lets through to their owner) and replays past
+    the seq read before it (``cursor`` names what the calling check looked for)."""
+    before = newest_seq(c)
+    _say(c)
+    results = results_of(read_replay(c, before).payloads)
+    head = (hello_of(results) or {}).get("seq")
+    if isinstance(head, int) and head > before and not events_of(results):
+        blocked_by(REPLAY_ROW, f"a replay past seq {before} carried none of the caller's own events though "
+                               f"hello.seq is {head} (the check looked for events past seq {cursor})")
+
+
+def _operator_feed_unfiltered(c: JsonRpcClient) -> None:
+    """Blocked by AGENTD_EVT_009 (an operator's feed carries every event) when the operator's (``c``'s)
+    feed does not carry the config event of its own admin.set, an event addressed to operators only."""
+    cursor = newest_seq(c)
+    answer_message(send_command(c, "admin.set", {"path": "feed.note", "value": unique("n")}), "admin.set")
+    kinds = [e.get("kind") for e in events_of(results_of(read_replay(c, cursor).payloads))]
+    if "config" not in kinds:
+        blocked_by("AGENTD_EVT_009", f"the operator's feed does not carry the config event of its own admin.set "
+                                     f"(kinds past seq {cursor}: {kinds})")
 
 
 def _hello(results: Results, what: str) -> dict[str, Any]:
@@ -111,6 +141,7 @@ def test_first_frame_is_hello_with_its_members(agent_targets: AgentTargets, reco
 
 
 @pytest.mark.requirement("AGENTD_EVT_003")
+@REPLAYS
 def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Every event frame carries seq (a positive integer), ts (epoch milliseconds: within a day of
     now), kind (a string) and data (an object). Catches ``event-ts-seconds``."""
@@ -118,7 +149,9 @@ def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: Agen
     with rpc_client(inst, recorder=recorder) as c:
         _say(c)
         results = results_of(read_replay(c, 0).payloads)
-    events = events_of(results)
+        events = events_of(results)
+        if not events:
+            _replay_works(c, 0)
     if not events:
         fail(f"a replay from 0 carried no event: {quote(results)}")
     now = time.time() * 1000
@@ -134,11 +167,13 @@ def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: Agen
 
 
 @pytest.mark.requirement("AGENTD_EVT_004")
+@pytest.mark.depends_on("AGENTD_EVT_013")
 def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: AgentTargets, recorder: Recorder,
                                                             run_context: RunContext) -> None:
     """At the end of a stream that saw live events, the last frame is goodbye with reason deadline
-    or revoked and seq a cursor past every event delivered; nothing follows it.
-    Catches ``no-goodbye-on-deadline``."""
+    or revoked and seq a cursor past every event delivered; nothing follows it. A stream the target
+    does not end at its deadline has no last frame to judge: that is AGENTD_EVT_013's, and this check is
+    blocked by it. Catches ``no-goodbye-on-deadline``."""
     inst = declaring(agent_targets, EVENTS, stream_deadline=0.5)
     with (rpc_client(inst, recorder=recorder) as c,
           FeedReader(rpc_client(inst, recorder=recorder), {}, deadline=10.0) as feed):
@@ -147,6 +182,9 @@ def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: Agent
         reply = feed.finish()
     results = results_of(reply.payloads)
     bye = goodbye_of(results)
+    if bye is None and reply.closed_by != "server":
+        blocked_by("AGENTD_EVT_013", f"with a stream deadline of 0.5 s the target did not end the stream within "
+                                     f"10 s ({reply.closed_by}); last frames {quote(results[-3:])}")
     if bye is None:
         fail(f"the stream ended ({reply.closed_by}) without a goodbye; last frames {quote(results[-3:])}")
     if frame_kind(results[-1]) != "goodbye":
@@ -178,7 +216,8 @@ def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent
 @pytest.mark.requirement("AGENTD_EVT_005")
 def test_hello_resume_is_the_cursor_and_seq_the_newest(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Subscribing from a cursor two events back: hello.resume is that cursor and hello.seq the
-    newest seq in the feed (the last event replayed). Catches ``hello-resume-wrong``."""
+    newest seq in the feed (the last event replayed, and no older than the newest seen before
+    subscribing: the feed is live, so events may have been added since). Catches ``hello-resume-wrong``."""
     inst = declaring(agent_targets, EVENTS)
     with rpc_client(inst, recorder=recorder) as c:
         _say(c, 2)
@@ -189,8 +228,10 @@ def test_hello_resume_is_the_cursor_and_seq_the_newest(agent_targets: AgentTarge
     if hello.get("resume") != cursor:
         fail(f"hello.resume is {hello.get('resume')!r}, the cursor asked for is {cursor}")
     seqs = _seqs(results)
-    if hello.get("seq") != newest or (seqs and seqs[-1] != newest):
-        fail(f"hello.seq is {hello.get('seq')!r}, the newest seq is {newest} (replayed {seqs})")
+    seq = hello.get("seq")
+    if not isinstance(seq, int) or seq < newest or (seqs and seqs[-1] != seq):
+        fail(f"hello.seq is {seq!r}; the newest seq was {newest} before subscribing, and the replay up to "
+             f"hello's seq is {seqs}")
 
 
 def _replayed(cursor: int) -> Any:
@@ -232,6 +273,7 @@ def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: A
 
 
 @pytest.mark.requirement("AGENTD_EVT_007")
+@REPLAYS
 def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With a ring of 4 and more events than that, a cursor at 1 is answered resync true, a cursor
     one event back resync false (and that event replayed). Catches ``resync-never``."""
@@ -245,6 +287,8 @@ def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: Age
             fail(f"after three admin.set and two messages the feed's newest seq is only {newest}")
         lost = _hello(results_of(read_replay(c, 1).payloads), "SubscribeToEvents from 1")
         kept_results = results_of(read_replay(c, newest - 1).payloads)
+        if newest not in _seqs(kept_results):
+            _replay_works(c, newest - 1)
     kept = _hello(kept_results, f"SubscribeToEvents from {newest - 1}")
     if lost.get("resync") is not True:
         fail(f"cursor 1 with newest {newest} and a ring of 4: hello.resync is {lost.get('resync')!r}, expected true")
@@ -285,14 +329,17 @@ def _activity(inst: Instance, recorder: Recorder) -> tuple[int, dict[str, str]]:
 
 
 @pytest.mark.requirement("AGENTD_EVT_009")
+@REPLAYS
 def test_the_operator_feed_carries_every_event(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """After the user, the agent and the operator act, the operator's replay has every seq from the
     cursor to the newest, with the others' task events and the operator-only config event.
     Catches ``operator-feed-filtered``."""
-    inst = declaring(agent_targets, EVENTS, auth=True)
+    inst = declaring(agent_targets, EVENTS, COMMAND, auth=True)
     cursor, tasks = _activity(inst, recorder)
     with rpc_client(inst, recorder=recorder) as op:
         results = results_of(read_replay(op, cursor).payloads)
+        if not events_of(results):
+            _replay_works(op, cursor)
     head = _hello(results, "the operator's subscription").get("seq", 0)
     seqs = _seqs(results)
     if seqs[: head - cursor] != list(range(cursor + 1, head + 1)):
@@ -305,12 +352,13 @@ def test_the_operator_feed_carries_every_event(agent_targets: AgentTargets, reco
 
 
 @pytest.mark.requirement("AGENTD_EVT_010")
+@REPLAYS
 def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: AgentTargets, recorder: Recorder,
                                                                run_context: RunContext) -> None:
     """The user's replay over the same activity carries its own task's events and no event of the
     agent's task nor of an operator-only kind (so its seqs have gaps).
     Catches ``feed-leaks-other-principal``."""
-    inst = declaring(agent_targets, EVENTS, auth=True)
+    inst = declaring(agent_targets, EVENTS, COMMAND, auth=True)
     cursor, tasks = _activity(inst, recorder)
     operator_only = {k for k, who in bundles(run_context).kinds().items() if who == "operator"}
     sentinel = Sentinel()
@@ -326,6 +374,8 @@ def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: Ag
         fail(f"the user's feed carries the agent's task {tasks['agent']} ({tasks['agent'] in ids}) or operator-only "
              f"events {quote(leaked)}")
     if tasks["user"] not in ids:
+        with rpc_client(inst, recorder=recorder) as op:
+            _replay_works(op, cursor)
         fail(f"the user's feed lacks its own task {tasks['user']}: task events for {ids}")
     seqs = _seqs(results)
     if seqs == list(range(seqs[0], seqs[0] + len(seqs))) and len(seqs) > 1:
@@ -357,6 +407,8 @@ def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: AgentTargets
 
 
 @pytest.mark.requirement("AGENTD_EVT_012")
+@REPLAYS
+@pytest.mark.depends_on("AGENTD_EVT_009")
 def test_audit_events_exist_only_while_introspection_is_on(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With introspection off, hello.introspection is false and a command leaves no audit event;
     with it on, hello.introspection is true and the command is audited.
@@ -381,6 +433,9 @@ def test_audit_events_exist_only_while_introspection_is_on(agent_targets: AgentT
         if not on and audits:
             fail(f"audit events with introspection off: {quote(audits)}")
         if on and not audits:
+            with rpc_client(inst, recorder=recorder) as c:
+                _replay_works(c, cursor)  # the status command came before the subscription
+                _operator_feed_unfiltered(c)  # audit events are addressed to operators only
             fail(f"with introspection on, the status command left no audit event: kinds "
                  f"{[e.get('kind') for e in events_of(results)]}")
 

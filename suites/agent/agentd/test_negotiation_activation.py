@@ -13,7 +13,7 @@ from conformance.agentd.cards import declared_uris
 from conformance.agentd.clients import ext, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import UNKNOWN_URI, echo_of, render_echo
-from conformance.agentd.footing import CARD_ROW, card_of, deps, instance_for, require_declared
+from conformance.agentd.footing import CARD_ROW, card_of, core_answers, deps, instance_for, require_declared
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -56,7 +56,9 @@ def _command_ran(reply: Any) -> bool:
 @pytest.fixture
 def events_on(agent_targets: AgentTargets) -> Instance:
     """The launched reference with the feed on, or a running target as it is."""
-    return instance_for(agent_targets, events=True)
+    inst = instance_for(agent_targets, events=True)
+    core_answers(inst)  # a task to read is made with a plain message
+    return inst
 
 
 def _declared_of(inst: Instance) -> list[str]:
@@ -136,23 +138,31 @@ def _inactive_problems(client: JsonRpcClient, task_id: str, variant_of: dict[str
     cmd_v, ann_v, evt_v = (variant_of.get(u) for u in (COMMAND, ANNOTATIONS, EVENTS))
 
     def echoed(reply: Any, *names: str) -> list[str]:
+        """The declared URIs among ``names`` the echo lists (echoing the near miss itself is an echo that is
+        not the activated set, AGENTD_NEG_006's; it activated nothing that the echo shows)."""
         echo = echo_of(reply.headers) or []
         return [u for u in echo if u in names]
 
     if cmd_v is not None:
         r = client.call("SendMessage", send_params(command_message("status")), headers=ext(cmd_v))
-        if _command_ran(r) or echoed(r, COMMAND, cmd_v):
+        # A command that runs with no header at all says nothing of activation (that it is refused then
+        # is AGENTD_REFUSE_003's); then the echo alone shows what was activated. The control is a status
+        # read: refused or run, it changes nothing.
+        if echoed(r, COMMAND) or (_command_ran(r) and not _command_ran(
+                client.call("SendMessage", send_params(command_message("status"))))):
             out.append(f"{cmd_v!r} activated the command (answer {quote(r.json, 200)}; "
                        f"echo {render_echo(echo_of(r.headers))})")
     if ann_v is not None:
         r = client.call("GetTask", {"id": task_id}, headers=ext(ann_v))
-        if _annotated(r) or echoed(r, ANNOTATIONS, ann_v):
+        # Annotations on an answer to a request naming nothing say nothing of activation (whether they
+        # ride without it is AGENTD_ANN_002's); then the echo alone shows what was activated.
+        if echoed(r, ANNOTATIONS) or (_annotated(r) and not _annotated(client.call("GetTask",
+                                                                                           {"id": task_id}))):
             out.append(f"{ann_v!r} activated task-annotations on GetTask (echo {render_echo(echo_of(r.headers))})")
     if evt_v is not None:
         s = client.stream(EVENTS_METHOD, {}, headers=ext(evt_v), deadline=5.0, until=lambda _e: True)
         first = s.payloads[0] if s.payloads else s.json
-        if (isinstance(first, dict) and "result" in first) or [u for u in echo_of(s.headers) or []
-                                                               if u in (EVENTS, evt_v)]:
+        if (isinstance(first, dict) and "result" in first) or EVENTS in (echo_of(s.headers) or []):
             out.append(f"{evt_v!r} activated the events method (first frame {quote(first, 200)})")
     return out
 

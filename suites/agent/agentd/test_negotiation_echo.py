@@ -15,7 +15,15 @@ import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
 from conformance.agentd.echo import render_echo
-from conformance.agentd.footing import CARD_ROW, LISTENER_ROW, deps, instance_for, require_declared
+from conformance.agentd.footing import (
+    CARD_ROW,
+    CORE_ROW,
+    LISTENER_ROW,
+    core_answers,
+    deps,
+    instance_for,
+    require_declared,
+)
 from conformance.agentd.negotiation_cases import (
     ANSWERED,
     BROKEN,
@@ -59,8 +67,12 @@ def negotiation(request: pytest.FixtureRequest, agent_targets: AgentTargets, evi
     # The launched reference gets credentials too, so GetExtendedAgentCard is answered (as the operator)
     # and its echo can be judged like every other method's. A running target is taken as it is: the
     # statements judged here hold whatever it has switched on, and its card says whether the feed is on.
-    instance = instance_for(agent_targets, events=events, auth=True)
     own = [rid for m in request.node.iter_markers("requirement") for rid in m.args]
+    instance = instance_for(agent_targets, events=events, auth=True)
+    # A core request refused -32008 is AGENTD_DECL_006's own fail ("never answers -32008"), and blocks the
+    # other rows judged over the matrix (AGENTD_DECL_005's).
+    with judged_here(*own, *([CORE_ROW] if "AGENTD_DECL_006" in own else [])):
+        core_answers(instance)
     with judged_here(*own):
         got = replace(_CACHE.get(instance, lambda: run_negotiation(instance, events, Recorder())), events=events)
     evidence.add("negotiation matrix timing", got.timing())
@@ -237,25 +249,39 @@ def _require_declared(negotiation: Negotiation, uri: str) -> None:
 
 
 @NEG_DEPS
+@pytest.mark.depends_on("AGENTD_ANN_001")
 @pytest.mark.requirement("AGENTD_NEG_011")
 @pytest.mark.parametrize("negotiation", BOTH, indirect=True)
 def test_annotations_echoed_on_every_task_answer(negotiation: Negotiation, evidence: Evidence,
                                                  run_secrets: SecretSet) -> None:
     """task-annotations, requested, is activated on the sends, GetTask, ListTasks, CancelTask,
     SubscribeToTask and (with the feed on) the feed method: it is echoed, and every Task the answer
-    carries holds the annotations under the URI. Catches annotations-not-on-list."""
+    carries holds the annotations under the URI. When no Task of any answer holds them, which methods
+    activate the extension cannot be told from whether it carries annotations at all (AGENTD_ANN_001's):
+    with the echo right, the row is blocked by that row. Catches annotations-not-on-list."""
     _require_declared(negotiation, ANNOTATIONS)
     feed = EVENTS in negotiation.declared
     methods = [m for m in METHODS if m in APPLIES_TO[ANNOTATIONS] and (feed or m != EVENTS_METHOD)]
     cases, missing = _per_method(negotiation, ANNOTATIONS, methods)
     problems: list[tuple[Case, str]] = []
+    bare: list[tuple[Case, str]] = []
+    annotated = False
     for c in cases:
         if ANNOTATIONS not in (c.echo or []):
             problems.append((c, f"echo {render_echo(c.echo)} lacks task-annotations"))
-        bare = [t.get("id") for t in _tasks_in(c) if ANNOTATIONS not in (t.get("metadata") or {})]
-        if bare:
-            problems.append((c, f"task(s) {bare} answered without metadata[{ANNOTATIONS!r}]: not activated"))
-    _judge(evidence, run_secrets, cases, problems, "task-annotations was not activated")
+        found = _tasks_in(c)
+        annotated |= any(ANNOTATIONS in (t.get("metadata") or {}) for t in found)
+        ids = [t.get("id") for t in found if ANNOTATIONS not in (t.get("metadata") or {})]
+        if ids:
+            bare.append((c, f"task(s) {ids} answered without metadata[{ANNOTATIONS!r}]: not activated"))
+    if not problems and bare and not annotated:
+        evidence.add("cases judged", [c.row() for c in cases])
+        blocked_by("AGENTD_ANN_001", f"no Task of any answer naming task-annotations carries the annotations "
+                                     f"(e.g. {bare[0][0].label()}), on any method")
+    _judge(evidence, run_secrets, cases, problems + bare, "task-annotations was not activated")
+    if "SendMessage" in missing and COMMAND not in negotiation.declared:
+        # The matrix's SendMessage carries the status command (a send that answers at once).
+        require_declared(negotiation.card, COMMAND)
     if missing:
         not_measured(f"no request naming task-annotations was answered on {missing}; the others echo it")
 
@@ -332,7 +358,7 @@ def _feed_state(negotiation: Negotiation) -> bool:
     return declared
 
 
-@pytest.mark.depends_on(CARD_ROW)
+@pytest.mark.depends_on(CARD_ROW, CORE_ROW)
 @pytest.mark.requirement("AGENTD_DECL_013")
 @pytest.mark.parametrize("negotiation", BOTH, indirect=True)
 def test_events_method_routed_only_when_declared_and_activated(negotiation: Negotiation, evidence: Evidence,

@@ -19,7 +19,7 @@ from conformance.a2a.tasks import state_of
 from conformance.agentd.answers import answer_task, get_task
 from conformance.agentd.clients import rpc_client
 from conformance.agentd.commands import send_command
-from conformance.agentd.footing import deps, lacking
+from conformance.agentd.footing import card_of, commands_run, core_answers, deps, lacking, require_declared
 from conformance.agentd.peer import SENDS, recording_peer
 from conformance.agentd_page import (
     COMMAND,
@@ -51,7 +51,11 @@ def _relay_instance(agent_targets: AgentTargets, peer_url: str) -> Instance:
     from conformance.fixtures.reference_agentd import Peer, Workflow
 
     relay = Workflow(RELAY, send_to=Peer(peer_url), send_command=dict(RELAY_COMMAND))
-    return agent_targets.agentd(workflows=(relay,))
+    inst = agent_targets.agentd(workflows=(relay,))
+    require_declared(card_of(inst), COMMAND)  # the relay is started by a command
+    core_answers(inst)  # and looked at with GetTask
+    commands_run(inst)
+    return inst
 
 
 def _need_launch(agent_targets: AgentTargets, what: str) -> None:

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.a2a.messages import send_params, text_message
-from conformance.agentd.answers import answer_message, answer_task
+from conformance.agentd.answers import answer_task
 from conformance.agentd.bundles import Bundles, bundles
 from conformance.agentd.clients import ext, rpc_client
 from conformance.agentd.commands import command_message, command_part
@@ -33,8 +33,8 @@ from conformance.agentd_page import (
     EVENTS_METHOD,
 )
 from conformance.context import RunContext
-from conformance.judge import quote, refusal, refusal_problems, unique
-from conformance.outcome import fail
+from conformance.judge import SeenRefusal, blocked_by, quote, refusal, refusal_problems, unique
+from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
 from conformance.wire.httpbase import StreamReply
@@ -156,8 +156,31 @@ CASES: tuple[Case, ...] = (
 )
 
 
+#: The ErrorInfo reasons of the page's table that name a cause other than the arguments.
+_OTHER_CAUSES = ("EXTENSION_NOT_DECLARED", "EXTENSION_NOT_ACTIVATED", "EXTENSION_NOT_MARKED",
+                 "COMMAND_ENVELOPE_AMBIGUOUS", "COMMAND_TASK_ID", "UNKNOWN_OP", "CONTENT_TYPE_NOT_SUPPORTED",
+                 "INTROSPECTION_DISABLED", "PERMISSION_DENIED")
+
+
 def _params(cases: tuple[Case, ...], rid: str | None = None) -> list[Any]:
-    return [pytest.param(c, marks=pytest.mark.requirement(rid or c.rid), id=c.name) for c in cases]
+    """One param per case, measuring ``rid`` (the case's own row when None). A case measuring another
+    row stands on its own row's refusal: it depends on that row (:func:`_refused`)."""
+    return [pytest.param(c, marks=[pytest.mark.requirement(rid or c.rid),
+                                   *([pytest.mark.depends_on(c.rid)] if rid and rid != c.rid else [])], id=c.name)
+            for c in cases]
+
+
+def _refused(case: Case, reply: Reply) -> SeenRefusal:
+    """The refusal ``case`` provoked, for a check of another row (what a refusal carries, what it leaves
+    behind). A request that was not refused at all fails the case's own row (whose check sees the same
+    answer), so such a check is blocked by it: there is no refusal here to judge."""
+    body = reply.json
+    streamed = isinstance(reply, StreamReply) and bool(reply.events)
+    if streamed or not isinstance(body, dict) or "error" not in body:
+        seen = [e.data for e in reply.events[:3]] if isinstance(reply, StreamReply) and streamed else body or reply.body
+        blocked_by(case.rid, f"{case.name} was not refused: HTTP {reply.status}, "
+                             f"{'an event stream' if streamed else 'answered'} {quote(seen, 300)}")
+    return refusal(reply, case.name)
 
 
 @pytest.fixture
@@ -196,7 +219,7 @@ def test_refusal_has_the_code_and_reason_of_its_row(case: Case, ctx_for: Callabl
 def test_refusal_carries_errorinfo_naming_reason_and_domain(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
     """error.data holds a google.rpc.ErrorInfo whose reason names the case, under domain agentd.dev
     (a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Catches ``errorinfo-wrong-domain``."""
-    got = refusal(case.send(ctx_for(case)), case.name)
+    got = _refused(case, case.send(ctx_for(case)))
     v = got.view
     problems = list(v.problems)
     if not v.has_error_info:
@@ -214,7 +237,7 @@ def test_refusal_carries_errorinfo_naming_reason_and_domain(case: Case, ctx_for:
 def test_malformed_command_names_each_field_in_a_bad_request(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
     """A malformed command's refusal also carries a google.rpc.BadRequest whose field violations
     name each offending field. Catches ``no-bad-request``."""
-    got = refusal(case.send(ctx_for(case)), case.name)
+    got = _refused(case, case.send(ctx_for(case)))
     named = [fv.field for fv in got.view.field_violations]
     if not named:
         fail(f"{case.name}: no google.rpc.BadRequest field violation in error.data {quote(got.body.get('error'))}")
@@ -233,7 +256,7 @@ def test_refused_request_runs_nothing(case: Case, ctx_for: Callable[[Case], Ctx]
     try:
         before = obs.snapshot()
         reply = case.send(ctx)
-        refusal(reply, case.name)
+        _refused(case, reply)
         changed = obs.changes(before, tasks=False)
     finally:
         obs.close()
@@ -249,7 +272,7 @@ def test_refused_request_creates_no_task(case: Case, ctx_for: Callable[[Case], C
     obs = Observer(ctx.instance, ctx.recorder)
     try:
         before = obs.task_ids()
-        refusal(case.send(ctx), case.name)
+        _refused(case, case.send(ctx))
         new = sorted(obs.task_ids() - before)
     finally:
         obs.close()
@@ -293,6 +316,71 @@ class Probe:
             fail(f"{what} was refused, yet: {'; '.join(changed)}")
         return got
 
+    def observe(self, send: Callable[[], Reply], what: str, **extra: Any) -> Seen:
+        """Send; record what came back and what it left behind, judging nothing (each row's check judges
+        its own part of the record)."""
+        before = self.obs.snapshot()
+        reply = send()
+        body = reply.json
+        got: SeenRefusal | None = None
+        if (reply.status < 500 and not (isinstance(reply, StreamReply) and reply.events)
+                and isinstance(body, dict) and "error" in body):
+            got = refusal(reply, what)
+        answered = reply.status == 200 and got is None and (
+            bool(reply.events) if isinstance(reply, StreamReply) else isinstance(body, dict) and "result" in body)
+        return Seen(what, got, answered, f"HTTP {reply.status} {quote(body or reply.body, 200)}",
+                    self.obs.changes(before, tasks=False), self.obs.changes(before, effects=False), extra)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One bad input's record: the refusal (None: it was not refused), whether it was answered (HTTP 200
+    with a result), the answer as shown, the effects
+    (events, settings) and the new tasks it left, and what the generator knew of it."""
+
+    what: str
+    refused: SeenRefusal | None
+    answered: bool
+    answer: str
+    effects: list[str]
+    tasks: list[str]
+    extra: dict[str, Any]
+
+
+#: One run of each generated family of bad inputs per instance and process, shared by the rows that
+#: judge it (each judges its own part; a failure of the run is kept and re-raised to each).
+_SEEN: dict[tuple[str, str], list[Seen] | BaseException] = {}
+
+
+def _observed(kind: str, instance: Instance, make: Callable[[], list[Seen]]) -> list[Seen]:
+    key = (kind, instance.url)
+    if key not in _SEEN:
+        try:
+            _SEEN[key] = make()
+        except Exception as exc:  # noqa: BLE001 - kept so every row judging the run reports it
+            _SEEN[key] = exc
+    got = _SEEN[key]
+    if isinstance(got, BaseException):
+        raise got
+    return got
+
+
+def _judge_seen(seen: list[Seen], problems: list[str], *, unrefused_by: str | None = None) -> None:
+    """Fail on ``problems``; then, with ``unrefused_by``, be blocked by that row when an input was not
+    refused at all (that row's check fails on it; what a refusal carries or leaves cannot be seen there)."""
+    if problems:
+        fail("; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else ""))
+    answered = [x for x in seen if x.refused is None]
+    if unrefused_by is not None and answered:
+        blocked_by(unrefused_by, f"{answered[0].what} was not refused: {answered[0].answer}"
+                                 + (f" (and {len(answered) - 1} more)" if len(answered) > 1 else ""))
+
+
+def _left_behind(seen: list[Seen], *, tasks: bool) -> list[str]:
+    """For each refused input: the tasks (``tasks``) or the effects it left behind."""
+    return [f"{x.what} was refused, yet: {'; '.join(x.tasks if tasks else x.effects)}"
+            for x in seen if x.refused is not None and (x.tasks if tasks else x.effects)]
+
 
 def _envelopes(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
     """DataPart data under the agentd key that the command bundle's envelope schema refuses."""
@@ -308,26 +396,61 @@ def _envelopes(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
     return data.filter(lambda d: bool(b.errors("command", "", d)))
 
 
-@pytest.mark.requirement("AGENTD_REFUSE_008", "AGENTD_REFUSE_014", "AGENTD_REFUSE_015")
-def test_malformed_command_envelopes_are_refused_and_run_nothing(agent_targets: AgentTargets, recorder: Recorder,
-                                                                  run_context: RunContext) -> None:
+def _envelope_run(agent_targets: AgentTargets, recorder: Recorder, run_context: RunContext) -> list[Seen]:
     """Command DataParts the envelope schema refuses (agentd not an object, op missing or not a
-    non-empty string, members beside agentd) are refused with -32602 (INVALID_COMMAND_ARGS or
-    UNKNOWN_OP), never a 5xx, and leave no task, event or setting behind."""
-    probe = Probe(declaring(agent_targets, COMMAND, auth=True), recorder)
+    non-empty string, members beside agentd), each sent as the operator."""
+    inst = declaring(agent_targets, COMMAND, auth=True)
 
-    @BAD_INPUT
-    @given(_envelopes(bundles(run_context)))
-    def run(data: dict[str, Any]) -> None:
-        msg = command_message("admin.set", parts=[{"data": data}])
-        probe.refused(lambda: probe.client.call("SendMessage", send_params(msg), headers=ext(COMMAND)),
-                      f"the command part {quote(data, 200)}", codes=(-32602,),
-                      reasons=("INVALID_COMMAND_ARGS", "UNKNOWN_OP"))
+    def make() -> list[Seen]:
+        probe = Probe(inst, recorder)
+        out: list[Seen] = []
 
-    try:
-        run()
-    finally:
-        probe.close()
+        @BAD_INPUT
+        @given(_envelopes(bundles(run_context)))
+        def run(data: dict[str, Any]) -> None:
+            msg = command_message("admin.set", parts=[{"data": data}])
+            out.append(probe.observe(lambda: probe.client.call("SendMessage", send_params(msg), headers=ext(COMMAND)),
+                                     f"the command part {quote(data, 200)}"))
+
+        try:
+            run()
+        finally:
+            probe.close()
+        return out
+
+    return _observed("envelopes", inst, make)
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_008")
+def test_malformed_command_envelopes_are_refused(agent_targets: AgentTargets, recorder: Recorder,
+                                                 run_context: RunContext) -> None:
+    """Command DataParts the envelope schema refuses are refused with -32602 (INVALID_COMMAND_ARGS or
+    UNKNOWN_OP), never answered, never a 5xx."""
+    seen = _envelope_run(agent_targets, recorder, run_context)
+    problems = [f"{x.what}: not refused: {x.answer}" for x in seen if x.refused is None]
+    problems += [f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected -32602 "
+                 f"INVALID_COMMAND_ARGS or UNKNOWN_OP" for x in seen if x.refused is not None
+                 and (x.refused.view.code != -32602 or x.refused.view.reason not in ("INVALID_COMMAND_ARGS",
+                                                                                     "UNKNOWN_OP"))]
+    _judge_seen(seen, problems)
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_014")
+@pytest.mark.depends_on("AGENTD_REFUSE_008")
+def test_refused_malformed_envelopes_run_nothing(agent_targets: AgentTargets, recorder: Recorder,
+                                                 run_context: RunContext) -> None:
+    """A refused malformed command envelope leaves no event or setting behind."""
+    seen = _envelope_run(agent_targets, recorder, run_context)
+    _judge_seen(seen, _left_behind(seen, tasks=False), unrefused_by="AGENTD_REFUSE_008")
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_015")
+@pytest.mark.depends_on("AGENTD_REFUSE_008")
+def test_refused_malformed_envelopes_create_no_task(agent_targets: AgentTargets, recorder: Recorder,
+                                                    run_context: RunContext) -> None:
+    """A refused malformed command envelope leaves no task behind."""
+    seen = _envelope_run(agent_targets, recorder, run_context)
+    _judge_seen(seen, _left_behind(seen, tasks=True), unrefused_by="AGENTD_REFUSE_008")
 
 
 def _admin_set_args(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
@@ -356,31 +479,91 @@ def _offending(b: Bundles, args: dict[str, Any]) -> set[str]:
     return out
 
 
-@pytest.mark.requirement("AGENTD_CMD_003", "AGENTD_REFUSE_008", "AGENTD_REFUSE_013", "AGENTD_REFUSE_014")
-def test_malformed_arguments_are_refused_with_field_violations_and_run_nothing(
-        agent_targets: AgentTargets, recorder: Recorder, run_context: RunContext) -> None:
-    """admin.set arguments its schema refuses (wrong or missing path or value, values outside a
-    path's range, unknown arguments) are refused with -32602 INVALID_COMMAND_ARGS and a BadRequest
-    naming each offending argument; the setting and the feed are untouched."""
+def _arguments_run(agent_targets: AgentTargets, recorder: Recorder, run_context: RunContext) -> list[Seen]:
+    """admin.set arguments its schema refuses (wrong or missing path or value, values outside a path's
+    range, unknown arguments), each sent as the operator, with the arguments a BadRequest must name."""
     b = bundles(run_context)
-    probe = Probe(declaring(agent_targets, COMMAND, auth=True), recorder)
+    inst = declaring(agent_targets, COMMAND, auth=True)
 
-    @BAD_INPUT
-    @given(_admin_set_args(b))
-    def run(args: dict[str, Any]) -> None:
-        what = f"admin.set with {quote(args, 200)}"
-        got = probe.refused(lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", args)),
-                                                      headers=ext(COMMAND)),
-                            what, codes=(-32602,), reasons=("INVALID_COMMAND_ARGS",))
-        named = [fv.field for fv in got.view.field_violations]
-        missing = sorted(f for f in _offending(b, args) if not any(f in n for n in named))
+    def make() -> list[Seen]:
+        probe = Probe(inst, recorder)
+        out: list[Seen] = []
+
+        @BAD_INPUT
+        @given(_admin_set_args(b))
+        def run(args: dict[str, Any]) -> None:
+            out.append(probe.observe(
+                lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", args)),
+                                          headers=ext(COMMAND)),
+                f"admin.set with {quote(args, 200)}", offending=sorted(_offending(b, args))))
+
+        try:
+            run()
+        finally:
+            probe.close()
+        return out
+
+    return _observed("arguments", inst, make)
+
+
+@pytest.mark.requirement("AGENTD_CMD_003")
+def test_malformed_arguments_are_refused(agent_targets: AgentTargets, recorder: Recorder,
+                                         run_context: RunContext) -> None:
+    """admin.set arguments its schema refuses are refused (how: AGENTD_REFUSE_008 and _013), never
+    answered, never a 5xx, and not for another cause of the page's table."""
+    seen = _arguments_run(agent_targets, recorder, run_context)
+    problems = [f"{x.what}: not refused: {x.answer}" for x in seen if x.refused is None]
+    problems += [f"{x.what}: refused for {x.refused.view.reason!r}, not for its arguments" for x in seen
+                 if x.refused is not None and x.refused.view.reason in _OTHER_CAUSES]
+    _judge_seen(seen, problems)
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_008")
+@pytest.mark.depends_on("AGENTD_CMD_003")
+def test_malformed_arguments_are_refused_with_invalid_command_args(agent_targets: AgentTargets, recorder: Recorder,
+                                                                   run_context: RunContext) -> None:
+    """Each refusal of arguments off admin.set's schema is -32602 INVALID_COMMAND_ARGS."""
+    seen = _arguments_run(agent_targets, recorder, run_context)
+    problems = [f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected -32602 "
+                f"INVALID_COMMAND_ARGS" for x in seen if x.refused is not None
+                and (x.refused.view.code, x.refused.view.reason) != (-32602, "INVALID_COMMAND_ARGS")]
+    _judge_seen(seen, problems, unrefused_by="AGENTD_CMD_003")
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_013")
+@pytest.mark.depends_on("AGENTD_CMD_003")
+def test_malformed_arguments_are_refused_with_field_violations(agent_targets: AgentTargets, recorder: Recorder,
+                                                               run_context: RunContext) -> None:
+    """Each refusal of arguments off admin.set's schema carries a BadRequest naming each offending
+    argument (extra, missing, mistyped)."""
+    seen = _arguments_run(agent_targets, recorder, run_context)
+    problems = []
+    for x in seen:
+        if x.refused is None:
+            continue
+        named = [fv.field for fv in x.refused.view.field_violations]
+        missing = [f for f in x.extra["offending"] if not any(f in n for n in named)]
         if missing:
-            fail(f"{what}: the BadRequest names {named!r}, not the offending argument(s) {missing!r}")
+            problems.append(f"{x.what}: the BadRequest names {named!r}, not the offending argument(s) {missing!r}")
+    _judge_seen(seen, problems, unrefused_by="AGENTD_CMD_003")
 
-    try:
-        run()
-    finally:
-        probe.close()
+
+@pytest.mark.requirement("AGENTD_REFUSE_014")
+@pytest.mark.depends_on("AGENTD_CMD_003")
+def test_refused_malformed_arguments_run_nothing(agent_targets: AgentTargets, recorder: Recorder,
+                                                 run_context: RunContext) -> None:
+    """A refused admin.set with malformed arguments leaves the setting and the feed untouched."""
+    seen = _arguments_run(agent_targets, recorder, run_context)
+    _judge_seen(seen, _left_behind(seen, tasks=False), unrefused_by="AGENTD_CMD_003")
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_015")
+@pytest.mark.depends_on("AGENTD_CMD_003")
+def test_refused_malformed_arguments_create_no_task(agent_targets: AgentTargets, recorder: Recorder,
+                                                    run_context: RunContext) -> None:
+    """A refused admin.set with malformed arguments leaves no task behind."""
+    seen = _arguments_run(agent_targets, recorder, run_context)
+    _judge_seen(seen, _left_behind(seen, tasks=True), unrefused_by="AGENTD_CMD_003")
 
 
 _MUTATIONS: dict[str, st.SearchStrategy[Any]] = {
@@ -452,28 +635,68 @@ def _header_lines() -> st.SearchStrategy[list[str]]:
     return st.lists(line, min_size=1, max_size=3)
 
 
-@pytest.mark.requirement("AGENTD_REFUSE_003", "AGENTD_REFUSE_014")
+def _header_run(agent_targets: AgentTargets, recorder: Recorder) -> list[Seen]:
+    """A marked admin.set under generated A2A-Extensions headers (case, slash and scheme variants,
+    unknown URIs, odd separators, repeated lines), each sent as the operator, with whether one
+    comma-separated item is byte for byte the command URI and on which line."""
+    inst = declaring(agent_targets, COMMAND, auth=True)
+
+    def make() -> list[Seen]:
+        probe = Probe(inst, recorder)
+        out: list[Seen] = []
+
+        @BAD_INPUT
+        @given(_header_lines())
+        def run(lines: list[str]) -> None:
+            per_line = [[i.strip() for i in line.split(",")] for line in lines]
+            out.append(probe.observe(
+                lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", _marker())),
+                                          headers={"A2A-Extensions": lines}),
+                f"A2A-Extensions {lines!r}", named=any(COMMAND in items for items in per_line),
+                first_line=COMMAND in per_line[0], first_item=per_line[0][0] == COMMAND))
+
+        try:
+            run()
+        finally:
+            probe.close()
+        return out
+
+    return _observed("headers", inst, make)
+
+
+@pytest.mark.requirement("AGENTD_REFUSE_003")
 def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent_targets: AgentTargets,
                                                                             recorder: Recorder) -> None:
-    """Generated A2A-Extensions headers (case, slash and scheme variants, unknown URIs, odd
-    separators, repeated lines): a marked admin.set runs exactly when one comma-separated item is
-    byte for byte the command URI; otherwise it is refused with -32602 EXTENSION_NOT_ACTIVATED,
-    never a 5xx, and changes nothing."""
-    probe = Probe(declaring(agent_targets, COMMAND, auth=True), recorder)
+    """Generated A2A-Extensions headers: a marked admin.set whose header has no item byte for byte the
+    command URI is refused with -32602 EXTENSION_NOT_ACTIVATED, never a 5xx; one naming it first on the
+    first line runs (so the refusals are not of every command). One naming it only further on that is
+    refused anyway was misread by the header's reader, which is AGENTD_NEG_001's and _002's to judge,
+    not this row's."""
+    seen = _header_run(agent_targets, recorder)
+    problems: list[str] = []
+    for x in seen:
+        if x.extra["named"]:
+            if x.extra["first_item"] and x.refused is not None:
+                problems.append(f"{x.what} (names the command URI first): refused {x.refused.view.code} "
+                                f"{x.refused.view.reason!r}")
+            elif x.extra["first_item"] and not x.answered:
+                problems.append(f"{x.what} (names the command URI first): neither answered nor refused: "
+                                f"{x.answer}")
+        elif x.refused is None:
+            problems.append(f"{x.what}: not refused: {x.answer}")
+        elif (x.refused.view.code, x.refused.view.reason) != (-32602, "EXTENSION_NOT_ACTIVATED"):
+            problems.append(f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected "
+                            f"-32602 EXTENSION_NOT_ACTIVATED")
+    _judge_seen(seen, problems)
+    if not any(x.extra["named"] and x.answered for x in seen):
+        not_measured("no generated header named the command URI and had its command run, so the refusals "
+                     "cannot be told from a refusal of every command")
 
-    @BAD_INPUT
-    @given(_header_lines())
-    def run(lines: list[str]) -> None:
-        items = [i.strip() for line in lines for i in line.split(",")]
-        what = f"A2A-Extensions {lines!r}"
-        send = lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", _marker())),  # noqa: E731
-                                         headers={"A2A-Extensions": lines})
-        if COMMAND in items:
-            answer_message(send(), f"{what} (names the command URI)")
-        else:
-            probe.refused(send, what, codes=(-32602,), reasons=("EXTENSION_NOT_ACTIVATED",))
 
-    try:
-        run()
-    finally:
-        probe.close()
+@pytest.mark.requirement("AGENTD_REFUSE_014")
+@pytest.mark.depends_on("AGENTD_REFUSE_003")
+def test_a_command_refused_for_its_header_runs_nothing(agent_targets: AgentTargets, recorder: Recorder) -> None:
+    """A marked admin.set refused for a generated header not naming the command URI changes nothing:
+    no event, no setting. One that was not refused is AGENTD_REFUSE_003's (this row is blocked by it)."""
+    seen = [x for x in _header_run(agent_targets, recorder) if not x.extra["named"]]
+    _judge_seen(seen, _left_behind(seen, tasks=False), unrefused_by="AGENTD_REFUSE_003")

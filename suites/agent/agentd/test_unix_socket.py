@@ -23,7 +23,7 @@ from conformance.agentd.cards import declared_uris, has_scheme
 from conformance.agentd.clients import card_reply, ext, public_card, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import echo_of, render_echo
-from conformance.agentd.footing import DECLARED_BY, declaring, deps, lacking
+from conformance.agentd.footing import DECLARED_BY, core_answers, declaring, deps, lacking
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -96,7 +96,7 @@ def test_card_interface_names_the_unix_binding(unix: Instance, recorder: Recorde
 
 
 @pytest.mark.requirement("AGENTD_UDS_002")
-@pytest.mark.depends_on(DECLARED_BY[ANNOTATIONS])
+@pytest.mark.depends_on(DECLARED_BY[ANNOTATIONS], "AGENTD_ANN_001")
 def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder: Recorder) -> None:
     """Over the socket, as HTTP/1.1: a message makes a task, GetTask echoes the activated
     task-annotations and carries them, a missing task is -32001 with its ErrorInfo, a streamed send
@@ -105,10 +105,13 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
     The echo and the annotations are asked of a socket whose card declares task-annotations
     (AGENTD_DECL_002's); on a card that does not, the rest is still judged, and when the rest holds the
     row is ``not_measured``, blocked by AGENTD_DECL_002 (an undeclared extension is not echoed, and that
-    is the declaration's fail, not the binding's)."""
+    is the declaration's fail, not the binding's). Likewise a GetTask that echoes task-annotations but
+    carries no annotations object is AGENTD_ANN_001's fail: with the rest holding, the row is blocked by it."""
+    core_answers(unix)  # core requests naming no extension
     card = public_card(unix, recorder)
     annotations = ANNOTATIONS in declared_uris(card)
     problems: list[str] = []
+    unannotated = ""
     with rpc_client(unix, recorder=recorder) as client:
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
@@ -120,7 +123,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
                 problems.append(f"GetTask naming task-annotations and command echoed "
                                 f"{render_echo(echo_of(got.headers))}, expected [{ANNOTATIONS!r}]")
             if ANNOTATIONS not in ((got.result or {}).get("metadata") or {}):
-                problems.append(f"GetTask with task-annotations activated carries none: {quote(got.json)}")
+                unannotated = f"GetTask with task-annotations activated carries none: {quote(got.json, 300)}"
         missing = client.call("GetTask", {"id": unique("no-such-task")})
         err = (missing.json or {}).get("error") if isinstance(missing.json, dict) else None
         mism = from_jsonrpc(err).mismatches(BY_NAME["TaskNotFoundError"]) if err is not None else ["no error"]
@@ -144,6 +147,8 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
         blocked_by(DECLARED_BY[ANNOTATIONS], f"the socket's card declares no {ANNOTATIONS}, so the echo and the "
                                              f"annotations over the socket cannot be asked for (declared: "
                                              f"{declared_uris(card) or 'none'})")
+    if unannotated:
+        blocked_by("AGENTD_ANN_001", unannotated)
 
 
 @pytest.mark.requirement("AGENTD_UDS_003")
@@ -242,6 +247,7 @@ def test_socket_has_no_scheme_and_no_extended_card(unix: Instance, recorder: Rec
     """The socket's card declares no security scheme and sets extendedAgentCard false (or leaves it
     out, which proto3 JSON reads as false), and
     GetExtendedAgentCard answers -32004. Catches unix-declares-bearer, extended-card-without-scheme."""
+    core_answers(unix)  # GetExtendedAgentCard naming no extension
     card = public_card(unix, recorder)
     problems = []
     if has_scheme(card) or card.get("securityRequirements"):
