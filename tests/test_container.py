@@ -35,7 +35,7 @@ from conformance.targets.model import AgentTarget
 AGENTD_NOT_MEASURED: dict[str, str] = {}
 A2A_NOT_MEASURED: dict[str, str] = {}
 #: Conditional rows that do not apply to the reference (its card declares only JSON-RPC), on either path.
-A2A_NA = {"A2A_ERR_002", "A2A_ERR_005"}
+A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
 RUN_ID = f"{PREFIX}.run-id"
 
 

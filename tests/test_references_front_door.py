@@ -38,7 +38,7 @@ NEED_A_MOVED_TASK = {"A2A_SUB_004", "A2A_STREAM_005"}
 #: Rows that need a task that stays working until canceled (the agent's long-running hint).
 NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001"}
 #: The reference agentd serves JSON-RPC only: the rows about the other bindings do not apply (conditional).
-JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005"}
+JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
 REFERENCE = [*REFERENCE_AGENTD, "--principal", f"op:{TOKEN}:operator"]
 BOTH = [pytest.param(REFERENCE, {"Authorization": f"Bearer {TOKEN}"}, id="reference-agentd"),
         pytest.param(SCRIPTED_CORE, {}, id="scripted-agent")]
