@@ -101,7 +101,8 @@ COMPLETED = (0, 1)
 #: a2a: the card is served at the well-known path; each declared interface speaks its binding.
 OWN_FAILS = {
     "agentd": {"AGENTD_DECL_001", "AGENTD_DECL_002", "AGENTD_DECL_003", "AGENTD_DECL_005", "AGENTD_DECL_013"},
-    "a2a": {"A2A_CARD_001", "A2A_CARD_007"},
+    # a card served without caching headers fails the rows that demand them (A2A_CARD_008/009, SHOULD)
+    "a2a": {"A2A_CARD_001", "A2A_CARD_007", "A2A_CARD_008", "A2A_CARD_009"},
 }
 
 
