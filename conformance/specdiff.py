@@ -6,8 +6,13 @@ removed or withdrawn, moved to another tier or area, re-sectioned, and reworded.
 our own summaries, not the specification's sentences, so rewording is detected through a fingerprint
 (SHA-256 of the whitespace- and markup-normalised requirement text of the revision the registry was
 transcribed from, ``registry/data/a2acli.source-text.json``); given the earlier revision's file too
-(``--against``), a word diff shows what changed. For each changed id the checks and defects that
-cover it are listed, so the author sees what must be re-verified.
+(``--against``), a word diff shows what changed, with a few words of context either side. An id that
+is new but whose text is a removed id's text (same fingerprint) is a rename, not an addition and a
+removal. The RFC 2119 keywords of each transcribed requirement (``a2acli.source-levels.json``) let a
+change of level (``SHOULD → MUST``) be named without the earlier file. The document's revision date
+(COMPLIANCE.md's "Last updated", a template's ``report.spec_revision``) is compared with the one the
+registry names. For each changed id the checks and defects that cover it are listed, so the author
+sees what must be re-verified.
 """
 
 from __future__ import annotations
@@ -26,6 +31,14 @@ from conformance.paths import REGISTRY_DATA_DIR
 from conformance.registry import Registry
 
 FINGERPRINTS = REGISTRY_DATA_DIR / "a2acli.source-text.json"
+#: form -> id -> the RFC 2119 keywords of the transcribed revision's text, in order of appearance.
+LEVELS = REGISTRY_DATA_DIR / "a2acli.source-levels.json"
+#: How many words of unchanged text a word diff shows either side of a change.
+CONTEXT_WORDS = 4
+_KEYWORD = re.compile(r"\b(MUST NOT|MUST|SHALL NOT|SHALL|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED|REQUIRED|MAY|"
+                      r"OPTIONAL)\b")
+_DATE = r"(\d{4}-\d{2}-\d{2})"
+_LAST_UPDATED = re.compile(rf"^\s*\**\s*Last updated\s*:?\s*\**\s*:?\s*`?{_DATE}", re.IGNORECASE | re.MULTILINE)
 _ID = r"A2ACLI_[A-Z][A-Z_]*?_\d{3}"
 _ROW = re.compile(rf"^\|\s*`?({_ID})`?\s*\|(.*)\|\s*$")
 _TIER_HEADING = re.compile(r"^#{2,3}\s.*\bTier\s+(\d)\b")
@@ -55,22 +68,28 @@ class SourceRow:
 class SpecDiff:
     added: list[SourceRow] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # old id, new id (same requirement text)
     withdrawn: list[str] = field(default_factory=list)
     moved_tier: list[tuple[str, int | None, int | None]] = field(default_factory=list)
     moved_area: list[tuple[str, str, str]] = field(default_factory=list)
     resectioned: list[tuple[str, str, str]] = field(default_factory=list)
     reworded: list[tuple[str, list[str]]] = field(default_factory=list)  # id, word diff (may be empty)
     kind_changed: list[tuple[str, str, str]] = field(default_factory=list)
+    #: id, the keywords before, after ("SHOULD" → "MUST"; "none" for a text without any).
+    level_changed: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The revision date the registry names and the one the document gives, when they differ.
+    revision: tuple[str | None, str] | None = None
 
     def changed_ids(self) -> list[str]:
-        ids = [r.id for r in self.added] + self.removed + self.withdrawn
+        # A renamed id by its old name: the one the registry, the checks and the defects cite.
+        ids = [r.id for r in self.added] + self.removed + [old for old, _ in self.renamed] + self.withdrawn
         ids += [str(t[0]) for t in (*self.moved_tier, *self.moved_area, *self.resectioned, *self.reworded,
-                                    *self.kind_changed)]
+                                    *self.kind_changed, *self.level_changed)]
         return list(dict.fromkeys(ids))
 
     @property
     def empty(self) -> bool:
-        return not self.changed_ids()
+        return not self.changed_ids() and self.revision is None
 
 
 def normalise(text: str) -> str:
@@ -83,6 +102,15 @@ def normalise(text: str) -> str:
 
 def fingerprint(text: str) -> str:
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+def keywords(text: str) -> list[str]:
+    """The RFC 2119 keywords of a requirement's text (upper case only, as the specification writes them)."""
+    return list(dict.fromkeys(_KEYWORD.findall(normalise(text))))
+
+
+def _level_words(words: list[str]) -> str:
+    return ", ".join(words) if words else "none"
 
 
 def _area(rid: str) -> str:
@@ -141,6 +169,26 @@ def parse_template(data: Any, source: str = "compliance-report.template.yaml") -
     return rows
 
 
+def revision_date(path: Path) -> str | None:
+    """The revision date a document gives: COMPLIANCE.md's "Last updated" line, a template's
+    ``report.spec_revision`` (when it is a date, not the ``<YYYY-MM-DD>`` placeholder); None without one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return None
+        report = data.get("report") if isinstance(data, dict) else None
+        value = str(report.get("spec_revision") or "") if isinstance(report, dict) else ""
+        m = re.fullmatch(_DATE, value.strip())
+        return m.group(1) if m else None
+    m = _LAST_UPDATED.search(text)
+    return m.group(1) if m else None
+
+
 def read_revision(path: Path) -> dict[str, SourceRow]:
     """Parse a COMPLIANCE.md or a compliance-report template (by content, not by name)."""
     try:
@@ -167,26 +215,54 @@ def load_fingerprints() -> dict[str, dict[str, str]]:
     return data
 
 
-def _word_diff(old: str, new: str) -> list[str]:
+def load_levels() -> dict[str, dict[str, list[str]]]:
+    """form -> id -> the RFC 2119 keywords of the transcribed revision's text."""
+    try:
+        data: dict[str, dict[str, list[str]]] = json.loads(LEVELS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data
+
+
+def _word_diff(old: str, new: str, context: int = CONTEXT_WORDS) -> list[str]:
+    """One string per hunk: the changed words (``[-old-]``, ``{+new+}``) with up to ``context`` unchanged
+    words either side (``…`` where the text goes on); changes closer than twice that share a hunk."""
     a, b = normalise(old).split(), normalise(new).split()
-    out: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if op in ("delete", "replace"):
-            out.append("[-" + " ".join(a[i1:i2]) + "-]")
-        if op in ("insert", "replace"):
-            out.append("{+" + " ".join(b[j1:j2]) + "+}")
-    return out
+    hunks: list[str] = []
+    for group in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_grouped_opcodes(context):
+        words: list[str] = []
+        for op, i1, i2, j1, j2 in group:
+            if op == "equal":
+                words.extend(a[i1:i2])
+                continue
+            if op in ("delete", "replace"):
+                words.append("[-" + " ".join(a[i1:i2]) + "-]")
+            if op in ("insert", "replace"):
+                words.append("{+" + " ".join(b[j1:j2]) + "+}")
+        first, last = group[0], group[-1]
+        head = "… " if first[0] == "equal" and first[1] > 0 else ""
+        tail = " …" if last[0] == "equal" and last[2] < len(a) else ""
+        hunks.append(head + " ".join(words) + tail)
+    return hunks
 
 
 def diff(registry: Registry, new: dict[str, SourceRow], against: dict[str, SourceRow] | None = None,
-         fingerprints: dict[str, dict[str, str]] | None = None) -> SpecDiff:
-    """``new`` (a revision) against the registry's a2acli family."""
+         fingerprints: dict[str, dict[str, str]] | None = None, *, revision: str | None = None,
+         levels: dict[str, dict[str, list[str]]] | None = None) -> SpecDiff:
+    """``new`` (a revision, dated ``revision`` when the document says) against the registry's a2acli family."""
     prints = load_fingerprints() if fingerprints is None else fingerprints
+    known_levels = load_levels() if levels is None else levels
     out = SpecDiff()
     ours = {r.id: r for r in registry.select(family="a2acli")}
+    gone = [rid for rid in ours if rid not in new]
     for rid, row in new.items():
         if rid not in ours:
-            out.added.append(row)
+            old_id = _renamed_from(row, gone, prints, against)
+            if old_id is None:
+                out.added.append(row)
+            else:
+                gone.remove(old_id)
+                out.renamed.append((old_id, rid))
             continue
         req = ours[rid]
         if row.withdrawn and not req.withdrawn:
@@ -203,8 +279,32 @@ def diff(registry: Registry, new: dict[str, SourceRow], against: dict[str, Sourc
         if known is not None and normalise(row.text) and fingerprint(row.text) != known:
             old = (against or {}).get(rid)
             out.reworded.append((rid, _word_diff(old.text, row.text) if old is not None else []))
-    out.removed = [rid for rid in ours if rid not in new]
+            before = keywords(old.text) if old is not None else known_levels.get(row.form, {}).get(rid)
+            after = keywords(row.text)
+            if before is not None and set(before) != set(after):
+                out.level_changed.append((rid, _level_words(before), _level_words(after)))
+    out.removed = gone
+    family = registry.families.get("a2acli")
+    ours_date = family.spec_revision if family is not None else None
+    if revision is not None and revision != ours_date:
+        out.revision = (ours_date, revision)
     return out
+
+
+def _renamed_from(row: SourceRow, gone: list[str], prints: dict[str, dict[str, str]],
+                  against: dict[str, SourceRow] | None) -> str | None:
+    """The removed id whose transcribed text (its fingerprint, or the earlier revision's row) is this new
+    row's text: the requirement was renamed, not replaced."""
+    if not normalise(row.text):
+        return None
+    mine = fingerprint(row.text)
+    for old_id in gone:
+        earlier = (against or {}).get(old_id)
+        if earlier is not None and normalise(earlier.text) and fingerprint(earlier.text) == mine:
+            return old_id
+        if prints.get(row.form, {}).get(old_id) == mine:
+            return old_id
+    return None
 
 
 def _sections(spec: str) -> list[str]:
@@ -214,27 +314,44 @@ def _sections(spec: str) -> list[str]:
 def render(d: SpecDiff, coverage: dict[str, tuple[list[str], list[str]]]) -> str:
     """The report a spec author reads: each kind of change, then what covers each changed id."""
     if d.empty:
-        return "The registry matches this revision: no id added, removed, withdrawn, moved, re-sectioned or reworded.\n"
+        return ("The registry matches this revision: no id added, removed, renamed, withdrawn, moved, re-sectioned, "
+                "reworded or changed in level, and no other revision date.\n")
     lines: list[str] = []
+    if d.revision is not None:
+        before, after = d.revision
+        lines += ["", "## Revision date", "",
+                  f"- {before or 'none recorded'} (the revision the registry was transcribed from) → {after} "
+                  "(this document's): update the registry's spec_revision once its rows match"]
 
     def section(title: str, items: list[str]) -> None:
         if items:
             lines.extend(["", f"## {title} ({len(items)})", "", *items])
 
     section("Added", [f"- `{r.id}` (tier {r.tier}, {r.spec}): {normalise(r.text)}" for r in d.added])
+    section("Renamed (same requirement text, new id)", [f"- `{a}` → `{b}`" for a, b in d.renamed])
     section("Removed", [f"- `{rid}`" for rid in d.removed])
     section("Withdrawn", [f"- `{rid}`" for rid in d.withdrawn])
     section("Moved to another tier", [f"- `{rid}`: tier {a} → tier {b}" for rid, a, b in d.moved_tier])
     section("Moved to another area", [f"- `{rid}`: {a} → {b}" for rid, a, b in d.moved_area])
     section("Re-sectioned", [f"- `{rid}`: {a} → {b}" for rid, a, b in d.resectioned])
     section("Kind changed", [f"- `{rid}`: {a} → {b}" for rid, a, b in d.kind_changed])
-    section("Reworded", [f"- `{rid}`: " + (" ".join(w) if w else "the text differs from the transcribed revision "
-                                             "(give the earlier revision with --against for a word diff)")
-                         for rid, w in d.reworded])
+    section("Level changed (RFC 2119 keywords of the text)", [f"- `{rid}`: {a} → {b}" for rid, a, b in d.level_changed])
+    section("Reworded", [_reworded(rid, w) for rid, w in d.reworded])
     cov = []
+    now = dict(d.renamed)
     for rid in d.changed_ids():
         checks, defects = coverage.get(rid, ([], []))
-        cov.append(f"- `{rid}`: checks {', '.join(f'`{c}`' for c in checks) or 'none'}; "
+        name = f"`{rid}` (now `{now[rid]}`)" if rid in now else f"`{rid}`"
+        cov.append(f"- {name}: checks {', '.join(f'`{c}`' for c in checks) or 'none'}; "
                    f"defects {', '.join(defects) or 'none'}")
     section("To re-verify (checks and defects covering each changed id)", cov)
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _reworded(rid: str, hunks: list[str]) -> str:
+    if not hunks:
+        return (f"- `{rid}`: the text differs from the transcribed revision "
+                "(give the earlier revision with --against for a word diff)")
+    if len(hunks) == 1:
+        return f"- `{rid}`: {hunks[0]}"
+    return f"- `{rid}`:\n" + "\n".join(f"  - {h}" for h in hunks)

@@ -20,6 +20,14 @@ class CommandParser(argparse.ArgumentParser):
 
 _Parser = CommandParser
 
+#: The exit codes of ``spec-diff``, as its ``--help`` lists them (the README says the same).
+SPEC_DIFF_EXIT = """exit codes:
+  0  the registry matches the revision: no id added, removed, renamed, withdrawn, moved,
+     re-sectioned, reworded or changed in level, and the same revision date (or none given)
+  1  the revision differs from the registry (the report lists each difference and what to re-verify)
+  2  usage error: a file that cannot be read or parsed (one line naming the file and line), a bad flag
+  3  the harness itself failed (its registry data unreadable, an internal error), in one line"""
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The command's parser: one sub-command per job (``matrix merge`` has its own: :func:`merge_parser`)."""
@@ -126,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 
-    sd = sub.add_parser("spec-diff", help="compare a revision's COMPLIANCE.md or report template with the registry")
+    sd = sub.add_parser("spec-diff", help="compare a revision's COMPLIANCE.md or report template with the registry",
+                        epilog=SPEC_DIFF_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter)
     sd.add_argument("path", metavar="PATH", help="a COMPLIANCE.md or compliance-report.template.yaml of a revision")
     sd.add_argument("--against", metavar="PATH",
                     help="the revision the registry was transcribed from (same forms), for word diffs of rewordings")

@@ -32,7 +32,7 @@ from conformance.report import ReportWriteError, blank_template, render_saved
 from conformance.report.manifest import MANIFEST_FILE, refresh_manifest
 from conformance.report.model import ReportError, report_path
 from conformance.report.verify import NotAReport, verify
-from conformance.specdiff import SpecFileError, diff, read_revision, render
+from conformance.specdiff import SpecFileError, diff, read_revision, render, revision_date
 from conformance.targets.engine import EngineUnavailable
 from conformance.targets.image import ImageBuildError, build_reference
 from conformance.targets.model import CliTarget, TargetError
@@ -80,13 +80,14 @@ def cmd_template(args: argparse.Namespace) -> int:
 
 
 def cmd_spec_diff(args: argparse.Namespace) -> int:
-    """Exit 0 when the registry matches the revision, 1 when it differs, 2 for an unreadable file."""
+    """Exit 0 when the registry matches the revision, 1 when it differs (its date included), 2 for an
+    unreadable file (the exit codes are in the sub-command's ``--help``: ``SPEC_DIFF_EXIT``)."""
     try:
         new = read_revision(Path(args.path))
         against = read_revision(Path(args.against)) if args.against else None
     except SpecFileError as exc:
         raise UsageFailure(f"spec-diff: {exc}") from exc
-    d = diff(default_registry(), new, against)
+    d = diff(default_registry(), new, against, revision=revision_date(Path(args.path)))
     checks, _ = scan_checks() if not d.empty else ({}, {})
     defects = scan_defects() if not d.empty else {}
     coverage = {rid: (checks.get(rid, []), defects.get(rid, [])) for rid in d.changed_ids()}
