@@ -182,6 +182,10 @@ def requirement_verdict(req: Requirement, outcomes: Iterable[Outcome]) -> Verdic
             note = f"no check covered part(s): {', '.join(unpassed)}"
     if status != PASS and not note:
         note = status
+    # The evidence behind the verdict first (the failing checks' of a fail, the unmeasured ones' of a
+    # not_measured, ...), so a link to a row's first evidence file opens what decided it.
+    deciding = {FAIL: failing, PARTIAL: failing, NOT_MEASURED: unmeasured or nas, NA: nas}.get(status, [])
+    evidence = tuple(dict.fromkeys([*(e for o in deciding for e in o.evidence), *evidence]))
     return Verdict(req.id, status, note, transports, parts, evidence, tests=len(outs), blocked_by=blocked)
 
 

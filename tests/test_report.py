@@ -119,7 +119,7 @@ def test_built_report_round_trips_through_yaml() -> None:
     reqs = data["requirements"]
     assert reqs["A2ACLI_VER_001"]["status"] == FAIL
     assert reqs["A2ACLI_VER_001"]["transports"] == {"GRPC": FAIL, "JSON-RPC": PASS}
-    # Evidence in test-id order ("…[GRPC]" before "…[JSON-RPC]"), whatever order the tests finished in.
+    # The failing check's evidence first, then test-id order, whatever order the tests finished in.
     assert reqs["A2ACLI_VER_001"]["evidence"] == ["evidence/A2ACLI_VER_001/b.json", "evidence/A2ACLI_VER_001/a.json"]
     assert "A2A-Version header missing" in reqs["A2ACLI_VER_001"]["note"]
     assert (reqs["A2ACLI_SEND_001"]["status"], reqs["A2ACLI_SEND_001"]["note"]) == (PASS, None)

@@ -152,6 +152,19 @@ def test_evidence_paths_are_kept_once_each() -> None:
     assert requirement_verdict(GATING, [a, b]).evidence == ("evidence/X/a.json", "evidence/X/b.json")
 
 
+def test_the_evidence_behind_the_verdict_comes_first() -> None:
+    """A passing check sorted before the failing one: the fail's evidence leads, so a link to the row's first
+    file (the implementation report's cells) opens what decided it; likewise a not_measured's own check."""
+    ok = Outcome(GATING.id, PASS, "t::a_passes", evidence=("evidence/X/a_passes.json",))
+    bad = Outcome(GATING.id, FAIL, "t::b_fails", message="wrong", evidence=("evidence/X/b_fails.json",))
+    v = requirement_verdict(GATING, [ok, bad])
+    assert v.status == FAIL and v.evidence == ("evidence/X/b_fails.json", "evidence/X/a_passes.json")
+    assert v.note is not None and v.note.endswith("evidence: evidence/X/b_fails.json")
+    unseen = Outcome(GATING.id, NOT_MEASURED, "t::c_unseen", message="no agent", evidence=("evidence/X/c.json",))
+    v = requirement_verdict(GATING, [ok, unseen])
+    assert v.status == NOT_MEASURED and v.evidence == ("evidence/X/c.json", "evidence/X/a_passes.json")
+
+
 def test_many_failures_are_summarised_not_dropped() -> None:
     v = requirement_verdict(GATING, [_out(GATING.id, FAIL, i, message=f"m{i}") for i in range(8)])
     assert v.status == FAIL and v.note and "+7 more failing" in v.note
