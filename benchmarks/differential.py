@@ -8,6 +8,11 @@ defect did not fail. CI runs a sample of it (``tests/test_differential.py``). Us
     python -m benchmarks.differential [--reference core agentd cli] [--defect NAME ...] [--jobs 2]
                                       [--record FILE [--skip-recorded]]
 
+``--group N`` screens faster: up to N defects naming rows of different areas run together in one
+whole-family run, and a group that moves a row none of its members owns (or leaves a member's id unfailed)
+is run again one defect at a time. Grouping can hide a move (one member's blocked row masking another's
+change), so the default, and a final pass, run each defect alone.
+
 ``--record FILE`` appends one JSON line per defect run (reference, defect, verdict, the rows moved, the
 declared ids missed, seconds, the commit it ran on), so a pass over a family's hundred-odd defects can be
 spread over several sittings: ``--skip-recorded`` leaves out the defects whose latest line in FILE says
@@ -27,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.killmatrix import DETECTED, REFERENCES, moved
+from tests.killmatrix import DETECTED, REFERENCES, Reference, batches, moved
 
 
 def main() -> int:
@@ -35,6 +40,9 @@ def main() -> int:
     ap.add_argument("--reference", nargs="+", choices=[r.key for r in REFERENCES], default=["core", "agentd", "cli"])
     ap.add_argument("--defect", nargs="+", help="only these defects")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--group", type=int, default=1, metavar="N",
+                    help="screen up to N defects of different areas in one whole-family run; a group that moves "
+                         "a row outside its members' ids is run again one defect at a time (default 1: each alone)")
     ap.add_argument("--record", type=Path, help="append one JSON line per defect run to this file")
     ap.add_argument("--skip-recorded", action="store_true",
                     help="leave out defects whose latest line in --record says ok")
@@ -52,29 +60,46 @@ def main() -> int:
                      and (ref.key, n) not in done]
             print(f"{ref.key}: clean run: {sum(s == 'pass' for s in clean.values())}/{len(clean)} pass; "
                   f"{len(names)} defects", flush=True)
-            for name in names:
-                t0 = time.monotonic()
-                try:
-                    report = ref.run(Path(tmp) / name, defect=name, extra=["--jobs", str(args.jobs)])
-                except (AssertionError, subprocess.SubprocessError) as exc:
-                    print(f"  {name:<44} ERROR  {time.monotonic() - t0:5.1f}s: {str(exc)[-300:]}", flush=True)
-                    _record(args.record, ref.key, name, "error", {}, [], time.monotonic() - t0, commit,
-                            str(exc)[-300:])
-                    bad += 1
-                    continue
-                ids = list(ref.defects[name].ids)
-                extra = moved(report, ids, clean)
-                missed = [rid for rid in ids if report.requirements[rid.partition(":")[0]].status not in DETECTED]
-                verdict = "ok" if not extra and not missed else "MOVED" if extra else "missed"
-                print(f"  {name:<44} {verdict:<6} {time.monotonic() - t0:5.1f}s", flush=True)
-                _record(args.record, ref.key, name, verdict.lower(), extra, missed, time.monotonic() - t0, commit)
-                for rid, what in sorted(extra.items()):
-                    print(f"      {rid}: {what[:300]}", flush=True)
-                for rid in missed:
-                    print(f"      declared {rid} not failed", flush=True)
-                bad += bool(extra)
+            groups = batches(ref, names, args.group) if args.group > 1 else [(n,) for n in names]
+            for group in groups:
+                bad += _run_group(ref, group, Path(tmp), clean, args, commit)
     print(f"{bad} defect(s) moved rows they do not own")
     return 1 if bad else 0
+
+
+def _run_group(ref: Reference, group: tuple[str, ...], tmp: Path, clean: dict[str, str], args: argparse.Namespace,
+               commit: str) -> int:
+    """Run ``group``'s defects together on the whole family; print and record each member's verdict. A group
+    that moved a row none of its members owns, or missed a declared id, is run again one member at a time,
+    so every "MOVED" is one defect's own. Returns how many defects moved rows they do not own."""
+    t0 = time.monotonic()
+    label = "+".join(group)
+    try:
+        report = ref.run(tmp / label[:80], defects=group, extra=["--jobs", str(args.jobs)])
+    except (AssertionError, subprocess.SubprocessError) as exc:
+        if len(group) > 1:
+            return sum(_run_group(ref, (name,), tmp, clean, args, commit) for name in group)
+        print(f"  {label:<44} ERROR  {time.monotonic() - t0:5.1f}s: {str(exc)[-300:]}", flush=True)
+        _record(args.record, ref.key, label, "error", {}, [], time.monotonic() - t0, commit, str(exc)[-300:])
+        return 1
+    ids = [rid for name in group for rid in ref.defects[name].ids]
+    extra = moved(report, ids, clean)
+    missed = {name: [rid for rid in ref.defects[name].ids
+                     if report.requirements[rid.partition(":")[0]].status not in DETECTED] for name in group}
+    if len(group) > 1 and (extra or any(missed.values())):
+        return sum(_run_group(ref, (name,), tmp, clean, args, commit) for name in group)
+    seconds = time.monotonic() - t0
+    for name in group:
+        verdict = "ok" if not extra and not missed[name] else "MOVED" if extra else "missed"
+        together = f" (with {len(group) - 1} other{'s' if len(group) > 2 else ''})" if len(group) > 1 else ""
+        print(f"  {name:<44} {verdict:<6} {seconds:5.1f}s{together}", flush=True)
+        _record(args.record, ref.key, name, verdict.lower(), extra, missed[name], seconds, commit,
+                together=list(group) if len(group) > 1 else None)
+        for rid, what in sorted(extra.items()):
+            print(f"      {rid}: {what[:300]}", flush=True)
+        for rid in missed[name]:
+            print(f"      declared {rid} not failed", flush=True)
+    return int(bool(extra))
 
 
 def _commit() -> str:
@@ -86,7 +111,8 @@ def _commit() -> str:
 
 
 def _record(path: Path | None, reference: str, defect: str, verdict: str, moved_rows: dict[str, str],
-            missed: list[str], seconds: float, commit: str, error: str = "") -> None:
+            missed: list[str], seconds: float, commit: str, error: str = "",
+            together: list[str] | None = None) -> None:
     if path is None:
         return
     line = {"reference": reference, "defect": defect, "verdict": verdict, "moved": moved_rows, "missed": missed,
@@ -94,6 +120,8 @@ def _record(path: Path | None, reference: str, defect: str, verdict: str, moved_
             "at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
     if error:
         line["error"] = error
+    if together:
+        line["together"] = together
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(line) + "\n")
