@@ -296,3 +296,26 @@ def test_an_exit_status_at_an_interrupted_state_fails_only_the_exit_row(tmp_path
     stops at once at those states (TASK_POLL_003) is judged on stopping and reporting, and passes."""
     reqs = _cli(tmp_path, ["A2ACLI_TASK_POLL_003"], "--env-plain", "REFCLI_DEFECTS=exit-1-on-failed-task")
     assert _row(reqs, "A2ACLI_TASK_POLL_003")[0] == "pass", _row(reqs, "A2ACLI_TASK_POLL_003")
+
+
+#: The rows a tool speaking JSON-RPC alone reaches through HTTP+JSON parts or two-transport comparisons.
+TRANSPORT_ROWS = ["A2ACLI_TX_001", "A2ACLI_TX_002", "A2ACLI_TX_003", "A2ACLI_TX_004", "A2ACLI_VER_001",
+                  "A2ACLI_CARD_GET_001", "A2ACLI_CARD_GET_005"]
+
+
+def test_a_tool_speaking_one_transport_fails_only_the_two_transport_row(tmp_path: Path) -> None:
+    """Tier 1 lets a tool speak one transport (SPEC.md §13.1: it selects the first card entry it supports;
+    TX_004, Tier 2, asks for two). The reference CLI speaking JSON-RPC alone (defect jsonrpc-only): TX_004
+    fails; TX_001 passes (it took the first entry it speaks, in both card orders); the parts about
+    HTTP+JSON, or about a preference between two transports, are blocked by TX_004 — not failed, as they
+    were (TX_003, VER_001 and CARD_GET_001 on their HTTP+JSON part, CARD_GET_005 on its HTTP+JSON entry)."""
+    reqs = _cli(tmp_path, TRANSPORT_ROWS, "--env-plain", "REFCLI_DEFECTS=jsonrpc-only")
+    assert _row(reqs, "A2ACLI_TX_004")[0] == "fail", _row(reqs, "A2ACLI_TX_004")
+    assert _row(reqs, "A2ACLI_TX_001")[0] == "pass", _row(reqs, "A2ACLI_TX_001")
+    assert _row(reqs, "A2ACLI_CARD_GET_005")[0] == "pass", _row(reqs, "A2ACLI_CARD_GET_005")
+    for rid in ("A2ACLI_TX_002", "A2ACLI_TX_003", "A2ACLI_VER_001"):
+        status, note = _row(reqs, rid)
+        assert status == "not_measured" and "A2ACLI_TX_004" in note and "does not speak HTTP+JSON" in note, (
+            rid, status, note)
+    status, note = _row(reqs, "A2ACLI_CARD_GET_001")
+    assert status != "fail" and (status == "pass" or "A2ACLI_TX_004" in note), (status, note)

@@ -14,16 +14,18 @@ from urllib.parse import unquote
 import pytest
 
 from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
+from conformance.clicheck.transport_checks import short_task_script
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
-from conformance.fixtures.scripted_agent import RecordedRequest, Script, ScriptedAgent
+from conformance.fixtures.scripted_agent import Interface, RecordedRequest, Script, ScriptedAgent
 from conformance.fixtures.scripted_agent.card import WELL_KNOWN_CARD_PATH
-from conformance.judge import DEPENDS_MARKER, Blocked
+from conformance.judge import DEPENDS_MARKER, Blocked, blocked_by
 from conformance.plugin.outcomes import block_if_not_reached
 from conformance.targets.model import CliTarget
 
 #: What the checks import from here: the card reference flag (the types live in the library).
-__all__ = ["card_read", "card_ref", "first_event_sent", "subscriptions"]
+__all__ = ["TWO_TRANSPORTS", "card_read", "card_ref", "first_event_sent", "first_spoken", "require_bindings",
+           "subscriptions", "unspoken"]
 
 
 @pytest.fixture(scope="session")
@@ -118,6 +120,45 @@ def new_secret(run_secrets: SecretSet) -> SecretMaker:
 def card_ref(agent: ScriptedAgent) -> Sequence[str]:
     """``-a <base URL>``: the spec's agent-card reference flag."""
     return ("-a", agent.base_url)
+
+
+#: Whether the tool speaks a binding, probed once per tool and process: (target, binding) -> None when it does,
+#: else what showed it does not.
+_UNSPOKEN: dict[tuple[int, str], str | None] = {}
+
+#: The row a second transport belongs to: Tier 1 lets a tool speak one (SPEC.md §13.1 asks it to pick the
+#: first card entry *it supports*); A2ACLI_TX_004 (Tier 2) asks for two.
+TWO_TRANSPORTS = "A2ACLI_TX_004"
+
+
+def unspoken(cli: Cli, agent: AgentMaker, binding: str) -> str | None:
+    """None when the tool speaks ``binding``; else what shows it does not: a ``send`` to a card offering
+    that binding alone reached none of its endpoints and exited non-zero. Probed once per tool in this
+    process (the probe's run is the evidence of the check that made it)."""
+    key = (id(cli.target), binding)
+    if key not in _UNSPOKEN:
+        a = agent(short_task_script(Interface(binding)))
+        r = cli.run("send", "--text", f"do you speak {binding}?", *card_ref(a))
+        reached = any(q.binding == binding for q in a.a2a_requests())
+        _UNSPOKEN[key] = None if reached or r.exit_code == 0 else (
+            f"a `send` to a card offering only {binding} reached none of its endpoints and exited {r.exit_code}")
+    return _UNSPOKEN[key]
+
+
+def require_bindings(cli: Cli, agent: AgentMaker, *bindings: str) -> None:
+    """End the check not measured, blocked by A2ACLI_TX_004, when the tool does not speak one of
+    ``bindings``: what the check observes on that binding (or between two) cannot be seen on the tool."""
+    for binding in bindings:
+        why = unspoken(cli, agent, binding)
+        if why is not None:
+            blocked_by(TWO_TRANSPORTS, f"the tool does not speak {binding}: {why}")
+
+
+def first_spoken(cli: Cli, agent: AgentMaker, order: Sequence[str]) -> str:
+    """The first of ``order`` (a card's bindings, in its order) the tool speaks: the one SPEC.md §13.1 has
+    it select with no preference given. The first of ``order`` when it speaks none (the send then fails
+    on its own)."""
+    return next((b for b in order if unspoken(cli, agent, b) is None), order[0])
 
 
 def card_read(agent: ScriptedAgent) -> bool:

@@ -25,7 +25,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
 )
 from conformance.judge import shown, unique
-from conformance.suites.cli.conftest import card_ref
+from conformance.suites.cli.conftest import card_ref, require_bindings
 
 EXTRA_CARD_PATH = "/agents/conformance/card.json"
 
@@ -116,6 +116,7 @@ def test_card_get_presents_capabilities_security_schemes_and_skills(cli: Cli, ag
         f"the skill {skill_name!r} (id {skill_id!r}) is not presented; {shown(r)}")
 
 
+@pytest.mark.depends_on("A2ACLI_TX_004")  # the tool may speak one transport (Tier 1)
 @pytest.mark.requirement("A2ACLI_CARD_GET_001", part="transport_selection")
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("first", ["JSONRPC", "HTTP+JSON"])
@@ -129,6 +130,7 @@ def test_transport_follows_the_order_of_the_card_it_read(
     card file is the part ``file_path``, and a tool without it is not failed here for that (seen on
     a2a-handler 0.4.0, whose file refusal also failed this part).
     """
+    require_bindings(cli, agent, first)
     order = ("JSONRPC", "HTTP+JSON") if first == "JSONRPC" else ("HTTP+JSON", "JSONRPC")
     card = CardSpec(interfaces=tuple(Interface(b) for b in order))
     a = agent(Script(card=card, send=TaskFlow.single("COMPLETED")))

@@ -23,6 +23,7 @@ from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.fixtures.scripted_agent import ApiKey, CardSpec, Interface, Script, TaskFlow
 from conformance.fixtures.scripted_agent.card import card_to_dict
 from conformance.judge import blocked_by, shown, unique, violations
+from conformance.suites.cli.conftest import first_spoken
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -155,9 +156,11 @@ def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli,
     tenant then dropped, so the row is ``not_measured``, blocked by A2ACLI_TX_003. The other entry's
     binding or tenant is this row's fail (the wrong entry was taken)."""
     first, second = unique("alpha-agent"), unique("beta-agent")
+    # The entry's binding differs from the other's where the tool speaks both (Tier 1 lets it speak one).
+    binding = first_spoken(cli, agent, ("HTTP+JSON", "JSONRPC"))
     entries = {
         "alpha": CardSpec(name=first, interfaces=(Interface("JSONRPC", tenant="alpha"),)),
-        "beta": CardSpec(name=second, interfaces=(Interface("HTTP+JSON", tenant="beta"),)),
+        "beta": CardSpec(name=second, interfaces=(Interface(binding, tenant="beta"),)),
     }
     a = agent(Script(catalog=entries, send=TaskFlow.single("COMPLETED")))
     ref = catalog_ref(a.catalog_url, "beta")
@@ -175,11 +178,11 @@ def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli,
         f"saw {order}; {shown(r)}")
     a2a = [q for q in seen if q.operation]
     assert r.exit_code == 0 and a2a, f"expected the send to reach the entry's agent and exit 0; {shown(r)}"
-    wrong = [(q.binding, q.operation, q.tenant) for q in a2a if (q.binding, q.tenant) != ("HTTP+JSON", "beta")]
-    if wrong and all(b == "HTTP+JSON" and t != "alpha" for b, _, t in wrong):
-        blocked_by("A2ACLI_TX_003", f"the send went to the entry's HTTP+JSON interface but without its declared "
+    wrong = [(q.binding, q.operation, q.tenant) for q in a2a if (q.binding, q.tenant) != (binding, "beta")]
+    if wrong and all(b == binding and t != "alpha" for b, _, t in wrong):
+        blocked_by("A2ACLI_TX_003", f"the send went to the entry's {binding} interface but without its declared "
                                     f"tenant 'beta': {wrong}")
-    assert not wrong, (f"the entry's card offers HTTP+JSON with tenant 'beta', but requests came as {wrong}; "
+    assert not wrong, (f"the entry's card offers {binding} with tenant 'beta', but requests came as {wrong}; "
                        f"{shown(r)}")
 
 

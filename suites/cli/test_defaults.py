@@ -32,7 +32,7 @@ from conformance.fixtures.scripted_agent import (
 )
 from conformance.judge import blocked_by, shown
 from conformance.outcome import not_measured
-from conformance.suites.cli.conftest import card_ref
+from conformance.suites.cli.conftest import TWO_TRANSPORTS, card_ref, unspoken
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
@@ -84,12 +84,17 @@ def _task_or_blocked(record: RecordBreakdown, row: str, a: ScriptedAgent, r: Cli
         _unmeasured(record, row, "A2ACLI_SEND_001", f"`send` created no task (exit {r.exit_code})")
 
 
+@pytest.mark.depends_on("A2ACLI_TX_004")  # the tool may speak one transport (Tier 1)
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="transport_server_preference_order")
 def test_default_transport_is_card_order_and_flag_overrides(cli: Cli, agent: AgentMaker,
                                                              record_breakdown: RecordBreakdown) -> None:
     """Against an HTTP+JSON-first card the tool uses HTTP+JSON unprompted, and ``--transport JSONRPC``
     moves it to JSON-RPC. Catches a fixed transport or an ignored --transport."""
     row = "transport_server_preference_order"
+    for binding in ("HTTP+JSON", "JSONRPC"):
+        why = unspoken(cli, agent, binding)
+        if why is not None:
+            _unmeasured(record_breakdown, row, TWO_TRANSPORTS, f"the tool does not speak {binding}: {why}")
     a = agent(Script(card=CardSpec(interfaces=(Interface("HTTP+JSON"), Interface("JSONRPC")))))
     r1 = cli.run("send", "--text", "hi", *card_ref(a))
     _sent_or_blocked(record_breakdown, row, a, r1)

@@ -15,7 +15,7 @@ from conformance.clicheck.transport_checks import bindings as _bindings
 from conformance.clicheck.transport_checks import short_task_script as _script
 from conformance.fixtures.scripted_agent import Interface, RecordedRequest, ScriptedAgent
 from conformance.judge import blocked_by, shown
-from conformance.suites.cli.conftest import card_read, card_ref
+from conformance.suites.cli.conftest import card_read, card_ref, first_spoken, require_bindings
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001", "A2ACLI_SEND_001", "A2ACLI_SEND_006")
 
@@ -36,27 +36,34 @@ def _send(cli: Cli, a: ScriptedAgent, *extra: str) -> list[RecordedRequest]:
 @pytest.mark.parametrize("order", [("JSONRPC", "HTTP+JSON"), ("HTTP+JSON", "JSONRPC")],
                          ids=["jsonrpc-first", "rest-first"])
 def test_first_card_interface_is_used_without_preference(cli: Cli, agent: AgentMaker, order: tuple[str, str]) -> None:
-    """With no --transport, every request goes over the card's first supportedInterfaces entry, for
+    """With no --transport, every request goes over the card's first supportedInterfaces entry the tool
+    speaks (§13.1: the first it supports; a tool speaking one binding, as Tier 1 allows, keeps to it), for
     either order of the two. Catches a fixed transport or a tool that reads the list backwards."""
+    expected = first_spoken(cli, agent, order)
     a = agent(_script(*(Interface(b) for b in order)))
     used = _bindings(_send(cli, a))
-    assert used == [order[0]], f"card declares {list(order)} (server preference order); the CLI used {used}"
+    assert used == [expected], (f"card declares {list(order)} (server preference order); the first the tool "
+                                f"speaks is {expected}; the CLI used {used}")
 
 
+@pytest.mark.depends_on("A2ACLI_TX_004")  # the tool may speak one transport (Tier 1)
 @pytest.mark.requirement("A2ACLI_TX_002")
 def test_transport_flag_overrides_card_order(cli: Cli, agent: AgentMaker) -> None:
     """``--transport HTTP+JSON --transport JSONRPC`` against a JSON-RPC-first card uses HTTP+JSON: the
     caller's order wins over the card's. Catches a missing or ignored --transport."""
+    require_bindings(cli, agent, "HTTP+JSON", "JSONRPC")
     a = agent(_script(Interface("JSONRPC"), Interface("HTTP+JSON")))
     used = _bindings(_send(cli, a, "--transport", "HTTP+JSON", "--transport", "JSONRPC"))
     assert used == ["HTTP+JSON"], f"--transport HTTP+JSON --transport JSONRPC on a JSONRPC-first card used {used}"
 
 
+@pytest.mark.depends_on("A2ACLI_TX_004")  # the tool may speak one transport (Tier 1)
 @pytest.mark.requirement("A2ACLI_TX_002")
 def test_transport_preference_absent_from_card_is_skipped(cli: Cli, agent: AgentMaker) -> None:
     """``--transport GRPC --transport HTTP+JSON`` against a card without gRPC skips GRPC and takes the
     next preference, HTTP+JSON, not the card's first entry. Catches a single-valued --transport that
     falls back to card order."""
+    require_bindings(cli, agent, "HTTP+JSON", "JSONRPC")
     a = agent(_script(Interface("JSONRPC"), Interface("HTTP+JSON")))
     used = _bindings(_send(cli, a, "--transport", "GRPC", "--transport", "HTTP+JSON"))
     assert used == ["HTTP+JSON"], (
@@ -68,9 +75,11 @@ def test_transport_preference_absent_from_card_is_skipped(cli: Cli, agent: Agent
 def test_transport_preference_none_offered_falls_back_to_card_order(cli: Cli, agent: AgentMaker) -> None:
     """A --transport the card does not offer at all is skipped, and the card's first entry is used
     (the call still succeeds). Catches a tool that fails or forces the absent binding."""
+    expected = first_spoken(cli, agent, ("HTTP+JSON", "JSONRPC"))
     a = agent(_script(Interface("HTTP+JSON"), Interface("JSONRPC")))
     used = _bindings(_send(cli, a, "--transport", "GRPC"))
-    assert used == ["HTTP+JSON"], f"--transport GRPC on a card offering HTTP+JSON, JSONRPC used {used}"
+    assert used == [expected], (f"--transport GRPC on a card offering HTTP+JSON, JSONRPC used {used}; the first "
+                                f"entry the tool speaks is {expected}")
 
 
 # ── A2ACLI_TX_003 ─────────────────────────────────────────────────────────────────────────
@@ -89,6 +98,7 @@ def _tenant_run(cli: Cli, a: ScriptedAgent) -> list[RecordedRequest]:
     return a.a2a_requests()
 
 
+@pytest.mark.depends_on("A2ACLI_TX_004")  # the tool may speak one transport (Tier 1)
 @pytest.mark.requirement("A2ACLI_TX_003")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
@@ -96,18 +106,21 @@ def test_declared_tenant_is_in_every_request(cli: Cli, agent: AgentMaker, bindin
     """When the selected interface declares a tenant, every request (send, polls or stream, task get)
     carries exactly that tenant — a JSON-RPC params field, an HTTP+JSON path segment. Catches a tenant
     dropped, altered or set on only some requests."""
+    require_bindings(cli, agent, binding)
     a = agent(_script(Interface(binding, tenant=_TENANT)))
     for q in _tenant_run(cli, a):
         assert q.tenant == _TENANT, (
             f"{q.binding} {q.method}: expected tenant {_TENANT!r} exactly as declared, got {q.tenant!r}")
 
 
+@pytest.mark.depends_on("A2ACLI_TX_004")  # the tool may speak one transport (Tier 1)
 @pytest.mark.requirement("A2ACLI_TX_003")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
 def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: AgentMaker, binding: str) -> None:
     """When the selected interface declares no tenant — even though another card entry does — no
     request carries a tenant field, not even an empty one. Catches an empty or borrowed tenant."""
+    require_bindings(cli, agent, binding)
     other = "HTTP+JSON" if binding == "JSONRPC" else "JSONRPC"
     a = agent(_script(Interface(binding), Interface(other, tenant=_TENANT)))
     for q in _tenant_run(cli, a):
@@ -120,6 +133,7 @@ def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: A
 
 # ── A2ACLI_VER_001 ────────────────────────────────────────────────────────────────────────
 
+@pytest.mark.depends_on("A2ACLI_TX_004")  # the tool may speak one transport (Tier 1)
 @pytest.mark.requirement("A2ACLI_VER_001")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
@@ -127,6 +141,7 @@ def test_every_request_signals_a2a_version_1_0(cli: Cli, agent: AgentMaker, bind
     """Every A2A request (send, its polls or stream, task get) signals ``A2A-Version: 1.0`` (header,
     or the ``A2A-Version`` query parameter), never empty. The card fetch is not counted: it is a plain
     HTTP GET of a well-known document, not an A2A operation. Catches a missing or empty version."""
+    require_bindings(cli, agent, binding)
     a = agent(_script(Interface(binding)))
     reqs = _tenant_run(cli, a)
     assert len(reqs) >= 2, f"expected the send and the task get, saw {[q.method for q in reqs]}"
