@@ -319,3 +319,17 @@ def test_a_tool_speaking_one_transport_fails_only_the_two_transport_row(tmp_path
             rid, status, note)
     status, note = _row(reqs, "A2ACLI_CARD_GET_001")
     assert status != "fail" and (status == "pass" or "A2ACLI_TX_004" in note), (status, note)
+
+
+def test_a_tool_refusing_unsigned_cards_fails_the_card_rows_not_the_ones_built_on_a_card(tmp_path: Path) -> None:
+    """The reference CLI refusing every unsigned card (defect absent-signature-fails) fetches cards but presents
+    none: CARD_GET_004 (signatures) and CARD_GET_001 (presenting a card) fail; AUTH_008's public fetch carried
+    no credential, and CARD_GET_005 resolved the catalog entry and fetched its card — each is blocked by
+    CARD_GET_001, not failed (both failed before, on the presentation's exit status)."""
+    rows = ["A2ACLI_CARD_GET_001", "A2ACLI_CARD_GET_004", "A2ACLI_CARD_GET_005", "A2ACLI_AUTH_008"]
+    reqs = _cli(tmp_path, rows, "--env-plain", "REFCLI_DEFECTS=absent-signature-fails")
+    for rid in ("A2ACLI_CARD_GET_001", "A2ACLI_CARD_GET_004"):
+        assert _row(reqs, rid)[0] in ("fail", "partial"), _row(reqs, rid)
+    for rid in ("A2ACLI_CARD_GET_005", "A2ACLI_AUTH_008"):
+        status, note = _row(reqs, rid)
+        assert status == "not_measured" and "blocked by A2ACLI_CARD_GET_001" in note, (rid, status, note)

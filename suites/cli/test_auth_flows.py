@@ -291,7 +291,9 @@ def test_public_card_fetch_carries_no_credential(cli: Cli, agent: AgentMaker, ne
         blocked_by("A2ACLI_CARD_GET_001", f"card get fetched no card (exit {r.exit_code})")
     leaked = [q.credentials or ("the token",) for q in fetched if q.credentials or token in str(q.headers)]
     assert not leaked, f"the public card request presented {leaked}; no card endpoint declared a scheme; {shown(r)}"
-    assert r.exit_code == 0, f"expected card get to succeed; {shown(r)}"
+    if r.exit_code != 0:  # the fetch carried nothing; presenting the card it got is CARD_GET_001's
+        blocked_by("A2ACLI_CARD_GET_001", f"card get fetched the card without a credential but did not present it; "
+                                          f"{shown(r)}")
 
 
 @pytest.mark.requirement("A2ACLI_AUTH_008")

@@ -165,6 +165,11 @@ def test_a_catalog_entry_resolves_to_its_card_before_any_other_request(cli: Cli,
     a = agent(Script(catalog=entries, send=TaskFlow.single("COMPLETED")))
     ref = catalog_ref(a.catalog_url, "beta")
     shown_card = cli.run("card", "get", "-a", ref)
+    entry_card = "/catalog/beta/agent-card.json"
+    if shown_card.exit_code != 0 and [q.path for q in a.requests if q.binding == "CARD"] == [entry_card]:
+        # the entry was resolved and its card (alone) fetched: presenting it is CARD_GET_001's
+        blocked_by("A2ACLI_CARD_GET_001", f"`card get -a {ref}` fetched the entry's card {entry_card} and no other, "
+                                          f"but did not present it; {shown(shown_card)}")
     assert shown_card.exit_code == 0 and second in shown_card.stdout_text, (
         f"`card get -a {ref}` did not present the entry's card (name {second!r}); {shown(shown_card)}")
     assert first not in shown_card.stdout_text, f"`card get` presented the other entry's card; {shown(shown_card)}"
