@@ -50,8 +50,11 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # an API key put where no scheme says: the environment twin (AUTH_002) and the extended card's
     # credential (CARD_GET_003) are judged only once --api-key itself is placed right
     # no card at the `-a` URL's well-known path: every check is blocked by the card row, whether it then
-    # failed (SEND_001) or measured nothing (TASK_POLL_004, which found no stream to drop)
-    (CLI, "card-no-well-known", "A2ACLI_CARD_GET_001", ("A2ACLI_SEND_001", "A2ACLI_TASK_POLL_004")),
+    # failed (SEND_001), measured nothing (TASK_POLL_004, which found no stream to drop) or was blocked by a
+    # row the missing card itself stopped (AUTH_004 once said SEND_001; TX_003 once said TX_004); the push
+    # check seeds a config itself, and that request of its own is not the tool reaching the agent (PUSH_001)
+    (CLI, "card-no-well-known", "A2ACLI_CARD_GET_001",
+     ("A2ACLI_SEND_001", "A2ACLI_TASK_POLL_004", "A2ACLI_AUTH_004", "A2ACLI_TX_003", "A2ACLI_PUSH_001")),
     # --context-id never sent: what goes with it (INTERACT_003: no taskId attached) is not judged
     (CLI, "drops-context-id", "A2ACLI_INTERACT_001", ("A2ACLI_INTERACT_003",)),
     # no extended card asked for: which credential it carries (AUTH_008) is not judged

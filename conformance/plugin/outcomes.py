@@ -46,7 +46,9 @@ def final(phases: dict[str, Phase], gate: Phase | None = None) -> Phase:
     """The check's one status from its phases: a setup that did not pass, else the body, unless the
     teardown failed after a body that did not. ``gate`` (blocked by another requirement: the check never
     reached its subject, :func:`block_if_not_reached`) replaces a body that failed on an assertion or
-    ended plainly not measured; a pass, an ``na``, a harness error or a block of its own stand."""
+    ended not measured, blocked by another requirement included: the gate is the root (the tool never asked
+    for the card, so a send that made no request is its consequence, not a second cause); a pass, an ``na``
+    and a harness error stand."""
     setup = phases.get("setup", Phase(PASS, ""))
     if setup.status != PASS:
         return setup
@@ -54,7 +56,7 @@ def final(phases: dict[str, Phase], gate: Phase | None = None) -> Phase:
     teardown = phases.get("teardown", Phase(PASS, ""))
     if teardown.status == FAIL and body.status != FAIL:
         return Phase(FAIL, f"teardown: {teardown.message}", True)
-    if gate is not None and not body.harness and body.blocked_by is None and body.status in (FAIL, NOT_MEASURED):
+    if gate is not None and not body.harness and body.status in (FAIL, NOT_MEASURED):
         return gate
     return body
 

@@ -24,8 +24,8 @@ from conformance.plugin.outcomes import block_if_not_reached
 from conformance.targets.model import CliTarget
 
 #: What the checks import from here: the card reference flag (the types live in the library).
-__all__ = ["TWO_TRANSPORTS", "card_read", "card_ref", "first_event_sent", "first_spoken", "require_bindings",
-           "subscriptions", "unspoken"]
+__all__ = ["HARNESS_HEADER", "TWO_TRANSPORTS", "card_read", "card_ref", "first_event_sent", "first_spoken",
+           "require_bindings", "subscriptions", "unspoken"]
 
 
 @pytest.fixture(scope="session")
@@ -58,6 +58,10 @@ def request_evidence(agent: ScriptedAgent) -> list[dict[str, Any]]:
     return out
 
 
+#: A header on the requests a check itself makes to its agent (seeding a push config, asking what the agent
+#: holds): they are not the tool's, so they never show that the tool reached the agent.
+HARNESS_HEADER = "x-conformance-harness"
+
 #: The row that names how `-a <URL>` finds the agent's card (SPEC.md §10.1: a bare origin gets the
 #: well-known path appended).
 CARD_ROW = "A2ACLI_CARD_GET_001"
@@ -69,7 +73,7 @@ def card_never_asked(agents: Sequence[ScriptedAgent]) -> str | None:
     endpoint, nor a side service (authorization server, catalog). Positive evidence that the tool's card
     lookup went wrong before anything else could happen — a card the script breaks on purpose (a 404,
     a bad document) is still asked for at its path, so it never counts here."""
-    seen = [q for a in agents for q in a.requests]
+    seen = [q for a in agents for q in a.requests if HARNESS_HEADER not in q.headers]
     if not seen or any(q.binding != "OTHER" for q in seen):
         return None
     asked = sorted({q.method for q in seen})
@@ -122,27 +126,46 @@ def card_ref(agent: ScriptedAgent) -> Sequence[str]:
     return ("-a", agent.base_url)
 
 
-#: Whether the tool speaks a binding, probed once per tool and process: (target, binding) -> None when it does,
-#: else what showed it does not.
-_UNSPOKEN: dict[tuple[int, str], str | None] = {}
+#: What a probe showed, once per tool and process: (target, binding) -> None when the tool spoke the binding,
+#: else what it did instead (the card read, no request on the binding, a non-zero exit).
+_PROBED: dict[tuple[int, str], str | None] = {}
 
 #: The row a second transport belongs to: Tier 1 lets a tool speak one (SPEC.md §13.1 asks it to pick the
 #: first card entry *it supports*); A2ACLI_TX_004 (Tier 2) asks for two.
 TWO_TRANSPORTS = "A2ACLI_TX_004"
+#: The bindings a probe tries (gRPC is TX_005's, probed by its own check).
+PROBED_BINDINGS = ("JSONRPC", "HTTP+JSON")
+
+
+def _probe(cli: Cli, agent: AgentMaker, binding: str) -> str | None | bool:
+    """A ``send`` to a card offering ``binding`` alone: None when a request came on it or the send exited 0;
+    what the tool did instead when it read the card and then made no such request and exited non-zero;
+    False when it never read the card (nothing is learnt about the binding, and nothing is kept)."""
+    key = (id(cli.target), binding)
+    if key in _PROBED:
+        return _PROBED[key]
+    a = agent(short_task_script(Interface(binding)))
+    r = cli.run("send", "--text", f"do you speak {binding}?", *card_ref(a))
+    if any(q.binding == binding for q in a.a2a_requests()) or r.exit_code == 0:
+        _PROBED[key] = None
+    elif not card_read(a):
+        return False
+    else:
+        _PROBED[key] = (f"a `send` to a card offering only {binding} read the card, reached none of its endpoints "
+                        f"and exited {r.exit_code}")
+    return _PROBED[key]
 
 
 def unspoken(cli: Cli, agent: AgentMaker, binding: str) -> str | None:
-    """None when the tool speaks ``binding``; else what shows it does not: a ``send`` to a card offering
-    that binding alone reached none of its endpoints and exited non-zero. Probed once per tool in this
-    process (the probe's run is the evidence of the check that made it)."""
-    key = (id(cli.target), binding)
-    if key not in _UNSPOKEN:
-        a = agent(short_task_script(Interface(binding)))
-        r = cli.run("send", "--text", f"do you speak {binding}?", *card_ref(a))
-        reached = any(q.binding == binding for q in a.a2a_requests())
-        _UNSPOKEN[key] = None if reached or r.exit_code == 0 else (
-            f"a `send` to a card offering only {binding} reached none of its endpoints and exited {r.exit_code}")
-    return _UNSPOKEN[key]
+    """What shows the tool does not speak ``binding``, or None. Positive evidence only: the tool read a card
+    offering that binding alone and made no request on it, while it does speak another (a tool speaking
+    neither has a broken send, which is SEND_001's, not a missing transport)."""
+    why = _probe(cli, agent, binding)
+    if not isinstance(why, str):
+        return None
+    if any(_probe(cli, agent, other) is None for other in PROBED_BINDINGS if other != binding):
+        return why
+    return None
 
 
 def require_bindings(cli: Cli, agent: AgentMaker, *bindings: str) -> None:

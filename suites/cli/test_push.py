@@ -26,6 +26,7 @@ from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.evidence import SecretSet
 from conformance.fixtures.scripted_agent import CardSpec, PushPolicy, RecordedRequest, Script, ScriptedAgent
 from conformance.judge import shown, unique
+from conformance.suites.cli.conftest import HARNESS_HEADER
 
 pytestmark = pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 
@@ -74,7 +75,7 @@ def _one_new(agent: ScriptedAgent, operation: str, before: int, r: Any) -> Recor
 def _seed(agent: ScriptedAgent, task_id: str) -> tuple[str, str]:
     """A push config the harness creates on the agent directly (JSON-RPC): (its id, its URL)."""
     url = f"http://127.0.0.1:9/{unique('hook')}"  # never called: the task does not move
-    resp = httpx.post(agent.jsonrpc_url, timeout=10.0, headers={"A2A-Version": "1.0"}, json={
+    resp = httpx.post(agent.jsonrpc_url, timeout=10.0, headers={"A2A-Version": "1.0", HARNESS_HEADER: "1"}, json={
         "jsonrpc": "2.0", "id": 1, "method": "CreateTaskPushNotificationConfig",
         "params": {"taskId": task_id, "url": url}})
     config_id = str((resp.json().get("result") or {}).get("id") or "")
@@ -85,7 +86,7 @@ def _seed(agent: ScriptedAgent, task_id: str) -> tuple[str, str]:
 
 def _held(agent: ScriptedAgent, task_id: str, config_id: str) -> bool:
     """Does the agent still hold this push config? (asked by the harness, JSON-RPC)"""
-    resp = httpx.post(agent.jsonrpc_url, timeout=10.0, headers={"A2A-Version": "1.0"}, json={
+    resp = httpx.post(agent.jsonrpc_url, timeout=10.0, headers={"A2A-Version": "1.0", HARNESS_HEADER: "1"}, json={
         "jsonrpc": "2.0", "id": 1, "method": "GetTaskPushNotificationConfig",
         "params": {"taskId": task_id, "id": config_id}})
     return bool(resp.json().get("result"))
