@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from fixtures.plain_sdk_agent.server import PlainSdkAgent
+from conformance.fixtures.plain_sdk_agent.server import PlainSdkAgent
 from tests.served import REFERENCE_AGENTD, SCRIPTED_CORE, served
 from tests.test_references_front_door import _own_ports
 

@@ -61,10 +61,12 @@ def principals(
     name → token."""
     key = tuple((n, r, tuple(sorted(g))) for n, r, g in specs)
     if key not in _PRINCIPALS:
-        from conformance.fixtures.reference_agentd import Principal
+        from conformance.fixtures.reference_agentd.config import Principal, as_role
 
         # make(): a name like "agent-without-grant" in the token would redact "-without-" everywhere.
         tokens = {n: agent_targets.secrets.make(n) for n, _, _ in key}
-        made = tuple(Principal(name=n, token=tokens[n], role=r, grants=frozenset(g)) for n, r, g in key)
+        made = tuple(
+            Principal(name=n, token=tokens[n], role=as_role(r, n), grants=frozenset(g)) for n, r, g in key
+        )
         _PRINCIPALS[key] = (made, tokens)
     return _PRINCIPALS[key]

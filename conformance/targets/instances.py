@@ -308,7 +308,9 @@ class AgentTargets:
         elif name == "sdk":
             from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
 
-            server = PlainSdkAgent(**card).start()
+            # by name: its other keywords (bindings, limit, ...) are never card flips
+            server = PlainSdkAgent(streaming=card.get("streaming", True), push=card.get("push", True),
+                                   extended=card.get("extended", False)).start()
         else:
             return None
         self._started.append(server)

@@ -41,11 +41,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
-ROLES = ("operator", "user", "agent")
+ROLES: Final = ("operator", "user", "agent")
 FILE_NAME = "agentd.sock"
 DEFAULT_PORT = 8420
 _SWITCHES = {"AGENTD_EVENTS": "events", "AGENTD_INTROSPECTION": "introspection",
