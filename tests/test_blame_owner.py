@@ -81,6 +81,8 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
     (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017",)),
     (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004")),
+    # a fresh contextId made up for each new message is not an id kept from the run before (INTERACT_005)
+    (CLI, "invents-context-id", "A2ACLI_INTERACT_003", ("A2ACLI_INTERACT_005",)),
 )
 
 
