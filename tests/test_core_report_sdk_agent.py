@@ -50,7 +50,7 @@ def test_checks_ran_on_all_three_bindings(report: Report) -> None:
 
 def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(report: Report) -> None:
     reqs = report.requirements
-    for rid in ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001"):
+    for rid in ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SEND_006", "A2A_SUB_005"):
         assert reqs[rid].status == "not_measured", (rid, reqs[rid].status, reqs[rid].note)
         assert "--long-running-text" in (reqs[rid].note or ""), reqs[rid].note
     for rid in ("A2A_SUB_004", "A2A_STREAM_005"):  # a task moved at a chosen moment: no flag gives that
@@ -60,7 +60,7 @@ def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(repo
 
 
 #: The core checks that need only a task that stays working (never moved by the harness).
-WORKING_ONLY = ("A2A_CANCEL_001", "A2A_SUB_001")
+WORKING_ONLY = ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_SEND_006", "A2A_SUB_005")
 
 
 def test_a_long_running_hint_makes_the_working_task_checks_measurable(tmp_path: Path) -> None:

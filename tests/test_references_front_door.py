@@ -10,8 +10,8 @@ page repeat one (§3.1.4: "MUST use cursor-based pagination").
 The clean references pass the a2a family through ``--url``, given what a user would give: the
 operator's token, and the message their agent holds a task for (``--long-running-text``). The rows
 that honestly stay not_measured are exactly those that need the harness to move a task to a chosen
-state at a chosen moment (:data:`NEED_A_MOVED_TASK`), and, on the scripted agent, which holds no task
-for any message, those that need a task that stays working (:data:`NEED_A_WORKING_TASK`).
+state at a chosen moment (:data:`NEED_A_MOVED_TASK`), and, on the scripted agent, checked without naming
+the message it holds a task for, those that need a task that stays working (:data:`NEED_A_WORKING_TASK`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ TOKEN = "front-door-operator-5e1f0c2a"
 #: Rows that need a task moved (working → completed / input-required) at a moment the harness picks.
 NEED_A_MOVED_TASK = {"A2A_SUB_004", "A2A_STREAM_005"}
 #: Rows that need a task that stays working until canceled (the agent's long-running hint).
-NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001"}
+NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SEND_006", "A2A_SUB_005"}
 #: The reference agentd serves JSON-RPC only: the rows about the other bindings do not apply (conditional).
 JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
 REFERENCE = [*REFERENCE_AGENTD, "--principal", f"op:{TOKEN}:operator"]
@@ -137,7 +137,7 @@ def test_the_reference_agentd_passes_the_a2a_family_through_url(tmp_path: Path) 
 
 @pytest.mark.timeout(600)
 def test_the_scripted_agent_passes_the_a2a_family_through_url(tmp_path: Path) -> None:
-    """It holds no task for any message, so the rows needing a working task say how to give one."""
+    """Checked without its long-running text, so the rows needing a working task say how to give one."""
     with served(SCRIPTED_CORE) as url:
         reqs = _a2a_report(tmp_path, url)
     _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK)
