@@ -36,7 +36,7 @@ TOKEN = "front-door-operator-5e1f0c2a"
 #: Rows that need a task moved (working → completed / input-required) at a moment the harness picks.
 NEED_A_MOVED_TASK = {"A2A_SUB_004", "A2A_STREAM_005"}
 #: Rows that need a task that stays working until canceled (the agent's long-running hint).
-NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SEND_006", "A2A_SUB_005"}
+NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SEND_006", "A2A_SUB_005", "A2A_TASK_005"}
 #: The reference agentd serves JSON-RPC only: the rows about the other bindings do not apply (conditional).
 JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
 REFERENCE = [*REFERENCE_AGENTD, "--principal", f"op:{TOKEN}:operator"]

@@ -130,6 +130,11 @@ def long_running_task(agent: CoreAgent, caller: Caller) -> str:
     return str(task["id"])
 
 
+#: How long a SendMessage with returnImmediately may take to answer (less where --call-timeout is less):
+#: §3.2.2 asks for the answer right after the task is created, whatever work is left.
+AT_ONCE = 10.0
+
+
 def hold_params(agent: CoreAgent) -> dict[str, Any]:
     """SendMessage params of a message the agent answers with a task it keeps working until canceled: the
     user's long-running hint (``--long-running-text``), else the long-running text of a target the harness

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.a2a.steps import ID_ROW, completed_task, hold_params, new_task, send
+from conformance.a2a.steps import AT_ONCE, ID_ROW, completed_task, hold_params, new_task, send
 from conformance.a2a.tasks import state_of, task_of
 from conformance.judge import expect_error, in_time, judged_here, quote, succeeded
 from conformance.outcome import fail, not_measured
@@ -12,10 +12,6 @@ from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
 from conformance.wire.states import INTERRUPTED, TERMINAL
-
-#: How long a SendMessage with returnImmediately may take to answer (less where --call-timeout is less):
-#: §3.2.2 asks for the answer right after the task is created, whatever work is left.
-AT_ONCE = 10.0
 
 
 @pytest.mark.requirement("A2A_SEND_001")
