@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
-from conformance.a2a.steps import AT_ONCE, ID_ROW, completed_task, hold_params, new_task, send
+from conformance.a2a.messages import send_params, takes, text_message
+from conformance.a2a.steps import AT_ONCE, ID_ROW, card_of, completed_task, hold_params, new_task, send
 from conformance.a2a.tasks import state_of, task_of
 from conformance.judge import expect_error, in_time, judged_here, quote, succeeded
-from conformance.outcome import fail, not_measured
+from conformance.outcome import fail, na, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
@@ -74,6 +77,32 @@ def test_return_immediately_answers_while_the_task_is_still_worked_on(
     finally:
         if isinstance(tid, str) and tid:
             caller.call("CancelTask", {"id": tid})  # it would otherwise stay working
+
+
+#: A media type no agent takes: unregistered (an x- subtype), named for this harness alone.
+UNTAKEN_MEDIA_TYPE = "application/x-agentd-conformance-never-taken"
+
+
+@pytest.mark.requirement("A2A_SEND_007")
+def test_a_part_of_a_media_type_no_input_mode_takes_is_refused(core_agent: CoreAgent, caller: Caller) -> None:
+    """A message of a text part and a file part (inline bytes) of :data:`UNTAKEN_MEDIA_TYPE`, which none of
+    the card's input modes takes, answers ContentTypeNotSupportedError (§3.1.1; §3.3.2: servers MUST
+    validate input, an unsupported content type among the examples). A card whose modes take it (``*/*``,
+    ``application/*``) makes the row na. Defect: unsupported-media-type-accepted."""
+    card = card_of(core_agent)
+    modes = [m for m in card.get("defaultInputModes") or [] if isinstance(m, str)]
+    modes += [m for skill in card.get("skills") or [] if isinstance(skill, dict)
+              for m in skill.get("inputModes") or [] if isinstance(m, str)]
+    if not modes:
+        not_measured("the card declares no input modes (defaultInputModes is empty or absent), so which media "
+                     "types the agent takes is not known")
+    if takes(modes, UNTAKEN_MEDIA_TYPE):
+        na(f"the card's input modes {modes} take every media type of {UNTAKEN_MEDIA_TYPE}'s kind")
+    msg = text_message("the attached part is of a media type this agent does not take")
+    msg["parts"].append({"raw": base64.b64encode(b"agentd-conformance").decode(), "mediaType": UNTAKEN_MEDIA_TYPE,
+                         "filename": "conformance.bin"})
+    expect_error(caller.call("SendMessage", send_params(msg)), "ContentTypeNotSupportedError",
+                 f"SendMessage with a part of media type {UNTAKEN_MEDIA_TYPE} (the card's input modes: {modes})")
 
 
 @pytest.mark.requirement("A2A_SEND_003")
