@@ -10,7 +10,7 @@ from conformance.a2a.messages import send_params, text_message
 from conformance.a2a.steps import AT_ONCE, GET_ROW, get_task, hold_params, new_task
 from conformance.a2a.tasks import history_ids, state_of, task_of
 from conformance.judge import expect_error, judged_here, quote, succeeded, unique
-from conformance.outcome import fail, na, not_measured
+from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
@@ -83,8 +83,9 @@ def test_history_keeps_the_messages_sent_in_order_and_as_sent(core_agent: CoreAg
                                                                recorder: Recorder) -> None:
     """Two messages to one task: the long-running text (the task it starts stays working) and a second
     naming that task, both with returnImmediately; then GetTask. The messages the history holds (found by
-    messageId) must be in the order sent, each with the role and parts sent. An agent keeping neither
-    (a MAY, §3.7) is na; the task is canceled at the end. Defect: history-latest-message-first."""
+    messageId) must be in the order sent, each with the role and parts sent; keeping neither fails this MAY
+    row (§3.7: agents MAY persist the messages). The task is canceled at the end.
+    Defect: history-latest-message-first."""
     caller.ready()
     params = hold_params(core_agent)
     params["configuration"] = {"returnImmediately": True}
@@ -111,8 +112,8 @@ def test_history_keeps_the_messages_sent_in_order_and_as_sent(core_agent: CoreAg
     ids = history_ids({"history": history})
     kept = [(ids.index(m["messageId"]), m) for m in sent if m["messageId"] in ids]
     if not kept:
-        na(f"the history of task {tid} holds neither message the client sent (messageIds "
-           f"{[m['messageId'] for m in sent]}; it holds {ids}): keeping them is a MAY (§3.7)")
+        fail(f"the history of task {tid} holds neither message the client sent (messageIds "
+             f"{[m['messageId'] for m in sent]}; it holds {ids}); keeping them is what this MAY row (§3.7) asks")
     for at, m in kept:
         differs = _as_sent(history[at], m)
         if differs is not None:
