@@ -50,7 +50,7 @@ def test_checks_ran_on_all_three_bindings(report: Report) -> None:
 
 def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(report: Report) -> None:
     reqs = report.requirements
-    for rid in ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001"):
+    for rid in ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SEND_006", "A2A_SUB_005", "A2A_TASK_005"):
         assert reqs[rid].status == "not_measured", (rid, reqs[rid].status, reqs[rid].note)
         assert "--long-running-text" in (reqs[rid].note or ""), reqs[rid].note
     for rid in ("A2A_SUB_004", "A2A_STREAM_005"):  # a task moved at a chosen moment: no flag gives that
@@ -59,8 +59,18 @@ def test_states_the_harness_cannot_provoke_are_not_measured_with_the_reason(repo
     assert len(measured) >= len(A2A) * 3 // 4, f"only {len(measured)} of {len(A2A)} ids measured"
 
 
+def test_a_media_type_the_card_does_not_declare_is_taken_by_the_sdk_default(report: Report) -> None:
+    """The SDK's DefaultRequestHandler holds message parts to the card's input modes only when built with
+    ``validate_input_modes=True`` (off by default); the plain agent keeps the default, so the row of §3.1.1's
+    ContentTypeNotSupportedError fails on it, on every binding, for taking the part."""
+    row = report.requirements["A2A_SEND_007"]
+    assert row.status == "fail", (row.status, row.note)
+    assert set(row.transports.values()) == {"fail"}, row.transports
+    assert "application/x-agentd-" in (row.note or ""), row.note  # the part's media type is named
+
+
 #: The core checks that need only a task that stays working (never moved by the harness).
-WORKING_ONLY = ("A2A_CANCEL_001", "A2A_SUB_001")
+WORKING_ONLY = ("A2A_CANCEL_001", "A2A_SUB_001", "A2A_SEND_006", "A2A_SUB_005")
 
 
 def test_a_long_running_hint_makes_the_working_task_checks_measurable(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ page repeat one (§3.1.4: "MUST use cursor-based pagination").
 The clean references pass the a2a family through ``--url``, given what a user would give: the
 operator's token, and the message their agent holds a task for (``--long-running-text``). The rows
 that honestly stay not_measured are exactly those that need the harness to move a task to a chosen
-state at a chosen moment (:data:`NEED_A_MOVED_TASK`), and, on the scripted agent, which holds no task
-for any message, those that need a task that stays working (:data:`NEED_A_WORKING_TASK`).
+state at a chosen moment (:data:`NEED_A_MOVED_TASK`), and, on the scripted agent, checked without naming
+the message it holds a task for, those that need a task that stays working (:data:`NEED_A_WORKING_TASK`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,11 @@ TOKEN = "front-door-operator-5e1f0c2a"
 #: Rows that need a task moved (working → completed / input-required) at a moment the harness picks.
 NEED_A_MOVED_TASK = {"A2A_SUB_004", "A2A_STREAM_005"}
 #: Rows that need a task that stays working until canceled (the agent's long-running hint).
-NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001"}
+NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SEND_006", "A2A_SUB_005", "A2A_TASK_005"}
 #: The reference agentd serves JSON-RPC only: the rows about the other bindings do not apply (conditional).
 JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
+#: Neither card marks an extension required, and a running agent cannot be restarted marking one: na.
+NO_REQUIRED_EXTENSION_NA = {"A2A_EXT_002"}
 REFERENCE = [*REFERENCE_AGENTD, "--principal", f"op:{TOKEN}:operator"]
 BOTH = [pytest.param(REFERENCE, {"Authorization": f"Bearer {TOKEN}"}, id="reference-agentd"),
         pytest.param(SCRIPTED_CORE, {}, id="scripted-agent")]
@@ -132,15 +134,15 @@ def test_the_reference_agentd_passes_the_a2a_family_through_url(tmp_path: Path) 
     """Given the operator's token and the message it holds a task for (``hold``)."""
     with served(REFERENCE) as url:
         reqs = _a2a_report(tmp_path, url, "--token", f"operator={TOKEN}", "--long-running-text", "hold")
-    _judge(reqs, NEED_A_MOVED_TASK, JSONRPC_ONLY_NA)
+    _judge(reqs, NEED_A_MOVED_TASK, JSONRPC_ONLY_NA | NO_REQUIRED_EXTENSION_NA)
 
 
 @pytest.mark.timeout(600)
 def test_the_scripted_agent_passes_the_a2a_family_through_url(tmp_path: Path) -> None:
-    """It holds no task for any message, so the rows needing a working task say how to give one."""
+    """Checked without its long-running text, so the rows needing a working task say how to give one."""
     with served(SCRIPTED_CORE) as url:
         reqs = _a2a_report(tmp_path, url)
-    _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK)
+    _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK, NO_REQUIRED_EXTENSION_NA)
 
 
 #: The reference agentd's principals, one per role, as a user configures their daemon and hands the tokens over.

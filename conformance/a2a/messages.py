@@ -44,3 +44,14 @@ def send_params_0_3(text: str) -> dict[str, Any]:
     request = ParseDict(send_params(text), pb.SendMessageRequest())
     compat = to_compat_send_message_request(request, request_id=0)
     return dict(compat.params.model_dump(by_alias=True, exclude_none=True, mode="json"))
+
+
+def takes(modes: list[str], media_type: str) -> bool:
+    """Whether an input mode of a card (``type/subtype``, ``type/*``, ``*/*``; parameters ignored, case
+    folded) takes ``media_type``."""
+    kind = media_type.split(";", 1)[0].strip().lower()
+    for mode in modes:
+        m = mode.split(";", 1)[0].strip().lower()
+        if m in ("*/*", "*", kind) or (m.endswith("/*") and kind.partition("/")[0] == m[:-2]):
+            return True
+    return False

@@ -130,6 +130,26 @@ def long_running_task(agent: CoreAgent, caller: Caller) -> str:
     return str(task["id"])
 
 
+#: How long a SendMessage with returnImmediately may take to answer (less where --call-timeout is less):
+#: §3.2.2 asks for the answer right after the task is created, whatever work is left.
+AT_ONCE = 10.0
+
+
+def hold_params(agent: CoreAgent) -> dict[str, Any]:
+    """SendMessage params of a message the agent answers with a task it keeps working until canceled: the
+    user's long-running hint (``--long-running-text``), else the long-running text of a target the harness
+    launched; not_measured when there is neither."""
+    hint = agent.long_running
+    if not hint and agent.control is not None and agent.control.hold_text:
+        hint = {"text": agent.control.hold_text}
+    if not hint:
+        not_measured(NO_LONG_RUNNING)
+    params = send_params(str(hint.get("text") or ""))
+    if hint.get("metadata"):
+        params["message"]["metadata"] = dict(hint["metadata"])
+    return params
+
+
 def well_known_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
     """GET the card at its well-known path (the origin's, or the agent's base's where the resolver
     found it there), recorded as evidence; with the user's credential where the card asked for one."""

@@ -39,6 +39,12 @@ class Control(Protocol):
         """The contextId the target gave the task (what a check expects its answers to name)."""
         ...
 
+    @property
+    def hold_text(self) -> str | None:
+        """A message text the target answers with a task it keeps working until canceled (its own
+        long-running text); None when the harness knows of none."""
+        ...
+
 
 class ReferenceControl:
     """The reference agentd: tasks owned by the loopback operator, moved with ``set_task_state``."""
@@ -56,6 +62,10 @@ class ReferenceControl:
     def context_of(self, task_id: str) -> str:
         return str(self._agentd.context_of(task_id))
 
+    @property
+    def hold_text(self) -> str | None:
+        return str(self._agentd.config.hold_text)
+
 
 class ScriptedControl:
     """The scripted agent: held tasks (no schedule) whose state only the harness changes."""
@@ -71,6 +81,11 @@ class ScriptedControl:
 
     def context_of(self, task_id: str) -> str:
         return str(self._agent.task(task_id).context_id)
+
+    @property
+    def hold_text(self) -> str | None:
+        text = self._agent.script.hold_text
+        return str(text) if text is not None else None
 
 
 def _scripted(state: str) -> str:
@@ -124,6 +139,10 @@ class ContainerControl:
 
     def context_of(self, task_id: str) -> str:
         return str(self._ask({"do": "context", "task": task_id})["context"])
+
+    @property
+    def hold_text(self) -> str | None:
+        return None  # the image names its long-running text in a label, read as the target's hint
 
     def revoke(self, token: str) -> bool:
         return bool(self._ask({"do": "revoke", "token": token}).get("revoked"))

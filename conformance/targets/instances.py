@@ -274,7 +274,8 @@ class AgentTargets:
         """An instance for the core (``a2a``) family checks, launching it when the target is launched.
 
         ``card`` flips capabilities of a launched target's card (``streaming``, ``push``,
-        ``extended``) so both sides of a capability claim can be measured; the result is None when
+        ``extended``; on the scripted agent also ``required_extension``: an extension marked required) so
+        both sides of a capability claim can be measured; the result is None when
         this target cannot be switched that way (a running target never can). Launch names:
         ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
         JSON-RPC, HTTP+JSON and gRPC with the core script) and ``sdk`` (a plain a2a-sdk agent).
@@ -286,6 +287,8 @@ class AgentTargets:
         kind, name = self.target.kind, self.target.name
         if kind not in (LAUNCH, CONTAINER):
             return None if card else self._external({})
+        if "required_extension" in card and name != "scripted":
+            return None  # only the scripted agent can be started marking an extension required
         if name == "reference" or kind == CONTAINER:
             if "streaming" in card:
                 return None  # the reference agentd always streams

@@ -1,4 +1,4 @@
-"""GetTask: the named task, unknown ids, and historyLength (§3.1.3, §3.2.4)."""
+"""GetTask: the named task, unknown ids, historyLength (§3.1.3, §3.2.4), and the messages kept in history (§3.7)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,13 @@ from typing import Any
 
 import pytest
 
-from conformance.a2a.steps import GET_ROW, get_task, new_task
-from conformance.a2a.tasks import history_ids, state_of
-from conformance.judge import expect_error, judged_here, quote, unique
-from conformance.outcome import not_measured
+from conformance.a2a.messages import send_params, text_message
+from conformance.a2a.steps import AT_ONCE, GET_ROW, get_task, hold_params, new_task
+from conformance.a2a.tasks import history_ids, state_of, task_of
+from conformance.judge import expect_error, judged_here, quote, succeeded, unique
+from conformance.outcome import fail, not_measured
+from conformance.targets.core import CoreAgent
+from conformance.wire import Recorder
 from conformance.wire.caller import Caller
 
 
@@ -62,3 +65,62 @@ def test_get_task_with_history_length_0_returns_no_history(caller: Caller) -> No
     made, _ = _history(caller, "history zero check")
     none = get_task(caller, made["id"], historyLength=0)
     assert not none.get("history"), f"historyLength 0 still returned history {history_ids(none)}"
+
+
+def _as_sent(kept: dict[str, Any], sent: dict[str, Any]) -> str | None:
+    """How a message kept in history differs from the one sent (role, parts' texts); None when it does not."""
+    if kept.get("role") != sent["role"]:
+        return f"role {kept.get('role')!r}, sent as {sent['role']!r}"
+    texts = [p.get("text") if isinstance(p, dict) else p for p in kept.get("parts") or []]
+    want = [p["text"] for p in sent["parts"]]
+    if texts != want:
+        return f"parts {quote(kept.get('parts'))}, sent as {quote(sent['parts'])}"
+    return None
+
+
+@pytest.mark.requirement("A2A_TASK_005")
+def test_history_keeps_the_messages_sent_in_order_and_as_sent(core_agent: CoreAgent, caller: Caller,
+                                                               recorder: Recorder) -> None:
+    """Two messages to one task: the long-running text (the task it starts stays working) and a second
+    naming that task, both with returnImmediately; then GetTask. The messages the history holds (found by
+    messageId) must be in the order sent, each with the role and parts sent; keeping neither fails this MAY
+    row (§3.7: agents MAY persist the messages). The task is canceled at the end.
+    Defect: history-latest-message-first."""
+    caller.ready()
+    params = hold_params(core_agent)
+    params["configuration"] = {"returnImmediately": True}
+    first = params["message"]
+    task = task_of(succeeded(caller.call("SendMessage", params), "SendMessage of the long-running text"),
+                   "the answer to the long-running text")
+    if task is None:
+        not_measured("the agent answered the long-running text with a Message, so no task holds a history; "
+                     "give a message text it answers with a task that stays working (--long-running-text TEXT)")
+    tid = str(task.get("id") or "")
+    second = text_message("a second message for the history", task_id=tid)
+    quick = core_agent.caller(caller.binding, recorder, timeout=AT_ONCE)
+    try:
+        ans = quick.call("SendMessage", send_params(second, configuration={"returnImmediately": True}))
+        if ans.timed_out is not None:  # some agents take no message while they work on the task
+            not_measured(f"the agent gave no answer within {ans.timed_out:g}s to a message continuing its working "
+                         f"task {tid} (sent with returnImmediately), so no second message reached its history")
+        succeeded(ans, f"SendMessage continuing task {tid}")
+        history = get_task(caller, tid).get("history") or []
+    finally:
+        quick.close()
+        caller.call("CancelTask", {"id": tid})  # it would otherwise stay working (an error if it ended)
+    sent = [first, second]
+    ids = history_ids({"history": history})
+    kept = [(ids.index(m["messageId"]), m) for m in sent if m["messageId"] in ids]
+    if not kept:
+        fail(f"the history of task {tid} holds neither message the client sent (messageIds "
+             f"{[m['messageId'] for m in sent]}; it holds {ids}); keeping them is what this MAY row (§3.7) asks")
+    for at, m in kept:
+        differs = _as_sent(history[at], m)
+        if differs is not None:
+            fail(f"message {m['messageId']} is kept in the history of task {tid} with {differs}")
+    if len(kept) < len(sent):
+        not_measured(f"the history of task {tid} keeps only {[m['messageId'] for _, m in kept]} of the two "
+                     "messages sent (as sent), so their order cannot be told")
+    assert kept[0][0] < kept[1][0], (
+        f"the history of task {tid} holds the second message sent ({second['messageId']}) before the first "
+        f"({first['messageId']}): {ids}")

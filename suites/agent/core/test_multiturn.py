@@ -1,4 +1,5 @@
-"""Multi-turn: continuing a task by taskId, mismatched contextId, unknown taskId (§3.4)."""
+"""Multi-turn: continuing a task by taskId, mismatched contextId, unknown taskId, a contextId the client
+chose (§3.4)."""
 
 from __future__ import annotations
 
@@ -73,3 +74,30 @@ def test_unknown_task_id_is_task_not_found(caller: Caller) -> None:
     """A message naming a taskId no task has answers TaskNotFoundError. Defect: unknown-task-id-starts-new-task."""
     tid = unique("conformance-unknown")
     expect_error(send(caller, "to nowhere", task_id=tid), "TaskNotFoundError", f"SendMessage naming task {tid}")
+
+
+@pytest.mark.requirement("A2A_MULTI_004")
+def test_a_client_chosen_context_is_kept_or_refused(caller: Caller) -> None:
+    """A new message carrying a contextId no task has yet: the answer (Task or Message) names that contextId
+    (the agent took it, a MAY), or it is an error (the agent does not take client contexts: it MUST refuse,
+    §3.4.1). An answer in another context is the fail. A refusal counts only where the same message without
+    the contextId is accepted (else the refusal is not shown to be about the context).
+    Defect: client-context-replaced."""
+    chosen = unique("conformance-client-context")
+    ans = send(caller, "a context of my own", context_id=chosen)
+    in_time(ans, f"SendMessage with the client's contextId {chosen!r}")
+    if ans.error is not None:
+        plain = send(caller, "a context of my own")
+        in_time(plain, "SendMessage without a contextId")
+        if plain.error is not None or plain.transport_error:
+            not_measured(f"the agent refused the message with contextId {chosen!r} ({describe_error(ans.error)}), "
+                         f"but also without one ({plain.quote(200)}), so the refusal is not shown to be the context's")
+        return  # refused with an error, as the text asks of an agent that does not take client contexts
+    result = succeeded(ans, f"SendMessage with the client's contextId {chosen!r}")
+    task = task_of(result, f"the SendMessage result for contextId {chosen!r}")
+    answer = task if task is not None else result.get("message")
+    assert isinstance(answer, dict), f"the SendMessage result holds neither a task nor a message: {quote(result)}"
+    kind = "task" if task is not None else "message"
+    assert answer.get("contextId") == chosen, (
+        f"a message with the client's contextId {chosen!r} was accepted and answered with a {kind} in context "
+        f"{answer.get('contextId')!r}: an agent that does not take it must refuse it with an error (§3.4.1)")

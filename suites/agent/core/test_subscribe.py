@@ -1,18 +1,21 @@
-"""SubscribeToTask: the first event, terminal and unknown tasks, and following a task to its end (§3.1.6)."""
+"""SubscribeToTask: the first event, terminal and unknown tasks, following a task to its end (§3.1.6), and
+several streams of one task at once (§3.5.2)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
 from conformance.a2a.steps import completed_task, held_task
-from conformance.a2a.streams import DEADLINE, must_stream, states, subscribe_and_move
-from conformance.a2a.tasks import event_kind, state_of
+from conformance.a2a.streams import DEADLINE, IDLE, must_stream, states, subscribe_and_move
+from conformance.a2a.tasks import event_kind, event_state, state_of
 from conformance.judge import expect_error, quote, unique
-from conformance.outcome import fail
+from conformance.outcome import fail, na
 from conformance.targets.core import CoreAgent
-from conformance.wire.caller import Caller
+from conformance.wire import Recorder
+from conformance.wire.caller import Caller, StreamAnswer
 from conformance.wire.states import TERMINAL
 
 
@@ -71,3 +74,83 @@ def test_subscription_follows_the_task_to_its_end(core_agent: CoreAgent, caller:
     assert ans.closed_by == "server", (
         f"the subscription stayed open after the task completed (cut by the harness: {ans.closed_by})")
     assert all(s is None or s not in TERMINAL for s in seen[:end]), f"a terminal state came early: {seen}"
+
+
+#: Streams opened on one task by A2A_SUB_005: one the harness closes early, two that must carry on.
+STREAMS = 3
+
+
+def _signature(event: Any) -> tuple[str, str | None]:
+    """What an event says, for comparing streams: its kind and the state or artifact it reports."""
+    kind = event_kind(event)
+    if kind == "artifactUpdate" and isinstance(event.get(kind), dict):
+        art = event[kind].get("artifact")
+        return kind, art.get("artifactId") if isinstance(art, dict) else None
+    return kind, event_state(event)
+
+
+@pytest.mark.requirement("A2A_SUB_005")
+def test_concurrent_subscriptions_each_get_the_tasks_events(
+        core_agent: CoreAgent, caller: Caller, recorder: Recorder, binding: str) -> None:
+    """Three SubscribeToTask streams of one working task (held by the harness; on an agent it cannot steer,
+    the long-running text's task). Once each has its first event the harness closes the first, then ends
+    the task (moved to completed, or canceled). The two left open must each deliver the task's end,
+    carrying the same events in the same order. An agent serving one stream per task only (a MAY, §3.5.2)
+    refuses a later subscription: na. Defect: newest-subscriber-only."""
+    core_agent.require("streaming")
+    tid = held_task(core_agent, caller, "working")
+    ctl = core_agent.control
+    callers = [core_agent.caller(binding, recorder) for _ in range(STREAMS)]
+    started = [threading.Event() for _ in range(STREAMS)]
+    answers: list[StreamAnswer | None] = [None] * STREAMS
+
+    def follow(i: int) -> None:
+        def on_event(event: Any) -> bool:
+            started[i].set()
+            return i == 0  # the first stream is closed by the harness after its first event
+
+        try:
+            answers[i] = callers[i].stream("SubscribeToTask", {"id": tid}, deadline=DEADLINE, idle=IDLE,
+                                           on_event=on_event)
+        finally:
+            started[i].set()  # an answer with no event (a refusal) also ends the wait
+
+    threads = [threading.Thread(target=follow, args=(i,), daemon=True) for i in range(STREAMS)]
+    ended = False
+    try:
+        for t in threads:
+            t.start()
+        for e in started:
+            e.wait(DEADLINE)
+        threads[0].join(DEADLINE)
+        refused = [a for a in answers if a is not None and not a.events]
+        if refused:
+            first = refused[0]
+            if first.error is not None:
+                na(f"the agent refused a further concurrent SubscribeToTask of task {tid} ({first.quote(300)}); "
+                   "serving several streams of one task is a MAY (§3.5.2)")
+            fail(f"a concurrent SubscribeToTask of task {tid} carried no event: {first.quote(300)}")
+        if ctl is not None:
+            ctl.move(tid, "completed")
+        else:
+            caller.call("CancelTask", {"id": tid})
+        ended = True
+        for t in threads:
+            t.join(DEADLINE + IDLE)
+    finally:
+        if not ended and ctl is None:
+            caller.call("CancelTask", {"id": tid})
+        for c in callers:
+            c.close()
+    open_ones = answers[1:]
+    for i, ans in enumerate(open_ones, start=2):
+        if ans is None:
+            fail(f"subscription {i} of task {tid} had not ended {DEADLINE + IDLE:g}s after the task did")
+        must_stream(ans, f"SubscribeToTask {tid} (stream {i} of {STREAMS})")
+        seen = states(ans)
+        if not any(s in TERMINAL for s in seen[1:]):
+            fail(f"stream {i} of {STREAMS} on task {tid} never delivered the task's end after stream 1 was closed "
+                 f"(states {seen}, closed by {ans.closed_by})")
+    later = [[_signature(e) for e in ans.events[1:]] for ans in open_ones if ans is not None]
+    assert all(s == later[0] for s in later), (
+        f"the streams still open on task {tid} carried different events after their first: {later}")
