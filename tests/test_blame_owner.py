@@ -55,6 +55,8 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # check seeds a config itself, and that request of its own is not the tool reaching the agent (PUSH_001)
     (CLI, "card-no-well-known", "A2ACLI_CARD_GET_001",
      ("A2ACLI_SEND_001", "A2ACLI_TASK_POLL_004", "A2ACLI_AUTH_004", "A2ACLI_TX_003", "A2ACLI_PUSH_001")),
+    # -o json printing an event log: what the documents carry (ids, parts, the names in them) is read from one
+    (CLI, "json-event-log", "A2ACLI_OUT_002", ("A2ACLI_INTERACT_004", "A2ACLI_OUT_001", "A2ACLI_SEND_004")),
     # a data artifact not shown at all: how its block is laid out (OUT_005, block_content) cannot be seen
     (CLI, "drops-data-parts", "A2ACLI_SEND_004", ("A2ACLI_OUT_005",)),
     # --context-id never sent: what goes with it (INTERACT_003: no taskId attached) is not judged

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from conformance.judge import blocked_by
 from conformance.registry import default_registry
 
 #: Terminal control sequences and other C0 controls a text floor must not carry (tab and LF allowed).
@@ -114,7 +115,22 @@ def parse_json_document(stdout: str) -> tuple[Any, str | None]:
             _, end = decoder.raw_decode(text)
         except json.JSONDecodeError:
             return None, f"stdout is not JSON ({exc}): {text[:200]!r}"
-        return None, f"stdout holds more than one JSON document (extra data at char {end}): {text[:200]!r}"
+        return None, f"{SEVERAL_DOCUMENTS} (extra data at char {end}): {text[:200]!r}"
+
+
+#: The row whose text asks `-o json` for one document (the terminal protocol object), not an event log.
+ONE_DOCUMENT_ROW = "A2ACLI_OUT_002"
+SEVERAL_DOCUMENTS = "stdout holds more than one JSON document"
+
+
+def one_json_document(stdout: str) -> tuple[Any, str | None]:
+    """:func:`parse_json_document` for a check that reads `-o json` output for what it carries: stdout holding
+    several JSON documents (an event log) ends the check blocked by A2ACLI_OUT_002, whose text that breaks;
+    what the documents carry is the calling row's question only once there is one document to read."""
+    doc, problem = parse_json_document(stdout)
+    if problem is not None and problem.startswith(SEVERAL_DOCUMENTS):
+        blocked_by(ONE_DOCUMENT_ROW, problem)
+    return doc, problem
 
 
 def parse_jsonl(stdout: str) -> tuple[list[Any], list[str]]:

@@ -205,7 +205,7 @@ def test_json_output_carries_the_ids_in_the_protocol_task(cli: Cli, agent: Agent
     a = agent(Script(send=TaskFlow(states=(("COMPLETED", 0.0),), task_id=tid, context_id=ctx)))
     r = cli.run("send", "--text", "do it", "-o", "json", "-a", a.base_url)
     assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
-    doc, problem = output.parse_json_document(r.stdout_text)
+    doc, problem = output.one_json_document(r.stdout_text)
     assert problem is None, f"{problem}; {shown(r)}"
     task = doc.get("task") if isinstance(doc, dict) else None
     assert isinstance(task, dict), f"expected a SendMessageResponse with a 'task' member, got {doc!r}"

@@ -22,6 +22,7 @@ from conformance.clicheck.output import (
     error_envelope,
     find_error_envelope,
     json_find,
+    one_json_document,
     parse_json_document,
     parse_jsonl,
     parse_text_floor,
@@ -145,7 +146,7 @@ def check_names_and_streams(r: CliResult, mode: str, tid: str, ctx: str, state: 
             f"expected text output naming taskId, contextId and state; it lacks {', '.join(missing)}; {shown(r)}"
         return
     if mode == "json":
-        doc, problem = parse_json_document(r.stdout_text)
+        doc, problem = one_json_document(r.stdout_text)
         assert problem is None, f"expected -o json stdout to be one clean JSON document: {problem}; {shown(r)}"
         missing = names_ids_and_state(doc, tid, ctx, state)
         assert not missing, \

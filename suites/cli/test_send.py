@@ -229,7 +229,7 @@ def test_send_json_output_keeps_every_artifact_part(cli: Cli, agent: AgentMaker)
     a = agent(Script(send=TaskFlow.single("COMPLETED", art)))
     r = cli.run("send", "--text", unique("render"), "-o", "json", "-a", a.base_url)
     assert r.exit_code == 0, f"expected exit 0; {shown(r)}"
-    doc, problem = output.parse_json_document(r.stdout_text)
+    doc, problem = output.one_json_document(r.stdout_text)
     assert problem is None, f"{problem}; {shown(r)}"
     parts = [
         p
