@@ -182,13 +182,16 @@ def error_envelope(obj: Any) -> tuple[dict[str, Any] | None, list[str]]:
 
 
 def find_error_envelope(stdout: str, stderr: str) -> tuple[dict[str, Any] | None, str]:
-    """Look for the error envelope on stdout (json modes), then in any JSON line of stderr."""
+    """Look for the error envelope on stdout (json modes), then on stderr: the whole stream, or a JSON object
+    starting at the beginning of any line (a notice line before a pretty-printed envelope does not hide it:
+    which stream carries what is OUT_001's question)."""
+    decoder = json.JSONDecoder()
     for where, text in (("stdout", stdout), ("stderr", stderr)):
         stripped = text.strip()
-        candidates = [stripped] + [ln for ln in stripped.splitlines() if ln.strip().startswith("{")]
-        for c in candidates:
+        starts = [0] + [m.start(1) for m in re.finditer(r"\n[ \t]*(\{)", stripped)]
+        for start in starts:
             try:
-                obj = json.loads(c)
+                obj, _ = decoder.raw_decode(stripped[start:])
             except (json.JSONDecodeError, ValueError):
                 continue
             env, _ = error_envelope(obj)
