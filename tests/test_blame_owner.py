@@ -83,6 +83,9 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
     (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017",)),
     (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004")),
+    # text output without the contextId: what --context-id sends (INTERACT_001) and what task get fetches
+    # (TASK_GET_001) are judged on their own text; naming the context in every output is OUT_001's
+    (CLI, "no-context-in-output", "A2ACLI_OUT_001", ("A2ACLI_INTERACT_001", "A2ACLI_TASK_GET_001")),
     # a fresh contextId made up for each new message is not an id kept from the run before (INTERACT_005)
     (CLI, "invents-context-id", "A2ACLI_INTERACT_003", ("A2ACLI_INTERACT_005",)),
 )

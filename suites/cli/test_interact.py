@@ -44,7 +44,7 @@ def test_context_id_is_sent_exactly_as_given(cli: Cli, agent: AgentMaker) -> Non
     assert len(msgs) == 1, f"expected one message sent, got {msgs!r}; {shown(r)}"
     assert msgs[0].get("contextId") == ctx, f"expected contextId {ctx!r} on the message, got {msgs[0]!r}"
     assert not msgs[0].get("taskId"), f"--context-id alone must start a new task, got taskId {msgs[0].get('taskId')!r}"
-    assert output.has_token(r.stdout_text, ctx), f"the contextId is not reported back; {shown(r)}"
+    # reporting the context back is OUT_001's (every output names the context); this row is what is sent
 
 
 # --------------------------------------------------------------------------- INTERACT_002
