@@ -57,6 +57,8 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
      ("A2ACLI_SEND_001", "A2ACLI_TASK_POLL_004", "A2ACLI_AUTH_004", "A2ACLI_TX_003", "A2ACLI_PUSH_001")),
     # -o json printing an event log: what the documents carry (ids, parts, the names in them) is read from one
     (CLI, "json-event-log", "A2ACLI_OUT_002", ("A2ACLI_INTERACT_004", "A2ACLI_OUT_001", "A2ACLI_SEND_004")),
+    # errors as plain text: a refused --task-id is shown, but without A2A's error name (OUT_004's)
+    (CLI, "no-error-envelope", "A2ACLI_OUT_004", ("A2ACLI_INTERACT_002",)),
     # a data artifact not shown at all: how its block is laid out (OUT_005, block_content) cannot be seen
     (CLI, "drops-data-parts", "A2ACLI_SEND_004", ("A2ACLI_OUT_005",)),
     # --context-id never sent: what goes with it (INTERACT_003: no taskId attached) is not judged
@@ -86,6 +88,8 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # text output without the contextId: what --context-id sends (INTERACT_001) and what task get fetches
     # (TASK_GET_001) are judged on their own text; naming the context in every output is OUT_001's
     (CLI, "no-context-in-output", "A2ACLI_OUT_001", ("A2ACLI_INTERACT_001", "A2ACLI_TASK_GET_001")),
+    # errors as plain text: a wait that hits --timeout still shows the timeout by exit 5 (TASK_POLL_002)
+    (CLI, "no-error-envelope", "A2ACLI_OUT_004", ("A2ACLI_TASK_POLL_002",)),
     # a fresh contextId made up for each new message is not an id kept from the run before (INTERACT_005)
     (CLI, "invents-context-id", "A2ACLI_INTERACT_003", ("A2ACLI_INTERACT_005",)),
 )

@@ -117,6 +117,7 @@ def test_mismatched_context_id_is_sent_not_reconciled(cli: Cli, agent: AgentMake
 
 
 @pytest.mark.requirement("A2ACLI_INTERACT_002", part="refused_identifier")
+@pytest.mark.depends_on("A2ACLI_OUT_004")
 @pytest.mark.parametrize("streaming", [True, False], ids=["streaming-card", "polling-card"])
 def test_unknown_task_id_fails_without_starting_a_task(
     cli: Cli, agent: AgentMaker, streaming: bool
@@ -136,6 +137,10 @@ def test_unknown_task_id_fails_without_starting_a_task(
         f"the CLI sent messages without the refused taskId {strays!r}; tasks now: {[t.id for t in a.tasks]}"
     )
     said = r.stdout_text + r.stderr_text
+    if "TaskNotFoundError" not in said and "error" in said.lower():
+        # an error is shown, without A2A's name for it: naming protocol errors by that name is OUT_004's
+        blocked_by("A2ACLI_OUT_004", f"the refusal is shown without the protocol error's name TaskNotFoundError; "
+                                     f"{shown(r)}")
     assert "TaskNotFoundError" in said, f"the protocol error name TaskNotFoundError is not surfaced; {shown(r)}"
     assert "--debug" in said, f"the error does not point the caller at --debug; {shown(r)}"
 

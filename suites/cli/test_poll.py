@@ -167,8 +167,8 @@ def test_wait_polls_at_the_requested_interval_with_bounded_backoff(cli: Cli, age
 @pytest.mark.depends_on("A2ACLI_TASK_POLL_001")
 def test_wait_gives_up_when_timeout_expires(cli: Cli, agent: AgentMaker, record_error_code: RecordCode
                                             ) -> None:
-    """`--timeout 1s` on a task that never finishes ends the wait reporting A2ACLI_ERR_TIMEOUT (in the
-    envelope or in its text), exit 5 (or 1).
+    """`--timeout 1s` on a task that never finishes ends the wait, shown as a timeout: A2ACLI_ERR_TIMEOUT (in
+    the envelope or in its text) or exit 5.
 
     Catches defect `ignores-timeout` (the wait runs on past the deadline).
     """
@@ -180,7 +180,9 @@ def test_wait_gives_up_when_timeout_expires(cli: Cli, agent: AgentMaker, record_
     assert not r.timed_out, f"expected --timeout 1s to end the wait; still waiting after {SHORT_RUN}s; {shown(r)}"
     assert r.exit_code in (5, 1), f"expected exit 5 (or 1) when --timeout expires, got {r.exit_code}; {shown(r)}"
     code = reported_timeout(r, record_error_code, "--timeout expiry")
-    assert code == TIMEOUT_ERROR, f"expected {TIMEOUT_ERROR} reported on --timeout expiry, got {code!r}; {shown(r)}"
+    # the timeout shown by its code or by its exit status 5 (the code in an envelope is OUT_004's)
+    assert code == TIMEOUT_ERROR or r.exit_code == 5, (
+        f"expected {TIMEOUT_ERROR} or exit 5 on --timeout expiry, got {code!r}, exit {r.exit_code}; {shown(r)}")
     assert r.duration < 8.0, f"expected the wait to end soon after 1s, it ran {r.duration:.1f}s; {shown(r)}"
 
 
@@ -252,7 +254,8 @@ def test_unspecified_state_keeps_the_wait_polling_until_timeout(
         f"expected the wait to keep polling TASK_STATE_UNSPECIFIED until --timeout; it stopped after "
         f"{len(polls)} GetTask; {shown(r)}")
     code = reported_timeout(r, record_error_code, "--timeout expiry on UNSPECIFIED")
-    assert code == TIMEOUT_ERROR, f"expected {TIMEOUT_ERROR} once --timeout expired, got {code!r}; {shown(r)}"
+    assert code == TIMEOUT_ERROR or r.exit_code == 5, (
+        f"expected {TIMEOUT_ERROR} or exit 5 once --timeout expired, got {code!r}, exit {r.exit_code}; {shown(r)}")
     assert r.exit_code in (5, 1), f"expected exit 5 (or 1) on --timeout, got {r.exit_code}; {shown(r)}"
 
 
