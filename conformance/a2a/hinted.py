@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.a2a.messages import send_params
+from conformance.a2a.messages import hint_send_params
 from conformance.a2a.streams import DEADLINE, IDLE
 from conformance.a2a.tasks import event_kind
 from conformance.outcome import not_measured
@@ -24,10 +24,7 @@ def hint_params(agent: CoreAgent) -> dict[str, Any]:
     hint = agent.long_running
     if not hint:
         not_measured(NO_LONG_RUNNING)
-    params = send_params(str(hint.get("text") or ""))
-    if hint.get("metadata"):
-        params["message"]["metadata"] = dict(hint["metadata"])
-    return params
+    return hint_send_params(hint)
 
 
 def canceled_stream(agent: CoreAgent, caller: Caller) -> StreamAnswer:

@@ -38,6 +38,15 @@ def send_params(message: str | Mapping[str, Any], *, configuration: Mapping[str,
     return params
 
 
+def hint_send_params(hint: Mapping[str, Any]) -> dict[str, Any]:
+    """SendMessage params of a long-running hint (``--long-running-text``: its text, and its metadata when
+    it names some)."""
+    params = send_params(str(hint.get("text") or ""))
+    if hint.get("metadata"):
+        params["message"]["metadata"] = dict(hint["metadata"])
+    return params
+
+
 def send_params_0_3(text: str) -> dict[str, Any]:
     """The params of an A2A 0.3 JSON-RPC ``message/send`` carrying one text part, shaped by the
     SDK's own 0.3 types (``a2a.compat.v0_3``) from the 1.0 request :func:`send_params` builds."""

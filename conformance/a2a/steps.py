@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from conformance.a2a.messages import send_params
+from conformance.a2a.messages import hint_send_params, send_params
 from conformance.a2a.tasks import SEND_ROW, state_of, task_of
 from conformance.judge import blocked_by, quote, succeeded
 from conformance.judge.errors import DATA_ROW, ENVELOPE_ROW
@@ -144,10 +144,7 @@ def hold_params(agent: CoreAgent) -> dict[str, Any]:
         hint = {"text": agent.control.hold_text}
     if not hint:
         not_measured(NO_LONG_RUNNING)
-    params = send_params(str(hint.get("text") or ""))
-    if hint.get("metadata"):
-        params["message"]["metadata"] = dict(hint["metadata"])
-    return params
+    return hint_send_params(hint)
 
 
 def well_known_card(agent: CoreAgent, recorder: Recorder) -> HttpReply:
