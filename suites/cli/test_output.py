@@ -33,6 +33,7 @@ from conformance.fixtures.scripted_agent import (
     Data,
     ErrorReply,
     Script,
+    ScriptedAgent,
     TaskFlow,
     Text,
 )
@@ -180,6 +181,8 @@ def test_json_send_prints_one_terminal_send_message_response(cli: Cli, agent: Ag
         f"expected a SendMessageResponse ({{'task': ...}}), got top-level {keys!r}"
     assert "task" in doc, f"the agent created a task, but the document carries no 'task': {doc!r}"
     strict = strict_problems(doc, pb.SendMessageResponse)
+    if strict is not None:
+        _echoed_without_message_id(a, [strict])
     assert strict is None, f"the document is not a strict SendMessageResponse: {strict}"
     assert doc["task"].get("status", {}).get("state") == "TASK_STATE_COMPLETED", \
         f"the document is not the terminal object: task status {doc['task'].get('status')!r}"
@@ -213,6 +216,16 @@ def test_json_task_get_wait_prints_one_terminal_task(cli: Cli, agent: AgentMaker
 # ─────────────────────────────── OUT_003 ───────────────────────────────
 
 
+def _echoed_without_message_id(a: ScriptedAgent, problems: list[str]) -> None:
+    """The printed protocol objects fail the strict reading only on a missing messageId, and the tool sent its
+    own message without one (the agent's answer echoes it into the task's history): the message is SEND_001's
+    to get right; what the output does with the answer is not judged on it."""
+    sent = a.sent_messages()
+    if problems and sent and all("messageId" in p for p in problems) and any(not m.get("messageId") for m in sent):
+        blocked_by("A2ACLI_SEND_001", f"the tool sent its message without a messageId and the agent's answer echoes "
+                                      f"it: {problems[0][:160]}")
+
+
 @pytest.mark.requirement("A2ACLI_OUT_003")
 def test_json_stream_prints_one_object_per_line_terminal_last(cli: Cli, agent: AgentMaker) -> None:
     """`send -o json --stream` prints JSONL: one StreamResponse per physical line, the terminal event last.
@@ -227,6 +240,7 @@ def test_json_stream_prints_one_object_per_line_terminal_last(cli: Cli, agent: A
     assert not problems, f"stdout is not JSONL: {problems}; {shown(r)}"
     assert len(objs) >= 2, f"a task with several events streamed {len(objs)} line(s); {shown(r)}"
     bad = [f"line {n}: {p}" for n, o in enumerate(objs, 1) if (p := strict_problems(o, pb.StreamResponse))]
+    _echoed_without_message_id(a, bad)
     assert not bad, f"lines that are not strict StreamResponse objects: {bad}"
     missing = names_ids_and_state(objs[-1], tid, ctx, "TASK_STATE_COMPLETED")
     assert not missing, f"the last line is not the terminal event (lacks {', '.join(missing)}): {objs[-1]!r}"
