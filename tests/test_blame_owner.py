@@ -59,6 +59,12 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (CLI, "json-event-log", "A2ACLI_OUT_002", ("A2ACLI_INTERACT_004", "A2ACLI_OUT_001", "A2ACLI_SEND_004")),
     # errors as plain text: a refused --task-id is shown, but without A2A's error name (OUT_004's)
     (CLI, "no-error-envelope", "A2ACLI_OUT_004", ("A2ACLI_INTERACT_002",)),
+    # the tool's own message without a messageId, echoed in the agent's answer: the strict reading of the -o json
+    # output (OUT_002, OUT_003) is not judged on it
+    (CLI, "no-message-id", "A2ACLI_SEND_001", ("A2ACLI_OUT_002", "A2ACLI_OUT_003")),
+    # the last card entry picked: the tenant of the entry meant (TX_003) and a smoke check that went over a binding
+    # where the agent's defect does not show (CONFORM_001) are not judged
+    (CLI, "ignores-card-order", "A2ACLI_TX_001", ("A2ACLI_TX_003", "A2ACLI_CONFORM_001")),
     # a data artifact not shown at all: how its block is laid out (OUT_005, block_content) cannot be seen
     (CLI, "drops-data-parts", "A2ACLI_SEND_004", ("A2ACLI_OUT_005",)),
     # --context-id never sent: what goes with it (INTERACT_003: no taskId attached) is not judged
