@@ -20,7 +20,7 @@ from conformance.command.identity import (
     secret_free_argv,
     tool_version,
 )
-from conformance.command.run import RunOptions, command_line, pairs, plan, run_suite, started, workers
+from conformance.command.run import RunOptions, command_line, pairs, plan, run_suite, started
 from conformance.context import RunContext
 from conformance.paths import SUITES_DIR
 from conformance.registry import default_registry
@@ -82,5 +82,5 @@ def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None
     code = run_suite(SUITE, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)
     wall = time.monotonic() - t0
     result = planned.conclude(code, opts)
-    print(Cost(*cli_process_seconds(out), wall, workers(opts.jobs, ctx.scope)).line())
+    print(Cost(*cli_process_seconds(out), wall, opts.jobs).line())
     return result

@@ -50,9 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--only", nargs="+", metavar="ID", help="run only the checks of these requirement ids")
-        sp.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
-                        help="parallel test processes (default: 2 on a machine with two or more CPUs when the run "
-                             "selects at least 16 rows, else 1; never more than the rows selected)")
+        sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                        help="parallel test processes (default 1; never more than the rows selected)")
         sp.add_argument("--report-dir", metavar="DIR",
                         help="where to write the report (default reports/<target>/<timestamp>)")
         sp.add_argument("--timeout", type=float, default=None, metavar="S",
@@ -131,8 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--previous", metavar="PATH", help="an earlier matrix.yaml (or its folder), to flag regressions")
     m.add_argument("--shard", metavar="I/N", help="run only shard I of N (targets at positions I-1 mod N)")
     m.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is flagged")
-    m.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
-                   help="parallel test processes per target (default: as `cli`/`agent` choose)")
+    m.add_argument("--jobs", "-j", type=int, default=1, metavar="N")
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 

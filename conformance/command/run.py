@@ -74,8 +74,7 @@ class RunOptions:
     tier: int | None = None
     #: The summary group that must be satisfied for exit 0 (``tier_N`` / ``level_must``), if any.
     require: str | None = None
-    #: ``--jobs``; None: :func:`workers` decides.
-    jobs: int | None = None
+    jobs: int = 1
     report_dir: str | None = None
     timeout: float | None = None
     allure_dir: str | None = None
@@ -89,7 +88,7 @@ class RunOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace, family: str, require: str | None,
                   tier: int | None = None) -> RunOptions:
-        if args.jobs is not None and args.jobs < 1:
+        if args.jobs < 1:
             raise UsageFailure("--jobs must be at least 1")
         positive(args.timeout, "--timeout")
         folder_arg(args.report_dir, "--report-dir")
@@ -170,28 +169,7 @@ def command_line(argv: Sequence[str]) -> str:
     return shlex.join(["agentd-conformance", *argv])
 
 
-#: Without ``--jobs``: a run of at least this many rows gets :data:`AUTO_JOBS` workers (where the machine has the
-#: CPUs), a smaller one a single process. Measured on 2 cores (benchmarks/side_by_side.py, cli_tiers.py,
-#: agentd_family.py): two workers beat one on every whole family (a2a 11.0 s against 18.1 s on the scripted agent,
-#: the CLI's 66 ids 45-53 s against 89-90 s, agentd 17 s against 27 s), while a run of a few rows pays more for
-#: the second worker's start-up than it gains.
-AUTO_MIN_ROWS = 16
-AUTO_JOBS = 2
-
-
-def workers(jobs: int | None, scope: Sequence[str] | None) -> int:
-    """The test processes a run uses: ``--jobs`` (None: chosen as :data:`AUTO_MIN_ROWS` says), never more than
-    the rows selected (``scope``; None: the whole family). Each worker imports and collects everything again,
-    so more workers than rows only add start-up (a one-row run with --jobs 2 took 2.5 times as long as with
-    --jobs 1)."""
-    rows = len(scope) if scope is not None else None
-    if jobs is None:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        jobs = min(AUTO_JOBS, cpus) if rows is None or rows >= AUTO_MIN_ROWS else 1
-    return jobs if rows is None else max(1, min(jobs, rows))
-
-
-def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int | None, timeout: float | None,
+def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None,
               allure_dir: str | None = None) -> int:
     """Run one suite folder under pytest in a child process; returns pytest's exit code.
 
@@ -213,7 +191,7 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int | None, 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: int | None, timeout: float | None,
+def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: int, timeout: float | None,
                allure_dir: str | None) -> int:
     """pytest on ``suite`` in a child process whose private folder is ``tmp``; its exit code."""
     ctx.secret_dir = str(tmp)
@@ -224,9 +202,11 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
            "--basetemp", str(tmp / "basetemp")]
-    n = workers(jobs, ctx.scope)
-    if n > 1:
-        cmd += ["-p", "xdist", "-n", str(n)]
+    # A worker per selected row at most: each worker imports and collects everything again, so more workers
+    # than rows only add start-up (a one-row run with --jobs 2 took 2.5 times as long as with --jobs 1).
+    workers = jobs if ctx.scope is None else min(jobs, len(ctx.scope))
+    if workers > 1:
+        cmd += ["-p", "xdist", "-n", str(workers)]
     if allure_dir:
         cmd += ["-p", "allure_pytest", "--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
