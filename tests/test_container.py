@@ -34,8 +34,9 @@ from conformance.targets.model import AgentTarget
 #: limit is stated here, with its reason, rather than loosened in the comparison.
 AGENTD_NOT_MEASURED: dict[str, str] = {}
 A2A_NOT_MEASURED: dict[str, str] = {}
-#: Conditional rows that do not apply to the reference (its card declares only JSON-RPC), on either path.
-A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
+#: Conditional rows that do not apply to the reference (its card declares only JSON-RPC and no required
+#: extension), on either path.
+A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005", "A2A_EXT_002"}
 RUN_ID = f"{PREFIX}.run-id"
 
 

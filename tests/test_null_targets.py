@@ -132,6 +132,8 @@ def _excluded(condition: str, card: dict[str, Any] | None) -> bool:
         named = [spelled[w] for w in spelled if w in condition]
         assert named, f"no binding named in the condition {condition!r}"
         return not bindings & set(named)
+    if condition == "the card declares an extension with required: true":
+        return not any(isinstance(e, dict) and e.get("required") is True for e in caps.get("extensions") or [])
     raise AssertionError(f"the null-target test cannot read the condition {condition!r}: teach _excluded")
 
 
