@@ -128,9 +128,14 @@ def one_json_document(stdout: str) -> tuple[Any, str | None]:
     several JSON documents (an event log) ends the check blocked by A2ACLI_OUT_002, whose text that breaks;
     what the documents carry is the calling row's question only once there is one document to read."""
     doc, problem = parse_json_document(stdout)
-    if problem is not None and problem.startswith(SEVERAL_DOCUMENTS):
-        blocked_by(ONE_DOCUMENT_ROW, problem)
+    if several_documents(problem):
+        blocked_by(ONE_DOCUMENT_ROW, str(problem))
     return doc, problem
+
+
+def several_documents(problem: str | None) -> bool:
+    """Whether a :func:`parse_json_document` problem is stdout holding more than one document (OUT_002's)."""
+    return problem is not None and problem.startswith(SEVERAL_DOCUMENTS)
 
 
 def parse_jsonl(stdout: str) -> tuple[list[Any], list[str]]:

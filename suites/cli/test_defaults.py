@@ -21,9 +21,9 @@ from conformance.cli.runner import CliResult
 from conformance.clicheck.invocations import AgentMaker, Cli, RecordBreakdown
 from conformance.clicheck.output import (
     ONE_DOCUMENT_ROW,
-    SEVERAL_DOCUMENTS,
     parse_json_document,
     parse_text_floor,
+    several_documents,
     state_matches,
     without_escapes,
 )
@@ -166,8 +166,8 @@ def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMake
     _provisional(record_breakdown, row, shipped, "--output")
     r2 = cli.run("send", "--text", "hi", *card_ref(a), "--output", "json")
     parsed, problem = parse_json_document(r2.stdout_text)
-    if problem is not None and problem.startswith(SEVERAL_DOCUMENTS):
-        _unmeasured(record_breakdown, row, ONE_DOCUMENT_ROW, problem)
+    if several_documents(problem):
+        _unmeasured(record_breakdown, row, ONE_DOCUMENT_ROW, str(problem))
     overridable = r2.exit_code == 0 and problem is None and isinstance(parsed, dict)
     id_seen = "found" if doc.label_of_value(first_id) else "missing"
     _verdict(record_breakdown, row, shipped, overridable,
