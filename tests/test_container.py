@@ -353,3 +353,37 @@ def test_container_logs_in_the_report_are_redacted(engine: Any, image: str, tmp_
     text = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "containers").glob("*.log"))
     assert "token=[REDACTED]" in text and tokens["operator"] not in text, text[:500]
 
+
+
+def test_a_secret_container_variable_never_reaches_a_report_file(engine: Any, image: str, tmp_path: Path) -> None:
+    """Secrets handed to a container (``--container-env``, a targets file's ``secret_env_from``) reach no file
+    of the run, not even a 6-character piece, though the container prints them: not the command line the
+    report quotes, not the container's log, not the error a matrix records for a target that died. A
+    ``--container-env-plain`` value is shown as given (it was said not to be secret)."""
+    from tests.test_secret_leaks import leaks
+
+    given, from_env, plain = f"cenv-{os.urandom(6).hex()}", f"fenv-{os.urandom(6).hex()}", "plain-shown-value"
+    echo = "echo probe=$PROBE_SECRET plain=$PROBE_PLAIN; "
+    serve = {"image": image, "command": ["sh", "-c", echo + "exec python3 -m conformance.targets.serve"]}
+    single = tmp_path / "single"
+    proc = _command(["agent", "--container", image, "--container-env", f"PROBE_SECRET={given}",
+                     "--container-env-plain", f"PROBE_PLAIN={plain}", "--only", "A2A_CARD_001", "--family", "a2a",
+                     "--report-dir", str(single)], _env(f"secret-{os.getpid()}"), timeout=600)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    path = _targets(tmp_path, "serves", {**serve, "secret_env_from": {"PROBE_SECRET": "CONFORMANCE_TEST_SECRET"},
+                                         "env": {"PROBE_PLAIN": plain}}, only=["A2A_CARD_001"], family="a2a")
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc["targets"].append({"name": "dies", "kind": "agent", "family": "a2a", "only": ["A2A_CARD_001"],
+                           "container": {"image": image, "command": ["sh", "-c", echo + "exit 7"],
+                                         "secret_env_from": {"PROBE_SECRET": "CONFORMANCE_TEST_SECRET"},
+                                         "ready_timeout": 30}})
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    matrix = tmp_path / "matrix"
+    proc = _command(["matrix", "--targets", str(path), "--report-dir", str(matrix)],
+                    _env(f"secret-m-{os.getpid()}", CONFORMANCE_TEST_SECRET=from_env), timeout=900)
+    assert proc.returncode == 3 and "could not run: dies" in proc.stderr, proc.stderr[-2000:]
+    table = (matrix / "matrix.md").read_text(encoding="utf-8")
+    assert "dies" in table and "[REDACTED]" in table, table[-1500:]  # its error quoted the container's log
+    assert leaks([single, matrix], [given, from_env]) == {}
+    command = yaml.safe_load((single / "compliance-report.yaml").read_text(encoding="utf-8"))
+    assert plain in json.dumps(command), "the --container-env-plain value should be shown as given"

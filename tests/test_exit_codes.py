@@ -26,6 +26,8 @@ TARGETS = {
     "fact.yaml": "targets:\n  - name: a\n    kind: agent\n    url: http://127.0.0.1:1\n    facts: {evnts: 'on'}\n",
     "short.yaml": "targets:\n  - name: c\n    kind: cli\n    env: {A2ACLI_BEARER: abc}\n",
     "ok.yaml": "targets:\n  - name: c\n    kind: cli\n",
+    "unset.yaml": ("targets:\n  - name: a\n    kind: agent\n    container: {image: 'x:y', secret_env_from: "
+                   "{KEY: CONFORMANCE_SURELY_UNSET_VARIABLE}}\n"),
 }
 
 
@@ -110,7 +112,11 @@ CASES: list[tuple[tuple[str, ...], int, str]] = [
     (("agent", "--url", "http://x", "--launch", "reference", *R), 2, "not allowed"),
     (("agent", "--launch", "nope", *R), 2, "nope"),
     (("agent", "--launch", "scripted", "--defect", "nope", *R), 2, "unknown defect"),
-    (("agent", "--container-env", "A=B", *R), 2, "--container"),
+    (("agent", "--container-env", "A=abcdef", *R), 2, "applies only with --container"),
+    (("agent", "--container-env-plain", "A=B", *R), 2, "applies only with --container"),
+    (("agent", "--container", "absent:img", "--container-env", "A=abc", *R), 2, "--container-env-plain"),
+    (("agent", "--container", "absent:img", "--container-env", "A=abcdef", "--container-env-plain", "A=xyz", *R), 2,
+     "both set A"),
     (("agent", "--family", "nope", *R), 2, "--family"),
     (("agent", "--require-level", "may", *R), 2, "--require-level"),
     (("agent", "--schema-source", "/no/dir", *R), 2, "--schema-source"),
@@ -123,6 +129,7 @@ CASES: list[tuple[tuple[str, ...], int, str]] = [
     (("matrix", "--targets", "family.yaml", *R), 2, "not a2acli"),
     (("matrix", "--targets", "fact.yaml", *R), 2, "unknown fact"),
     (("matrix", "--targets", "short.yaml", *R), 2, "A2ACLI_BEARER"),
+    (("matrix", "--targets", "unset.yaml", *R), 2, "CONFORMANCE_SURELY_UNSET_VARIABLE is not set"),
     (("matrix", "--targets", "ok.yaml", "--shard", "3/2"), 2, "--shard"),
     (("matrix", "--targets", "ok.yaml", "--timeout", "0"), 2, "--timeout"),
     (("matrix", "--targets", "ok.yaml", "--report-dir", "afile"), 2, "is a file"),

@@ -24,7 +24,7 @@ RUN_FLAGS = {"jobs", "report_dir", "timeout", "allure_dir", "baseline", "write_b
              "require_tier", "require_level"}
 #: Flags whose targets-file key is spelled otherwise (a list or mapping of what the flag gives one at a time).
 RENAMED = {"fact": "facts", "token": "tokens_env", "defect": "defects", "allow_origin": "allow_origins",
-           "container_env": "container"}
+           "container_env": "container", "container_env_plain": "container"}
 
 
 def _flags(command: str) -> set[str]:

@@ -64,8 +64,8 @@ _KEYS = {
     "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only",
               "defects", "long_running_text", "call_timeout", "allow_origins", "agentd_binary", "schema_source"},
 }
-CONTAINER_KEYS = {"image", "port", "env", "socket_dir", "tokens_env", "switches", "ready_path", "ready_timeout",
-                  "network", "command"}
+CONTAINER_KEYS = {"image", "port", "env", "secret_env_from", "socket_dir", "tokens_env", "switches", "ready_path",
+                  "ready_timeout", "network", "command"}
 
 
 class TargetFileError(ValueError):
@@ -98,8 +98,12 @@ class Entry:
             return CliTarget.build(exe=s.get("exe"), adapter=s.get("adapter"), skill=s.get("skill"),
                                    env=dict(s.get("env") or {}), env_plain=dict(s.get("env_plain") or {}),
                                    cli_timeout=s.get("cli_timeout"))
+        container = dict(s["container"]) if s.get("container") else None
+        # ``secret_env_from`` (KEY: VARIABLE): the container's KEY gets the harness's VARIABLE, a secret.
+        named = (container or {}).pop("secret_env_from", None) or {}
+        secret_env = {key: os.environ[var] for key, var in named.items()}
         return AgentTarget.build(url=s.get("url"), unix=s.get("unix"), launch=s.get("launch"),
-                                 container=s.get("container"),
+                                 container=container, container_env=secret_env,
                                  tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
                                  facts=dict(s.get("facts") or {}), defects=list(s.get("defects") or ()),
                                  long_running_text=s.get("long_running_text"), binary=s.get("agentd_binary"),
@@ -187,11 +191,17 @@ def _check_container(path: Path, where: str, c: Any) -> None:
     unknown = set(c) - CONTAINER_KEYS
     if unknown:
         raise _err(path, where, f"unknown key(s) {sorted(unknown)}")
-    for key in ("env", "tokens_env", "switches"):
+    for key in ("env", "secret_env_from", "tokens_env", "switches"):
         v = c.get(key)
         if v is not None and not (isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
                                                                for k, x in v.items())):
             raise _err(path, f"{where}.{key}", "must be a mapping of strings to strings")
+    for key, var in (c.get("secret_env_from") or {}).items():
+        if var not in os.environ:
+            raise _err(path, f"{where}.secret_env_from.{key}", f"environment variable {var} is not set")
+    both = sorted(set(c.get("secret_env_from") or {}) & set(c.get("env") or {}))
+    if both:
+        raise _err(path, f"{where}.secret_env_from", f"{', '.join(both)} also set in env")
     if "port" in c and not (isinstance(c["port"], int) and 0 < c["port"] < 65536):
         raise _err(path, f"{where}.port", "must be a port number")
     if "ready_timeout" in c and not (isinstance(c["ready_timeout"], int | float) and c["ready_timeout"] > 0):

@@ -44,6 +44,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
             url=args.url, unix=args.unix, launch=args.launch,
             container={"image": args.container} if args.container else None,
             container_env=pairs(args.container_env, "--container-env"),
+            container_env_plain=pairs(args.container_env_plain, "--container-env-plain"),
             tokens=pairs(args.token, "--token"), facts=pairs(args.fact, "--fact"), defects=args.defect,
             long_running_text=args.long_running_text, binary=args.agentd_binary, call_timeout=args.call_timeout,
             allow_origins=args.allow_origin)
@@ -63,7 +64,7 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
     extra: dict[str, Any] = {"schema_source": opts.schema_source} if opts.family == "agentd" else {}
     if target.kind == CONTAINER:
         try:
-            extra.update(lifecycle.preflight(target, out, target.tokens.values()))
+            extra.update(lifecycle.preflight(target, out, target.secrets()))
         except lifecycle.PreflightUsage as exc:
             raise UsageFailure(str(exc)) from None
         except lifecycle.PreflightFailure as exc:
@@ -76,7 +77,7 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
              "env_given": sorted((target.container or {}).get("env") or {}),
              "command": command_line(public_argv(secret_free_argv(sys.argv[1:]))),
              "started": started(), "extra": extra},
-        secrets=list(target.tokens.values()), scope=planned.ids, scope_note=planned.note)
+        secrets=target.secrets(), scope=planned.ids, scope_note=planned.note)
     suite = SUITES_DIR / "agent" / ("agentd" if opts.family == "agentd" else "core")
     if target.running:
         _preflight(target, ctx, out)

@@ -61,12 +61,13 @@ def _public_word(word: str) -> str:
 
 
 #: The flags whose ``KEY=VALUE`` values are secrets: the command line a report records shows their keys only.
-SECRET_FLAGS = ("--token", "--env")
+SECRET_FLAGS = ("--token", "--env", "--container-env")
 
 
 def secret_free_argv(argv: Sequence[str]) -> list[str]:
-    """The command's arguments with the value of every ``--token ROLE=TOKEN`` and ``--env KEY=VALUE`` hidden
-    (``--env-plain`` values stay: the user said they are not secret)."""
+    """The command's arguments with the value of every ``--token ROLE=TOKEN``, ``--env KEY=VALUE`` and
+    ``--container-env KEY=VALUE`` hidden (``--env-plain``/``--container-env-plain`` values stay: the user said
+    they are not secret)."""
     out: list[str] = []
     hide = False
     for a in argv:

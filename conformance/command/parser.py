@@ -93,7 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--container", metavar="IMAGE",
                        help="start IMAGE (a local image; nothing is pulled) once per configuration the checks need")
     a.add_argument("--container-env", action="append", default=[], metavar="KEY=VALUE",
-                   help="(with --container) an environment variable for every container; repeatable")
+                   help="(with --container) an environment variable for every container, its value a secret kept "
+                        "out of every file the run writes (at least 4 characters); repeatable")
+    a.add_argument("--container-env-plain", action="append", default=[], metavar="KEY=VALUE",
+                   help="(with --container) the same for a value that is not a secret (the report may show it)")
     a.add_argument("--token", action="append", default=[], metavar="ROLE=TOKEN",
                    help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
     a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",

@@ -67,6 +67,9 @@ class AgentTarget:
     name: str | None = None
     #: kind container: the ``container:`` entry (image, port, env, socket_dir, ...; see conformance.targets.container).
     container: dict[str, Any] | None = None
+    #: kind container: the names of the container's environment variables whose values are secrets
+    #: (``--container-env``, a targets file's ``secret_env_from``): kept out of every file the run writes.
+    secret_env: tuple[str, ...] = ()
     tokens: dict[str, str] = field(default_factory=dict, repr=False)  # pytest prints a failing check's fixtures
     facts: dict[str, str] = field(default_factory=dict)
     defects: list[str] = field(default_factory=list)
@@ -91,6 +94,7 @@ class AgentTarget:
     @classmethod
     def build(cls, *, url: str | None = None, unix: str | None = None, launch: str | None = None,
               container: dict[str, Any] | None = None, container_env: dict[str, str] | None = None,
+              container_env_plain: dict[str, str] | None = None,
               tokens: dict[str, str] | None = None, facts: dict[str, str] | None = None,
               defects: list[str] | tuple[str, ...] = (), long_running_text: str | None = None,
               binary: str | None = None, call_timeout: float | None = None,
@@ -106,6 +110,16 @@ class AgentTarget:
         if short:
             raise TargetError(f"--token: the token for {', '.join(short)} is shorter than {MIN_SECRET_LEN} "
                               "characters and could not be redacted safely")
+        container_env = _pairs(container_env, "--container-env")
+        container_env_plain = _pairs(container_env_plain, "--container-env-plain")
+        short = sorted(k for k, v in container_env.items() if len(v) < MIN_SECRET_LEN)
+        if short:
+            raise TargetError(f"--container-env: the value of {', '.join(short)} is shorter than {MIN_SECRET_LEN} "
+                              "characters and could not be redacted safely (use --container-env-plain for a value "
+                              "that is not a secret)")
+        both = sorted(set(container_env) & set(container_env_plain))
+        if both:
+            raise TargetError(f"--container-env and --container-env-plain both set {', '.join(both)}")
         if url:
             if not url.startswith(("http://", "https://")):
                 raise TargetError(f"--url: expected an http:// or https:// URL, got {url!r}")
@@ -114,17 +128,17 @@ class AgentTarget:
             target = cls(UNIX, path=str(Path(unix).resolve()))
         elif container:
             entry = dict(container)
-            entry["env"] = {**(entry.get("env") or {}), **(container_env or {})}
+            entry["env"] = {**(entry.get("env") or {}), **container_env_plain, **container_env}
             # Every container and network of this run carries the id (CI may set it: its job's id).
             entry.setdefault("run_id",
                              os.environ.get("AGENTD_CONFORMANCE_RUN_ID") or f"{os.getpid()}-{time.time_ns()}")
-            target = cls(CONTAINER, container=entry)
+            target = cls(CONTAINER, container=entry, secret_env=tuple(sorted(container_env)))
         else:
             name = launch or "reference"
             if name not in LAUNCHABLE:
                 raise TargetError(f"--launch: unknown target {name!r} (expected reference, scripted or sdk)")
             target = cls(LAUNCH, name=name)
-        if container_env and target.kind != CONTAINER:
+        if (container_env or container_env_plain) and target.kind != CONTAINER:
             raise TargetError("--container-env applies only with --container")
         if defects:
             if target.kind not in (LAUNCH, CONTAINER):
@@ -238,6 +252,8 @@ class AgentTarget:
         for key in ("url", "path", "name", "container"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.secret_env:
+            out["secret_env"] = list(self.secret_env)
         out.update({"tokens": dict(self.tokens), "facts": dict(self.facts), "defects": list(self.defects)})
         for key in ("long_running", "binary", "schema_dir", "socket_dir", "image_id"):
             if getattr(self, key) is not None:
@@ -254,7 +270,15 @@ class AgentTarget:
         if not data:
             return cls(LAUNCH, name="reference")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if "secret_env" in known:
+            known["secret_env"] = tuple(known["secret_env"])
         return cls(**known)
+
+    def secrets(self) -> list[str]:
+        """The values the run must keep out of every file it writes: the tokens, and the values of the
+        container's secret environment variables."""
+        env = (self.container or {}).get("env") or {}
+        return [*self.tokens.values(), *(str(env[k]) for k in self.secret_env if k in env)]
 
     def get(self, key: str, default: Any = None) -> Any:
         """A field by its run-context name (for checks that read the description as a mapping)."""
