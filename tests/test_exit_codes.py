@@ -26,6 +26,7 @@ TARGETS = {
     "fact.yaml": "targets:\n  - name: a\n    kind: agent\n    url: http://127.0.0.1:1\n    facts: {evnts: 'on'}\n",
     "short.yaml": "targets:\n  - name: c\n    kind: cli\n    env: {A2ACLI_BEARER: abc}\n",
     "ok.yaml": "targets:\n  - name: c\n    kind: cli\n",
+    "revision.yaml": "targets:\n  - name: a\n    kind: agent\n    url: http://127.0.0.1:1\n    spec_revision: '2.0'\n",
     "unset.yaml": ("targets:\n  - name: a\n    kind: agent\n    container: {image: 'x:y', secret_env_from: "
                    "{KEY: CONFORMANCE_SURELY_UNSET_VARIABLE}}\n"),
 }
@@ -118,6 +119,7 @@ CASES: list[tuple[tuple[str, ...], int, str]] = [
     (("agent", "--container", "absent:img", "--container-env", "A=abcdef", "--container-env-plain", "A=xyz", *R), 2,
      "both set A"),
     (("agent", "--family", "nope", *R), 2, "--family"),
+    (("agent", "--spec-revision", "0.3.0", *R), 2, "unknown A2A revision '0.3.0' (known: 1.0.0, 1.0.1)"),
     (("agent", "--require-level", "may", *R), 2, "--require-level"),
     (("agent", "--schema-source", "/no/dir", *R), 2, "--schema-source"),
     (("agent", "--launch", "scripted", "--token", "operator=abcdefgh", "--report-dir", "afile"), 2, "is a file"),
@@ -130,6 +132,7 @@ CASES: list[tuple[tuple[str, ...], int, str]] = [
     (("matrix", "--targets", "fact.yaml", *R), 2, "unknown fact"),
     (("matrix", "--targets", "short.yaml", *R), 2, "A2ACLI_BEARER"),
     (("matrix", "--targets", "unset.yaml", *R), 2, "CONFORMANCE_SURELY_UNSET_VARIABLE is not set"),
+    (("matrix", "--targets", "revision.yaml", *R), 2, "unknown A2A revision '2.0'"),
     (("matrix", "--targets", "ok.yaml", "--shard", "3/2"), 2, "--shard"),
     (("matrix", "--targets", "ok.yaml", "--timeout", "0"), 2, "--timeout"),
     (("matrix", "--targets", "ok.yaml", "--report-dir", "afile"), 2, "is a file"),

@@ -31,7 +31,7 @@ LAYERS: list[set[str]] = [
     {"cli", "wire", "receiver"},
 ]
 #: Below every layer: they import no layer (only one another, the standard library and third parties).
-BASE = {"paths", "yamldoc", "registry", "outcome", "evidence", "context", "redact", "scrub", "interrupts",
+BASE = {"paths", "yamldoc", "revision", "registry", "outcome", "evidence", "context", "redact", "scrub", "interrupts",
         "provenance", "allure_labels", "agentd_page", "tls", "fixtures", "__init__", "__main__"}
 RANK = {name: i for i, group in enumerate(LAYERS) for name in group}
 

@@ -27,6 +27,7 @@ A targets file (YAML) lists the runs::
         allow_origins: ["https://proxy.test:8443"]  # agent, url/unix: other origins whose interfaces are its own
         agentd_binary: "agentd"      # agent: the target's own executable (as --agentd-binary)
         schema_source: target        # agent, agentd family: ours | target | a folder (as --schema-source)
+        spec_revision: "1.0.0"       # agent: the A2A text to judge by where revisions differ (as --spec-revision)
       - name: agentd-image
         kind: agent
         container:                   # agent: a local image, one container per configuration
@@ -62,7 +63,8 @@ _KEYS = {
     "cli": {"name", "kind", "exe", "adapter", "skill", "env", "env_plain", "tier", "only", "cli_timeout",
             "language", "repository", "maintainer"},
     "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only",
-              "defects", "long_running_text", "call_timeout", "allow_origins", "agentd_binary", "schema_source"},
+              "defects", "long_running_text", "call_timeout", "allow_origins", "agentd_binary", "schema_source",
+              "spec_revision"},
 }
 CONTAINER_KEYS = {"image", "port", "env", "secret_env_from", "socket_dir", "tokens_env", "switches", "ready_path",
                   "ready_timeout", "network", "command"}
@@ -107,7 +109,7 @@ class Entry:
                                  tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
                                  facts=dict(s.get("facts") or {}), defects=list(s.get("defects") or ()),
                                  long_running_text=s.get("long_running_text"), binary=s.get("agentd_binary"),
-                                 call_timeout=s.get("call_timeout"),
+                                 call_timeout=s.get("call_timeout"), spec_revision=s.get("spec_revision"),
                                  allow_origins=list(s.get("allow_origins") or ()))
 
 
@@ -142,7 +144,7 @@ def load_targets(path: Path) -> list[Entry]:
             raise _err(path, where, f"unknown key(s) {sorted(unknown)}")
         t = dict(raw)
         for key in ("exe", "url", "unix", "launch", "family", "long_running_text", "language", "repository",
-                    "maintainer", "agentd_binary", "schema_source"):
+                    "maintainer", "agentd_binary", "schema_source", "spec_revision"):
             if key in t and t[key] is not None and not isinstance(t[key], str):
                 raise _err(path, f"{where}.{key}", "must be a string")
         for key in ("adapter", "skill", "unix"):

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance import revision
 from conformance.command.errors import HarnessFailure, UsageFailure
 from conformance.command.identity import public_argv, secret_free_argv
 from conformance.command.run import (
@@ -47,7 +48,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
             container_env_plain=pairs(args.container_env_plain, "--container-env-plain"),
             tokens=pairs(args.token, "--token"), facts=pairs(args.fact, "--fact"), defects=args.defect,
             long_running_text=args.long_running_text, binary=args.agentd_binary, call_timeout=args.call_timeout,
-            allow_origins=args.allow_origin)
+            allow_origins=args.allow_origin, spec_revision=args.spec_revision)
     except TargetError as exc:
         raise UsageFailure(str(exc)) from None
     opts = RunOptions.from_args(args, args.family, args.require_level and f"level_{args.require_level}")
@@ -56,6 +57,7 @@ def cmd_agent(args: argparse.Namespace) -> int:
 
 def run_agent(target: AgentTarget, opts: RunOptions) -> int:
     """Run the family's suite against ``target``; returns the exit code."""
+    revision.use(target.spec_revision)  # this process's tables and rows: the report names the revision
     planned = plan(opts, opts.family, None, target.default_name())
     name, out = planned.name, planned.out
     schema_dir = _schema_source(opts.schema_source, target, out)

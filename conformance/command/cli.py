@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Mapping
 
+from conformance import revision
 from conformance.cli.cost import Cost, cli_process_seconds
 from conformance.command.errors import UsageFailure
 from conformance.command.identity import (
@@ -55,6 +56,7 @@ def tool_facts(target: CliTarget, given: Mapping[str, str] | None = None) -> dic
 
 def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None = None) -> int:
     """Run the CLI suite against ``target``; returns the exit code."""
+    revision.use(None)  # a matrix may have judged an agent by an older A2A text before this CLI
     planned = plan(opts, "a2acli", opts.tier, target.default_name())
     name, out = planned.name, planned.out
     adapter = target.adapter

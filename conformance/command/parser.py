@@ -9,6 +9,7 @@ from conformance import __version__
 from conformance.agentd_page import ROLES
 from conformance.command.errors import UsageFailure
 from conformance.registry import FAMILIES
+from conformance.revision import NEWEST, REVISIONS
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -107,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--call-timeout", type=float, default=None, metavar="S",
                    help="seconds to wait for one answer of the agent (default 60, for agents that answer through "
                         "a model); a call cut by it is not_measured, never a fail. --timeout bounds the whole run")
+    a.add_argument("--spec-revision", metavar="REV", default=None,
+                   help=f"the revision of the A2A text to judge by where revisions differ ({', '.join(REVISIONS)}; "
+                        f"default {NEWEST}, the newest); the report names it")
     a.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                    help="(with --url/--unix) an origin besides the one given whose interfaces are the agent's own "
                         "(a reverse proxy, another port); a card interface anywhere else fails the card row and "

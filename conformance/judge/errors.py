@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from conformance.agentd_page import AGENTD_DOMAIN
 from conformance.judge.blame import blocked_by
 from conformance.outcome import fail, not_measured
-from conformance.wire.errors import BY_JSONRPC_CODE, BY_NAME, BY_REASON, ERRORS, ErrorSpec, ErrorView, from_jsonrpc
+from conformance.wire.errors import ErrorSpec, ErrorView, current, from_jsonrpc
 from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import RpcReply
 from conformance.wire.quoting import quote
@@ -92,11 +92,12 @@ def named_error(err: ErrorView) -> ErrorSpec | None:
     alone (gRPC NOT_FOUND, HTTP 404). None: it names none. How well the error is mapped onto its binding
     (the right code or status for the error it names; ErrorInfo present) is the ERR rows' to judge, not the
     row expecting a given error."""
-    if err.reason is not None and err.reason in BY_REASON:
-        return BY_REASON[err.reason]
+    if err.reason is not None and err.reason in current().by_reason:
+        return current().by_reason[err.reason]
     if err.binding == "JSONRPC":
-        return BY_JSONRPC_CODE.get(err.code) if isinstance(err.code, int) and not isinstance(err.code, bool) else None
-    for spec in ERRORS:
+        code = err.code if isinstance(err.code, int) and not isinstance(err.code, bool) else None
+        return current().by_jsonrpc_code.get(code) if code is not None else None
+    for spec in current().errors:
         if spec.a2a_specific and named_by_status(err, spec) and _alone_of_all(spec, err.binding):
             return spec
     return None
@@ -108,7 +109,7 @@ def _alone_of_all(spec: ErrorSpec, binding: str) -> bool:
     def key(e: ErrorSpec) -> object:
         return e.http_status if binding == "HTTP+JSON" else e.grpc_status
 
-    return [e.name for e in ERRORS if e.name != "MethodNotFoundError" and key(e) == key(spec)] == [spec.name]
+    return [e.name for e in current().errors if e.name != "MethodNotFoundError" and key(e) == key(spec)] == [spec.name]
 
 
 def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
@@ -119,7 +120,7 @@ def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
     if named is not None:
         if named.name == spec.name:
             return None
-        how = (f"ErrorInfo.reason {err.reason!r}" if err.reason in BY_REASON else
+        how = (f"ErrorInfo.reason {err.reason!r}" if err.reason in current().by_reason else
                f"JSON-RPC code {err.code!r}" if err.binding == "JSONRPC" else "its status")
         return f"{how} names {named.name}"
     if err.binding == "JSONRPC":
@@ -130,7 +131,8 @@ def identity_mismatch(err: ErrorView, spec: ErrorSpec) -> str | None:
     if status == want and err.reason is None and not spec.a2a_specific:
         return None  # a standard error (§3.3.2) is its status: no ErrorInfo reason is normative for it
     if status == want and err.reason is None:
-        shared = [e.name for e in ERRORS if (e.http_status if err.binding == "HTTP+JSON" else e.grpc_status) == want]
+        shared = [e.name for e in current().errors
+                  if (e.http_status if err.binding == "HTTP+JSON" else e.grpc_status) == want]
         blocked_by(ERROR_INFO_ROW, f"{label} {status!r} without google.rpc.ErrorInfo could be any of {shared}: "
                                    f"nothing names it {spec.name}")
     reason = f", ErrorInfo.reason {err.reason!r} names no A2A error" if err.reason is not None else ""
@@ -151,7 +153,7 @@ def named_by_status(err: ErrorView, spec: ErrorSpec) -> bool:
 
 
 def _alone(spec: ErrorSpec, key: Callable[[ErrorSpec], object]) -> bool:
-    return [e.name for e in ERRORS if e.a2a_specific and key(e) == key(spec)] == [spec.name]
+    return [e.name for e in current().errors if e.a2a_specific and key(e) == key(spec)] == [spec.name]
 
 
 def error_problem(ans: Answer | StreamAnswer, name: str, what: str) -> str | None:
@@ -162,7 +164,7 @@ def error_problem(ans: Answer | StreamAnswer, name: str, what: str) -> str | Non
         return f"{what}: expected {name}, got {ans.transport_error}"
     if ans.error is None:
         return f"{what}: expected {name}, got no error: {ans.quote()}"
-    why = identity_mismatch(ans.error, BY_NAME[name])
+    why = identity_mismatch(ans.error, current().by_name[name])
     if why is not None:
         return f"{what}: expected {name}, got {describe_error(ans.error)}: {why}"
     return None

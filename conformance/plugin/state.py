@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from conformance import revision
 from conformance.context import RunContext, private_dir
 from conformance.evidence import Evidence, EvidenceStore, SecretSet
 from conformance.judge import Blocked, Finding
@@ -63,6 +64,8 @@ class RunState:
         if scope:
             self.context.scope = [s.strip() for s in scope.split(",") if s.strip()]
         self.progress = bool(config.getoption("conformance_progress"))
+        # The revision of the A2A text the checks judge by (--spec-revision; the target describes it).
+        revision.use(self.context.target.get("spec_revision"))
         self.secrets = SecretSet(self.context.secrets)
         #: True when this process made the private folder itself (no command around it): remove it at the end.
         self.owns_secret_dir = not self.is_worker and not self.context.secret_dir

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from conformance import revision
 from conformance.paths import REGISTRY_DATA_DIR
 from conformance.yamldoc import SafeLoader
 
@@ -25,7 +26,10 @@ LEVELS = ("must", "should", "may")
 
 _FAMILY_PREFIX = {"a2acli": "A2ACLI", "agentd": "AGENTD", "a2a": "A2A"}
 _FILE_KEYS = {"family", "title", "source", "spec_version", "spec_revision", "judged_against", "areas", "requirements",
-              "breakdowns"}
+              "breakdowns", "revisions"}
+#: What a ``revisions:`` entry may change: of the family, and of each row whose text differs in that revision.
+_REVISION_KEYS = {"title", "spec_version", "judged_against", "rows"}
+_REVISION_ROW_KEYS = {"level", "spec", "summary"}
 _ENTRY_KEYS = {"id", "tier", "level", "area", "spec", "summary", "kind", "condition", "parts",
                "needs", "withdrawn", "heading", "observed", "tck"}
 
@@ -90,6 +94,26 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class RowChange:
+    """How one row reads in an older revision of its text (None: as in the newest)."""
+
+    level: str | None = None
+    spec: str | None = None
+    summary: str | None = None
+
+
+@dataclass(frozen=True)
+class Revision:
+    """An older revision of a family's text: what it names and the rows that read otherwise there."""
+
+    name: str
+    title: str
+    spec_version: str | None
+    judged_against: tuple[str, ...]
+    rows: dict[str, RowChange]
+
+
+@dataclass(frozen=True)
 class FamilyInfo:
     name: str
     title: str
@@ -102,6 +126,8 @@ class FamilyInfo:
     #: The revisions of the texts this family's verdicts are judged against, as a report names them
     #: ("a2a-cli specification v0.2 of 2026-08-17", "A2A v1.0.1").
     judged_against: tuple[str, ...] = ()
+    #: Older revisions of the text this family can be judged by (``--spec-revision``), by name.
+    revisions: dict[str, Revision] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -280,11 +306,47 @@ def load_file(path: Path) -> tuple[FamilyInfo, list[Requirement]]:
             raise _err(path, f"requirements[{idx}] ({req.id})", "duplicate id")
         seen.add(req.id)
         reqs.append(req)
+    revisions = _parse_revisions(path, data.get("revisions"), {r.id: r for r in reqs})
     info = FamilyInfo(name=family, title=str(data.get("title") or family), source=str(data.get("source") or ""),
                       spec_version=data.get("spec_version"), spec_revision=data.get("spec_revision"),
                       areas=dict(areas), path=path, breakdowns=dict(data.get("breakdowns") or {}),
-                      judged_against=tuple(judged))
+                      judged_against=tuple(judged), revisions=revisions)
     return info, reqs
+
+
+def _parse_revisions(path: Path, raw: Any, rows: dict[str, Requirement]) -> dict[str, Revision]:
+    """The ``revisions:`` mapping of a family file (name -> what differs), validated."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise _err(path, "revisions", "a mapping of revision name to what differs is required")
+    out: dict[str, Revision] = {}
+    for name, entry in raw.items():
+        where = f"revisions.{name}"
+        if not isinstance(name, str) or name not in revision.REVISIONS:
+            raise _err(path, where, f"unknown revision (known: {', '.join(revision.REVISIONS)})")
+        if not isinstance(entry, dict) or set(entry) - _REVISION_KEYS:
+            raise _err(path, where, f"a mapping with keys among {sorted(_REVISION_KEYS)} is required")
+        judged = entry.get("judged_against")
+        if not (isinstance(judged, list) and judged and all(isinstance(j, str) and j.strip() for j in judged)):
+            raise _err(path, f"{where}.judged_against", "a list of revision names (strings) is required")
+        changes: dict[str, RowChange] = {}
+        for rid, change in (entry.get("rows") or {}).items():
+            if rid not in rows:
+                raise _err(path, f"{where}.rows.{rid}", "not a requirement of this family")
+            if not isinstance(change, dict) or not change or set(change) - _REVISION_ROW_KEYS or not all(
+                    isinstance(v, str) and v.strip() for v in change.values()):
+                raise _err(path, f"{where}.rows.{rid}",
+                           f"a mapping of {sorted(_REVISION_ROW_KEYS)} to non-empty strings is required")
+            if change.get("level") is not None and (rows[rid].level is None or change["level"] not in LEVELS):
+                raise _err(path, f"{where}.rows.{rid}.level", f"must be one of {LEVELS} on a row with a level")
+            changes[rid] = RowChange(level=change.get("level"), spec=change.get("spec"), summary=change.get("summary"))
+        version = entry.get("spec_version")
+        if version is not None and not isinstance(version, str):
+            raise _err(path, f"{where}.spec_version", "must be a quoted string")
+        out[name] = Revision(name=name, title=str(entry.get("title") or ""), spec_version=version,
+                             judged_against=tuple(judged), rows=changes)
+    return out
 
 
 def load_registry(data_dir: Path | None = None) -> Registry:
@@ -307,6 +369,46 @@ def load_registry(data_dir: Path | None = None) -> Registry:
 
 
 @lru_cache(maxsize=1)
-def default_registry() -> Registry:
-    """The bundled registry, loaded once per process."""
+def _bundled() -> Registry:
     return load_registry()
+
+
+def default_registry() -> Registry:
+    """The bundled registry as the revision this process judges by reads it (:mod:`conformance.revision`;
+    the newest unless ``--spec-revision`` chose another), loaded once per process."""
+    return registry_at(revision.selected())
+
+
+@lru_cache(maxsize=len(revision.REVISIONS))
+def registry_at(name: str) -> Registry:
+    """The bundled registry with every family that has revision ``name`` reading as that revision's text
+    (its rows' level, section and summary, its title and ``judged_against``); families without it, and the
+    newest revision, are as bundled."""
+    return _at(_bundled(), revision.check(name))
+
+
+def _at(registry: Registry, name: str) -> Registry:
+    families = dict(registry.families)
+    rows = dict(registry.requirements)
+    for fam, info in registry.families.items():
+        rev = info.revisions.get(name)
+        if rev is None:
+            continue
+        families[fam] = replace(info, title=rev.title or info.title, spec_version=rev.spec_version or info.spec_version,
+                                judged_against=rev.judged_against)
+        for rid, change in rev.rows.items():
+            r = rows[rid]
+            rows[rid] = replace(r, level=change.level or r.level, spec=change.spec or r.spec,
+                                summary=(change.summary or r.summary).strip())
+    return Registry(families=families, requirements=rows)
+
+
+def judged_by(registry: Registry, judged_against: Iterable[str]) -> Registry:
+    """``registry`` as a report's ``judged_against`` names its revision (a report judged by v1.0.0's text is
+    read, verified and rendered with v1.0.0's rows); ``registry`` itself when it names none the harness
+    carries, or the one ``registry`` already reads as."""
+    rev = revision.of_label(tuple(judged_against))
+    revised = [info for info in registry.families.values() if info.revisions]
+    if rev is None or all(revision.label(rev) in info.judged_against for info in revised):
+        return registry
+    return registry_at(rev)

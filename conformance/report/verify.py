@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.outcome import Outcome
-from conformance.registry import Registry
+from conformance.registry import Registry, judged_by
 from conformance.report.build import breakdown_table, claims, requirement_row
 from conformance.report.compliance_md import render_compliance_md
 from conformance.report.evidence_codes import codes_in_evidence
@@ -66,6 +66,8 @@ def verify(folder: Path, registry: Registry) -> tuple[Verified | None, list[str]
         report = load_report(folder, registry)
     except ReportError as exc:
         raise NotAReport(str(exc)) from exc
+    # A report judged by an older revision of the A2A text is checked against that revision's rows.
+    registry = judged_by(registry, report.identity.judged_against)
     problems: list[str] = []
     try:
         manifest = read_manifest(folder)

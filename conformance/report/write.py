@@ -14,7 +14,7 @@ from typing import Any
 from conformance.evidence import SecretSet, redact_tree
 from conformance.interrupts import INTERRUPTED, unfinished
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS, Outcome
-from conformance.registry import Registry
+from conformance.registry import Registry, judged_by
 from conformance.report.build import render_report
 from conformance.report.causes import shared_causes
 from conformance.report.compliance_md import (
@@ -241,6 +241,7 @@ def render_saved(path: Path, registry: Registry, out_dir: Path | None = None) ->
     Raises :class:`~conformance.report.model.ReportError` when ``path`` is not a valid report, and
     :class:`ReportWriteError` when the files cannot be written."""
     report = load_report(path, registry)
+    registry = judged_by(registry, report.identity.judged_against)  # as the revision it was judged by reads
     path = report_path(path)
     out_dir = out_dir or path.parent
     written = [out_dir / "summary.md", out_dir / "implementation-report.html"]

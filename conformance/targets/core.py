@@ -22,7 +22,7 @@ from conformance.targets.origins import another_port, outside, outside_note, unc
 from conformance.targets.resolve import AgentLocation
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
-from conformance.wire.errors import BY_NAME
+from conformance.wire.errors import current
 from conformance.wire.versions import declared_versions
 
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
@@ -82,7 +82,7 @@ class WireVersion:
     def only_1_0(self) -> bool:
         """The interface speaks 1.0 and not 0.3: the 1.0 name gets an A2A answer, the 0.3 name is not
         routed (-32601) or its version is refused (VersionNotSupportedError)."""
-        old, refused = self.old.error, BY_NAME["VersionNotSupportedError"]
+        old, refused = self.old.error, current().by_name["VersionNotSupportedError"]
         return (not_a2a(self.new, "") is None and old is not None
                 and (old.code in (-32601, refused.jsonrpc_code) or old.reason == refused.reason))
 

@@ -31,6 +31,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from conformance import revision
 from conformance.agentd_page import ROLES
 from conformance.cli.adapter import Adapter, AdapterError
 from conformance.cli.runner import ExecutableNotFound, NotRunnable, check_runnable
@@ -85,6 +86,8 @@ class AgentTarget:
     #: Seconds the harness waits for one answer of the agent (``--call-timeout``); the run as a whole
     #: is bounded apart (``--timeout``).
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    #: The revision of the A2A text the run judges by (``--spec-revision``; None: the newest).
+    spec_revision: str | None = None
     #: kind url / unix: origins besides the one given whose interfaces are the target's (``--allow-origin``:
     #: a reverse proxy in front of the agent, another port of it).
     allow_origins: list[str] = field(default_factory=list)
@@ -98,7 +101,7 @@ class AgentTarget:
               tokens: dict[str, str] | None = None, facts: dict[str, str] | None = None,
               defects: list[str] | tuple[str, ...] = (), long_running_text: str | None = None,
               binary: str | None = None, call_timeout: float | None = None,
-              allow_origins: list[str] | tuple[str, ...] = ()) -> AgentTarget:
+              allow_origins: list[str] | tuple[str, ...] = (), spec_revision: str | None = None) -> AgentTarget:
         """The target the user named (at most one of url / unix / launch / container; none: launch the
         reference). Raises :class:`TargetError` for anything that cannot be used as given."""
         tokens = _pairs(tokens, "--token")
@@ -156,6 +159,11 @@ class AgentTarget:
                     or not math.isfinite(call_timeout) or call_timeout <= 0):
                 raise TargetError(f"--call-timeout: expected a positive number of seconds, got {call_timeout!r}")
             target.call_timeout = float(call_timeout)
+        if spec_revision is not None:
+            try:
+                target.spec_revision = revision.check(str(spec_revision))
+            except revision.UnknownRevision as exc:
+                raise TargetError(f"--spec-revision: {exc}") from None
         if allow_origins:
             if target.kind not in (URL, UNIX):
                 raise TargetError("--allow-origin applies only with --url or --unix (the harness knows where a "
@@ -255,7 +263,7 @@ class AgentTarget:
         if self.secret_env:
             out["secret_env"] = list(self.secret_env)
         out.update({"tokens": dict(self.tokens), "facts": dict(self.facts), "defects": list(self.defects)})
-        for key in ("long_running", "binary", "schema_dir", "socket_dir", "image_id"):
+        for key in ("long_running", "binary", "schema_dir", "socket_dir", "image_id", "spec_revision"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         out["call_timeout"] = self.call_timeout

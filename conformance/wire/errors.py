@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
 from google.protobuf import any_pb2
 from google.protobuf.json_format import MessageToDict
 from google.rpc import error_details_pb2, status_pb2
+
+from conformance import revision
 
 DOMAIN: Final = "a2a-protocol.org"
 ERROR_INFO_TYPE: Final = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -66,8 +68,9 @@ def reason_for(error_name: str) -> str:
     return "".join(out)
 
 
-#: The table. A2A-specific rows: spec §5.4. Standard rows: codes from §9.5, HTTP/gRPC from §3.3.2
-#: and the SDK (a parse failure is a validation error: 400 / INVALID_ARGUMENT).
+#: The table of A2A v1.0.1 (:data:`TABLES` holds each revision's). A2A-specific rows: spec §5.4. Standard
+#: rows: codes from §9.5, HTTP/gRPC from §3.3.2 and the SDK (a parse failure is a validation error: 400 /
+#: INVALID_ARGUMENT).
 ERRORS: Final[tuple[ErrorSpec, ...]] = (
     _a2a("TaskNotFoundError", -32001, 404, "NOT_FOUND"),
     _a2a("TaskNotCancelableError", -32002, 400, "FAILED_PRECONDITION"),
@@ -88,6 +91,48 @@ ERRORS: Final[tuple[ErrorSpec, ...]] = (
 BY_NAME: Final[Mapping[str, ErrorSpec]] = MappingProxyType({e.name: e for e in ERRORS})
 BY_JSONRPC_CODE: Final[Mapping[int, ErrorSpec]] = MappingProxyType({e.jsonrpc_code: e for e in ERRORS})
 BY_REASON: Final[Mapping[str, ErrorSpec]] = MappingProxyType({e.reason: e for e in ERRORS if e.reason})
+
+
+@dataclass(frozen=True)
+class ErrorTable:
+    """The error table and the HTTP+JSON media type of one revision of the A2A text."""
+
+    revision: str
+    errors: tuple[ErrorSpec, ...]
+    #: What HTTP+JSON requests and answers are labelled with (§11.1).
+    rest_media_type: str
+
+    @property
+    def by_name(self) -> Mapping[str, ErrorSpec]:
+        return MappingProxyType({e.name: e for e in self.errors})
+
+    @property
+    def by_jsonrpc_code(self) -> Mapping[int, ErrorSpec]:
+        return MappingProxyType({e.jsonrpc_code: e for e in self.errors})
+
+    @property
+    def by_reason(self) -> Mapping[str, ErrorSpec]:
+        return MappingProxyType({e.reason: e for e in self.errors if e.reason})
+
+
+def _v1_0_0(spec: ErrorSpec) -> ErrorSpec:
+    """``spec`` as the A2A v1.0.0 text's §5.4 had it: six cells differ from v1.0.1."""
+    http = {"TaskNotCancelableError": 409, "ContentTypeNotSupportedError": 415, "InvalidAgentResponseError": 502}
+    unimplemented = ("PushNotificationNotSupportedError", "UnsupportedOperationError", "VersionNotSupportedError")
+    return replace(spec, http_status=http.get(spec.name, spec.http_status),
+                   grpc_status="UNIMPLEMENTED" if spec.name in unimplemented else spec.grpc_status)
+
+
+#: The table of each revision the harness carries (:mod:`conformance.revision`).
+TABLES: Final[Mapping[str, ErrorTable]] = MappingProxyType({
+    "1.0.0": ErrorTable("1.0.0", tuple(_v1_0_0(e) for e in ERRORS), "application/json"),
+    "1.0.1": ErrorTable("1.0.1", ERRORS, "application/a2a+json"),
+})
+
+
+def current() -> ErrorTable:
+    """The table of the revision this process judges by (``--spec-revision``; default the newest)."""
+    return TABLES[revision.selected()]
 
 
 @dataclass(frozen=True)

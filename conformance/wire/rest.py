@@ -12,6 +12,7 @@ from urllib.parse import quote
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
+from conformance.wire.errors import current
 from conformance.wire.httpbase import Connection, HeaderSpec, HttpClient, HttpReply, StreamReply, merge_headers
 from conformance.wire.sse import SseEvent
 
@@ -20,6 +21,14 @@ DEFAULT_HEADERS: Mapping[str, str] = {
     "Content-Type": "application/a2a+json",
     "Accept": "application/a2a+json, application/json, text/event-stream",
 }
+
+
+
+def default_headers() -> Mapping[str, str]:
+    """:data:`DEFAULT_HEADERS` with the Content-Type of the revision judged by (v1.0.0's text labelled
+    HTTP+JSON requests application/json; ``--spec-revision``)."""
+    return {**DEFAULT_HEADERS, "Content-Type": current().rest_media_type}
+
 
 Body: TypeAlias = Mapping[str, Any] | ProtoMessage | bytes | str | None
 Query: TypeAlias = Mapping[str, Any] | None
@@ -39,7 +48,7 @@ class RestClient(HttpClient):
         headers: HeaderSpec | None = None,
         **connection: Unpack[Connection],
     ) -> None:
-        self._connect(base_url, "HTTP+JSON", DEFAULT_HEADERS, headers, connection)
+        self._connect(base_url, "HTTP+JSON", default_headers(), headers, connection)
         self.base_url = self._http.base_url
         self.tenant = tenant
 

@@ -37,7 +37,7 @@ from conformance.judge import blocked_by, quote, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
-from conformance.wire.errors import BY_NAME, from_jsonrpc
+from conformance.wire.errors import current, from_jsonrpc
 from conformance.wire.protojson import boolean
 
 #: A uid that is neither root nor (normally) a daemon's: nobody.
@@ -126,7 +126,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
                 unannotated = f"GetTask with task-annotations activated carries none: {quote(got.json, 300)}"
         missing = client.call("GetTask", {"id": unique("no-such-task")})
         err = (missing.json or {}).get("error") if isinstance(missing.json, dict) else None
-        mism = from_jsonrpc(err).mismatches(BY_NAME["TaskNotFoundError"]) if err is not None else ["no error"]
+        mism = from_jsonrpc(err).mismatches(current().by_name["TaskNotFoundError"]) if err is not None else ["no error"]
         if mism:
             problems.append(f"a missing task: {'; '.join(mism)} ({quote(missing.json or missing.body)})")
         stream = client.stream("SendStreamingMessage", send_params(text_message("streamed over the socket")),

@@ -15,7 +15,7 @@ from conformance.judge.errors import named_error
 from conformance.outcome import NotMeasured, fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Answer, Caller, StreamAnswer
-from conformance.wire.errors import BY_JSONRPC_CODE, BY_NAME, BY_REASON, DOMAIN, ERRORS, ErrorView
+from conformance.wire.errors import DOMAIN, ErrorView, current
 
 
 def provoke(agent: CoreAgent, caller: Caller) -> list[tuple[str, Answer | StreamAnswer]]:
@@ -52,21 +52,21 @@ def another_outcome(err: ErrorView, name: str) -> str | None:
     """Why ``err``, provoked as ``name``, is recognisably another outcome — another A2A error, or a
     server failure naming none — so that it shows nothing of how ``name`` is mapped or detailed
     (the row that provoked it judges it); None when it may be ``name``, mapped right or wrong."""
-    spec = BY_NAME[name]
-    named = BY_REASON.get(err.reason) if err.reason else None
+    spec = current().by_name[name]
+    named = current().by_reason.get(err.reason) if err.reason else None
     if named is not None:
         return None if named.name == name else f"its ErrorInfo names {named.name}"
     if err.reason is not None:
         return None  # a reason of no A2A error: how the error is detailed is the ErrorInfo rows' question
     if err.binding == "JSONRPC":
-        other = BY_JSONRPC_CODE.get(err.code) if err.code is not None else None
+        other = current().by_jsonrpc_code.get(err.code) if err.code is not None else None
         return f"its code {err.code} is {other.name}'s" if other is not None and other.name != name else None
     status = err.http_status if err.binding == "HTTP+JSON" else err.grpc_status
     if (isinstance(status, int) and status >= 500) or status in SERVER_FAILURES:
         return f"it is a server failure ({status}) carrying no ErrorInfo"
     want = spec.http_status if err.binding == "HTTP+JSON" else spec.grpc_status
     if status != want:
-        others = [e.name for e in ERRORS if e.a2a_specific and
+        others = [e.name for e in current().errors if e.a2a_specific and
                   (e.http_status if err.binding == "HTTP+JSON" else e.grpc_status) == status]
         if others:
             return f"its status {status} is {' or '.join(others)}'s"
@@ -95,7 +95,7 @@ def test_errors_carry_the_mapped_code_of_their_binding(core_agent: CoreAgent, ca
     Defect: rest-errors-http-500."""
     wrong = []
     for name, ans in _errors(core_agent, caller):
-        diffs = [d for d in ans.error.mismatches(BY_NAME[name], require_error_info=False)]
+        diffs = [d for d in ans.error.mismatches(current().by_name[name], require_error_info=False)]
         if diffs:
             wrong.append(f"{name} via {ans.method}: {'; '.join(diffs)}")
     assert not wrong, "errors not mapped per §5.4: " + " | ".join(wrong)
@@ -104,7 +104,7 @@ def test_errors_carry_the_mapped_code_of_their_binding(core_agent: CoreAgent, ca
 def _error_info_problems(core_agent: CoreAgent, caller: Caller) -> list[str]:
     wrong = []
     for name, ans in _errors(core_agent, caller):
-        spec = BY_NAME[name]
+        spec = current().by_name[name]
         err = ans.error
         if err.reason is None:
             wrong.append(f"{name} via {ans.method}: no google.rpc.ErrorInfo detail ({describe_error(err)})")
@@ -167,7 +167,7 @@ def test_http_error_body_is_a_google_rpc_status(caller: Caller) -> None:
         blocked_by("A2A_TASK_002", f"GetTask of an unknown id answered no error, so there is no error body to "
                                    f"read: {ans.quote(300)}")
     err = ans.error
-    spec = named_error(err) or BY_NAME["TaskNotFoundError"]
+    spec = named_error(err) or current().by_name["TaskNotFoundError"]
     body = ans.body
     assert isinstance(body, dict) and isinstance(body.get("error"), dict), (
         f"the error body has no `error` object: {quote(body)}")
