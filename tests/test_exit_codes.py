@@ -120,6 +120,8 @@ CASES: list[tuple[tuple[str, ...], int, str]] = [
      "both set A"),
     (("agent", "--family", "nope", *R), 2, "--family"),
     (("agent", "--spec-revision", "0.3.0", *R), 2, "unknown A2A revision '0.3.0' (known: 1.0.0, 1.0.1)"),
+    (("registry", "--spec-revision", "9"), 2, "unknown A2A revision '9'"),
+    (("registry", "--changed"), 2, "give --spec-revision"),
     (("agent", "--require-level", "may", *R), 2, "--require-level"),
     (("agent", "--schema-source", "/no/dir", *R), 2, "--schema-source"),
     (("agent", "--launch", "scripted", "--token", "operator=abcdefgh", "--report-dir", "afile"), 2, "is a file"),

@@ -12,6 +12,7 @@ rows fail by the other text — while every other row keeps its status.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,13 @@ def test_an_agent_speaking_v1_0_0_differs_by_revision_in_exactly_the_revised_row
         assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = (tmp_path / "old" / "report" / "summary.md").read_text(encoding="utf-8")
     assert "A2A v1.0.0" in summary and registry_at("1.0.0")["A2A_DATA_005"].summary in summary
+
+
+def test_registry_lists_a_revision_and_what_changed_in_it() -> None:
+    """``registry --spec-revision 1.0.0 --changed``: a spec author sees the rows v1.0.0 reads otherwise."""
+    proc = subprocess.run([sys.executable, "-m", "conformance.command", "registry", "--spec-revision", "1.0.0",
+                           "--changed", "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["id"]: r for r in json.loads(proc.stdout)}
+    assert set(rows) == {"A2A_ERR_001", "A2A_ERR_003", "A2A_DATA_005"}
+    assert rows["A2A_ERR_003"]["level"] == "must" and "application/json" in rows["A2A_DATA_005"]["summary"]

@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--coverage", action="store_true",
                    help="per requirement: the checks that measure it, the defects that kill it, its needs; "
                         "with the a2a family, per id of the official A2A TCK: the rows covering it, or why none does")
+    r.add_argument("--spec-revision", metavar="REV", default=None,
+                   help=f"the rows as that revision of the A2A text reads them ({', '.join(REVISIONS)}; "
+                        f"default {NEWEST})")
+    r.add_argument("--changed", action="store_true",
+                   help="(with --spec-revision) only the rows that read otherwise than in the newest revision")
 
     t = sub.add_parser("template", help="print the blank compliance-report YAML")
     t.add_argument("--family", choices=FAMILIES, default="a2acli")

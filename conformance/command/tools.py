@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from conformance import revision
 from conformance.cli.adapter import AdapterError
 from conformance.clicheck.adapter_check import check_adapter
 from conformance.clicheck.adapter_check import render as render_adapter_check
@@ -25,7 +26,7 @@ from conformance.coverage import (
     scan_defects,
     tck_coverage,
 )
-from conformance.registry import default_registry
+from conformance.registry import default_registry, registry_at
 from conformance.registry.tck import FAMILY as TCK_FAMILY
 from conformance.registry.tck import default_tck
 from conformance.report import ReportWriteError, blank_template, render_saved
@@ -40,6 +41,13 @@ from conformance.targets.model import CliTarget, TargetError
 
 def cmd_registry(args: argparse.Namespace) -> int:
     reg = default_registry()
+    if args.changed and not args.spec_revision:
+        raise UsageFailure("registry --changed: give --spec-revision REV (the revision to compare with the newest)")
+    if args.spec_revision:
+        try:
+            reg = registry_at(revision.check(args.spec_revision))
+        except revision.UnknownRevision as exc:
+            raise UsageFailure(f"registry --spec-revision: {exc}") from None
     if args.coverage:
         fmt = args.format or "markdown"
         if fmt not in ("markdown", "json"):
@@ -59,6 +67,9 @@ def cmd_registry(args: argparse.Namespace) -> int:
         raise UsageFailure("registry: --format markdown is for --coverage")
     args.format = args.format or "text"
     reqs = reg.select(family=args.family, tier=args.tier)
+    if args.changed:
+        newest = registry_at(revision.NEWEST)
+        reqs = [r for r in reqs if r != newest[r.id]]
     rows = [{"id": r.id, "family": r.family, "tier": r.tier, "level": r.level, "area": r.area, "spec": r.spec,
              "kind": r.kind, "condition": r.condition, "summary": r.summary} for r in reqs]
     if args.format == "json":
