@@ -39,22 +39,23 @@ def summarise(registry: Registry, family: str, verdicts: Mapping[str, Verdict],
 def conclude(out_dir: Path, registry: Registry, family: str, outcomes: Iterable[Outcome], run: RunInfo,
              secrets: SecretSet | None = None, *, breakdown: Mapping[str, Mapping[str, Any]] | None = None,
              error_codes: Mapping[str, str] | None = None, scope: Iterable[str] | None = None,
-             scope_note: str = "", provided: Iterable[str] | None = None, interrupted: str | None = None
-             ) -> Report:
+             scope_note: str = "", provided: Iterable[str] | None = None, interrupted: str | None = None,
+             inapplicable: str | None = None) -> Report:
     """Judge ``outcomes`` and write the report folder ``out_dir``; returns the report as written.
 
     ``scope`` (None: every row) and ``scope_note`` say which rows the run selected; ``provided`` which
     registry needs its target gives (None: all of them); ``interrupted`` the signal that stopped the run
     before it finished, if one did (its unfinished rows are "interrupted", it claims nothing and it has
-    no COMPLIANCE.md). Raises :class:`ReportWriteError` when the report cannot be built or written: the
-    run must then not be taken as a pass.
+    no COMPLIANCE.md); ``inapplicable`` why the family does not apply to the target at all (every row na,
+    :func:`~conformance.verdict.verdicts_for`). Raises :class:`ReportWriteError` when the report cannot be
+    built or written: the run must then not be taken as a pass.
     """
     # Judged as written: the verdicts re-derive from outcomes.jsonl (report verify), which is redacted.
     outs = redact_outcomes(outcomes, secrets or SecretSet())
     verdicts = verdicts_for(registry, family, outs, breakdown, scope=scope, out_of_scope_note=scope_note,
-                            provided=provided, interrupted=interrupted)
+                            provided=provided, interrupted=interrupted, inapplicable=inapplicable)
     inputs = segment_for([r.id for r in registry.select(family=family)], scope, scope_note, provided, breakdown,
-                         interrupted)
+                         interrupted, inapplicable)
     summary = summarise(registry, family, verdicts, interrupted is not None)
     run.interrupted = interrupted
     codes = registry.families[family].breakdowns.get("error_codes") or []

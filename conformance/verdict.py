@@ -283,8 +283,13 @@ def tier_claimed(summary: Mapping[str, GroupSummary]) -> int | None:
 def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
                  breakdown: Mapping[str, Mapping[str, Any]] | None = None,
                  scope: Iterable[str] | None = None, out_of_scope_note: str = "",
-                 provided: Iterable[str] | None = None, interrupted: str | None = None) -> dict[str, Verdict]:
+                 provided: Iterable[str] | None = None, interrupted: str | None = None,
+                 inapplicable: str | None = None) -> dict[str, Verdict]:
     """A verdict for every requirement of ``family``.
+
+    ``inapplicable``: why the family as a whole does not apply to the target (an agent that speaks only
+    A2A 0.3 in the A2A 1.0 family, found before any check ran): every row is na with that note, gating
+    rows too, and so the run satisfies nothing (na satisfies no gating row in the rollup).
 
     Ids outside ``scope`` are not_measured; so is every id with a need (registry ``needs:``) the run
     did not ``provide`` (None: the run provides every need, as a launched reference does). In a run
@@ -303,6 +308,9 @@ def verdicts_for(registry: Registry, family: str, outcomes: Iterable[Outcome],
     for req in registry.select(family=family):
         if req.withdrawn:
             result[req.id] = Verdict(req.id, WITHDRAWN, "withdrawn by the specification")
+            continue
+        if inapplicable:
+            result[req.id] = Verdict(req.id, NA, inapplicable)
             continue
         if scope_set is not None and req.id not in scope_set:
             result[req.id] = Verdict(req.id, NOT_MEASURED, out_of_scope_note or "not selected for this run")

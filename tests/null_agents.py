@@ -149,3 +149,57 @@ def serve_untagged_card() -> contextlib.AbstractContextManager[str]:
 
 
 NULL_AGENTS = {"404": serve_404, "401": serve_401, "a2a-nothing": serve_a2a_nothing}
+
+
+def card_0_3(base: str) -> dict[str, Any]:
+    """An A2A 0.3 agent card, in 0.3's shape: one ``url`` with its ``preferredTransport``, a top-level
+    ``protocolVersion`` 0.3.0 and no ``supportedInterfaces`` (what an a2a-sdk 0.3 server serves)."""
+    return {
+        "name": "speaks-0.3",
+        "description": "an agent that speaks only A2A 0.3",
+        "version": "0.0.1",
+        "protocolVersion": "0.3.0",
+        "url": base + RPC_PATH,
+        "preferredTransport": "JSONRPC",
+        "capabilities": {"streaming": False, "pushNotifications": False},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "echo", "description": "echoes", "tags": ["echo"]}],
+    }
+
+
+class _Speaks03(_Base):
+    """An agent that speaks only A2A 0.3 on JSON-RPC: the 0.3 method names are served (``tasks/get`` of an
+    unknown task is TaskNotFoundError -32001, ``message/send`` answers a completed 0.3 task), the 1.0 names
+    are not routed (-32601), as on an a2a-sdk 0.3 server."""
+
+    def answer(self) -> None:
+        raw = self._drain()
+        path = self.path.split("?", 1)[0]
+        if self.command == "GET" and path == CARD_PATH:
+            host = self.headers.get("Host") or f"{LOOPBACK}:{self.server.server_address[1]}"
+            self._send(200, json.dumps(card_0_3(f"http://{host}")).encode(), "application/json")
+            return
+        if self.command != "POST" or path != RPC_PATH:
+            self._send(404, NOT_FOUND_HTML, "text/html; charset=utf-8")
+            return
+        try:
+            req = json.loads(raw)
+        except ValueError:
+            req = None
+        rid = req.get("id") if isinstance(req, dict) else None
+        method = req.get("method") if isinstance(req, dict) else None
+        out: dict[str, Any]
+        if method == "tasks/get":
+            out = {"error": {"code": -32001, "message": "Task not found"}}
+        elif method == "message/send":
+            out = {"result": {"kind": "task", "id": "t-1", "contextId": "c-1",
+                              "status": {"state": "completed", "timestamp": "2026-01-01T00:00:00Z"}}}
+        else:
+            out = {"error": {"code": -32601, "message": "Method not found"}}
+        self._send(200, json.dumps({"jsonrpc": "2.0", "id": rid, **out}).encode(), "application/json")
+
+
+def serve_a2a_0_3() -> contextlib.AbstractContextManager[str]:
+    """An agent speaking only A2A 0.3 (:class:`_Speaks03`)."""
+    return _serve(_Speaks03)

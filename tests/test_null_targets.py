@@ -21,7 +21,14 @@ from conformance.registry import default_registry
 from conformance.report import Report, load_report
 from conformance.report.model import RequirementResult
 from tests.killmatrix import run_command
-from tests.null_agents import minimal_card, serve_401, serve_404, serve_a2a_nothing, serve_untagged_card
+from tests.null_agents import (
+    minimal_card,
+    serve_401,
+    serve_404,
+    serve_a2a_0_3,
+    serve_a2a_nothing,
+    serve_untagged_card,
+)
 from tests.tier1_only_cli import removed
 
 REGISTRY = default_registry()
@@ -267,6 +274,27 @@ def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None
         if e.status == "not_measured":
             assert (e.note or "").startswith(("blocked by A2A_CARD_007", "needs ")), (rid, e.note)
     _judge_null(report, "a2a", card, allowed=passes)
+
+
+def test_an_agent_speaking_only_a2a_0_3_is_told_so_once_and_judged_by_no_1_0_row(tmp_path: Path) -> None:
+    """Issue 19 §3: a 0.3 card whose JSON-RPC interface answers the 0.3 method names and not the 1.0 ones
+    is not a wall of fails (nor of 'blocked by' notes): the command says so in one line, every a2a row is
+    na "speaks A2A 0.3" quoting both answers, and no level is satisfied (na satisfies no gating row)."""
+    with serve_a2a_0_3() as url:
+        code, report, err = _run_agent(url, "a2a", tmp_path / "r")
+    assert code in COMPLETED, f"exit {code}: {err[-1500:]}"
+    assert report is not None
+    said = [line for line in err.splitlines() if "speaks A2A 0.3" in line]
+    assert len(said) == 1 and url in said[0] and "every row is na" in said[0], err[-1500:]
+    wrong = {rid: (e.status, (e.note or "")[:120]) for rid, e in report.requirements.items()
+             if e.status != "na" or not (e.note or "").startswith("speaks A2A 0.3")}
+    assert not wrong, wrong
+    note = report.requirements["A2A_SEND_001"].note or ""
+    assert "tasks/get" in note and "GetTask" in note and "0.3.0" in note, note
+    assert not report.identity.levels_satisfied, report.identity.levels_satisfied
+    proc = subprocess.run([sys.executable, "-m", "conformance.command", "report", "verify", str(tmp_path / "r")],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the verdicts re-derive from the report's inputs
 
 
 def test_a_tier1_only_cli_fails_each_tier23_row_whose_feature_it_lacks(tmp_path: Path) -> None:

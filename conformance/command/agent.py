@@ -31,6 +31,7 @@ from conformance.pipeline import conclude
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, RunInfo
 from conformance.targets import lifecycle
+from conformance.targets.core import speaks_only_0_3
 from conformance.targets.model import CONTAINER, LAUNCH, AgentTarget, TargetError
 from conformance.targets.preflight import preflight
 from conformance.targets.run_image import argv_for
@@ -81,8 +82,14 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
              "started": started(), "extra": extra},
         secrets=target.secrets(), scope=planned.ids, scope_note=planned.note)
     suite = SUITES_DIR / "agent" / ("agentd" if opts.family == "agentd" else "core")
-    if target.running:
-        _preflight(target, ctx, out)
+    if target.running and (legacy := _preflight(target, ctx, out)) is not None:
+        # Speaks only A2A 0.3: no 1.0 row applies; the report says so for each row, nothing is run.
+        run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
+        try:
+            conclude(out, default_registry(), ctx.family, [], run, SecretSet(ctx.secrets), inapplicable=legacy)
+        except ReportWriteError as exc:
+            raise HarnessFailure(str(exc)) from exc
+        return planned.conclude(0, opts)
     sys.stderr.write(f"agentd-conformance: checking {name} ({opts.family}) → {out}\n")
     try:
         code = run_suite(suite, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)
@@ -92,10 +99,11 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
     return planned.conclude(code, opts)
 
 
-def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> None:
+def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> str | None:
     """Stop before the checks when nothing answers (exit 3), or when the agent demands a credential
     the user did not give or refuses the one given (exit 3, with a report whose every row is
-    not_measured, naming the reason)."""
+    not_measured, naming the reason). Returns why the a2a family does not apply when the agent speaks only
+    A2A 0.3 (said in one line), else None."""
     url = target.url or f"unix://{target.path}"
     tokens = target.tokens
     bearer = tokens.get("operator") or next(iter(tokens.values()), None)
@@ -105,8 +113,14 @@ def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> None:
     if found.busy_note:
         sys.stderr.write(f"agentd-conformance: note: {found.busy_note}\n")
         ctx.run.setdefault("caveats", []).append(found.busy_note)
+    if ctx.family == "a2a" and found.verdict == "go" and found.location is not None:
+        legacy = speaks_only_0_3(found.location.card, token=bearer, timeout=target.call_timeout,
+                                 origins=target.origins())
+        if legacy is not None:
+            sys.stderr.write(f"agentd-conformance: {url} {legacy}; every row is na\n")
+            return legacy
     if found.verdict not in ("auth_required", "auth_refused"):
-        return
+        return None
     run = RunInfo(**{k: v for k, v in ctx.run.items() if k in RunInfo.__dataclass_fields__})
     try:
         conclude(out, default_registry(), ctx.family, [], run, SecretSet(ctx.secrets), scope=[],

@@ -34,18 +34,21 @@ class Segment:
     breakdown: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The signal that stopped the run these rows come from (None: it finished).
     interrupted: str | None = None
+    #: Why the family does not apply to the target at all (every row na; None: it does).
+    inapplicable: str | None = None
 
     def only(self, rows: Iterable[str]) -> Segment:
         keep = set(rows)
         return Segment([r for r in self.rows if r in keep], self.scope, self.scope_note, self.provided,
-                       self.breakdown, self.interrupted)
+                       self.breakdown, self.interrupted, self.inapplicable)
 
 
 def segment_for(rows: Iterable[str], scope: Iterable[str] | None, scope_note: str, provided: Iterable[str] | None,
-                breakdown: Mapping[str, Mapping[str, Any]] | None, interrupted: str | None = None) -> Segment:
+                breakdown: Mapping[str, Mapping[str, Any]] | None, interrupted: str | None = None,
+                inapplicable: str | None = None) -> Segment:
     return Segment(list(rows), None if scope is None else list(scope), scope_note,
                    None if provided is None else sorted(provided),
-                   {k: dict(v) for k, v in (breakdown or {}).items()}, interrupted)
+                   {k: dict(v) for k, v in (breakdown or {}).items()}, interrupted, inapplicable)
 
 
 def selected_rows(segments: Iterable[Segment]) -> set[str] | None:
@@ -65,8 +68,9 @@ def selected_rows(segments: Iterable[Segment]) -> set[str] | None:
 def render_inputs(segments: Iterable[Segment]) -> str:
     docs = [asdict(s) for s in segments]
     for d in docs:
-        if d["interrupted"] is None:
-            del d["interrupted"]  # a finished run's inputs read as they always did
+        for key in ("interrupted", "inapplicable"):
+            if d[key] is None:
+                del d[key]  # a finished run's inputs read as they always did
     return json.dumps({"segments": docs}, indent=1, sort_keys=True) + "\n"
 
 
@@ -76,7 +80,8 @@ def read_inputs(folder: Path) -> list[Segment]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         return [Segment(rows=list(s["rows"]), scope=s["scope"], scope_note=str(s["scope_note"]),
                         provided=s["provided"], breakdown=dict(s["breakdown"]),
-                        interrupted=_signal(s.get("interrupted"))) for s in doc["segments"]]
+                        interrupted=_signal(s.get("interrupted")),
+                        inapplicable=_text_or_none(s.get("inapplicable"))) for s in doc["segments"]]
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise InputsError(f"{VERDICT_INPUTS}: cannot read the verdicts' inputs: {exc}") from exc
 
@@ -85,3 +90,9 @@ def _signal(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"interrupted: expected a signal name or null, got {value!r}")
     return value
+
+
+def _text_or_none(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"inapplicable must be a string, got {type(value).__name__}")

@@ -133,7 +133,8 @@ def _verdicts(folder: Path, report: Report, registry: Registry, outs: list[Outco
         for rid in seg.rows:
             covered[rid] = covered.get(rid, 0) + 1
         verdicts = verdicts_for(registry, family, outs, seg.breakdown, scope=seg.scope,
-                                out_of_scope_note=seg.scope_note, provided=seg.provided, interrupted=seg.interrupted)
+                                out_of_scope_note=seg.scope_note, provided=seg.provided, interrupted=seg.interrupted,
+                                inapplicable=seg.inapplicable)
         for rid in seg.rows:
             if rid not in report.requirements or rid not in verdicts:
                 yield f"verdict-inputs.json: segment {i} names {rid}, which the report does not hold"

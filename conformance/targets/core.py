@@ -86,6 +86,16 @@ class WireVersion:
         return (not_a2a(self.new, "") is None and old is not None
                 and (old.code in (-32601, refused.jsonrpc_code) or old.reason == refused.reason))
 
+    @property
+    def only_0_3(self) -> bool:
+        """The interface speaks 0.3 and not 1.0: the 0.3 name gets an A2A answer, the 1.0 name is not routed
+        (-32601), its version refused, or it gets no JSON-RPC answer at all."""
+        new, refused = self.new.error, current().by_name["VersionNotSupportedError"]
+        old_speaks = not_a2a(self.old, "") is None  # -32601 (not routed) is no A2A answer
+        new_refused = not_a2a(self.new, "") is not None or (
+            new is not None and (new.code in (-32601, refused.jsonrpc_code) or new.reason == refused.reason))
+        return old_speaks and new_refused
+
     def quote(self) -> str:
         """The two answers in a few words (the whole exchanges are the evidence)."""
         return f"{PROBE_METHOD} → {_gist(self.new)}, {PROBE_METHOD_0_3} → {_gist(self.old)}"
@@ -97,6 +107,55 @@ def _gist(ans: Answer) -> str:
     if ans.error is not None:
         return f"error {ans.error.code if ans.error.code is not None else ans.error.reason}"
     return "a result" if ans.has_result else f"HTTP {ans.status}"
+
+
+#: The note of every row of an agent that speaks only A2A 0.3 (they are ``na``): it starts so.
+SPEAKS_0_3 = "speaks A2A 0.3"
+
+
+def declares_0_3(card: Mapping[str, Any]) -> bool:
+    """Whether ``card`` is an A2A 0.3 card: a top-level protocolVersion 0.3 (the 0.3 shape), or every
+    interface it declares names protocolVersion 0.3."""
+    top = str(card.get("protocolVersion") or "")
+    entries = [e for e in card.get("supportedInterfaces") or [] if isinstance(e, Mapping)]
+    return top.startswith("0.3") or bool(entries) and all(
+        str(e.get("protocolVersion") or "").startswith("0.3") for e in entries)
+
+
+def jsonrpc_interface_0_3(card: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Where a 0.3-speaking card says its JSON-RPC endpoint is: a JSONRPC entry of supportedInterfaces, else
+    (the 0.3 shape) its ``url`` when its preferredTransport is JSON-RPC, else a JSONRPC additionalInterfaces
+    entry; None when it declares none."""
+    for e in card.get("supportedInterfaces") or []:
+        if isinstance(e, Mapping) and e.get("protocolBinding") == "JSONRPC" and e.get("url"):
+            return {"url": str(e["url"]), "protocolBinding": "JSONRPC"}
+    if card.get("url") and str(card.get("preferredTransport") or "JSONRPC").upper() in ("JSONRPC", "JSON-RPC"):
+        return {"url": str(card["url"]), "protocolBinding": "JSONRPC"}
+    for e in card.get("additionalInterfaces") or []:
+        if isinstance(e, Mapping) and str(e.get("transport") or "").upper() == "JSONRPC" and e.get("url"):
+            return {"url": str(e["url"]), "protocolBinding": "JSONRPC"}
+    return None
+
+
+def speaks_only_0_3(card: Mapping[str, Any] | None, *, token: str | None = None,
+                    timeout: float = DEFAULT_CALL_TIMEOUT, origins: tuple[str, ...] | None = None) -> str | None:
+    """Why the agent whose card is ``card`` speaks only A2A 0.3 — its card declares 0.3 and its JSON-RPC
+    interface answers the 0.3 method name but not the 1.0 one (:func:`wire_version`) — as the note its rows
+    get (``na``: no A2A 1.0 requirement applies to it); None when it does not, or when that cannot be told
+    (no JSON-RPC interface, one outside the target, nothing answering)."""
+    if not isinstance(card, Mapping) or not declares_0_3(card):
+        return None
+    itf = jsonrpc_interface_0_3(card)
+    if itf is None or (origins is not None and outside(itf["url"], origins)):
+        return None
+    with Caller("JSONRPC", itf, token=token, recorder=Recorder(), timeout=timeout) as probe:
+        wire = wire_version(probe)
+    if not wire.only_0_3:
+        return None
+    declared = str(card.get("protocolVersion") or "0.3")
+    return (f"{SPEAKS_0_3}: its card declares protocol version {declared!r} and its JSON-RPC interface "
+            f"{itf['url']} answers only the 0.3 method names ({wire.quote()}); the A2A 1.0 requirements do not "
+            "apply to it — check it with an A2A 0.3 tool, or check its 1.0 release with this one")
 
 
 def wire_version(caller: Caller) -> WireVersion:
