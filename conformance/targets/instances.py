@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from conformance.agentd_page import ROLES
+from conformance.agentd_page.launch import ConfigError, Principal, document, harness_document
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
 from conformance.outcome import not_measured
@@ -146,7 +147,7 @@ class AgentTargets:
 
         Common needs: ``events``, ``introspection``, ``device_grant``, ``listen`` ("tcp"/"unix"),
         ``auth`` (True: principals operator/user/agent with bearer tokens are configured),
-        ``ring``, ``stream_deadline``, ``workflows`` (tuple of reference Workflow objects).
+        ``ring``, ``stream_deadline``, ``workflows`` (tuple of :class:`conformance.agentd_page.launch.Workflow`).
         """
         if self.containers is not None:
             return self._container(self.containers, needs, fresh)
@@ -164,13 +165,13 @@ class AgentTargets:
 
     def _launch(self, needs: dict[str, Any]) -> Instance:
         # The bundled agents are imported when one is launched: a running target or an image needs none.
-        from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
-        from conformance.fixtures.reference_agentd.config import Principal
+        from conformance.fixtures.reference_agentd import ReferenceAgentd
+        from conformance.fixtures.reference_agentd.config import make, typed_fields
 
         needs = dict(needs)
         auth = bool(needs.pop("auth", False))
         tokens: dict[str, str] = {}
-        principals: list[Any] = list(needs.pop("principals", ()))
+        principals: list[Principal] = list(needs.pop("principals", ()))
         if auth and not principals:
             for role in ROLES:
                 tokens[role] = self._token(role)
@@ -180,7 +181,10 @@ class AgentTargets:
         for p in principals:
             self.secrets.add(p.token)
             tokens.setdefault(p.role, p.token)
-        config = Config(principals=tuple(principals), defects=self.defects, **needs)
+        # The reference reads the configuration as an image reads it: one launch configuration document (its
+        # schema holds it, as it holds every document the harness hands an image); the defects are the run's.
+        doc = harness_document(document(principals=principals, **needs))
+        config = make({**typed_fields(doc), "defects": self.defects})
         server = ReferenceAgentd(config).start()
         self._started.append(server)
         facts = {k: _fact_value(getattr(config, attr)) for k, attr in SWITCHES.items()}
@@ -213,8 +217,6 @@ class AgentTargets:
             if isinstance(started, str):
                 return started, None
             return None, self._timed(self._instance_of(*started))
-        from conformance.fixtures.reference_agentd import ConfigError
-
         try:
             return None, self.agentd(fresh=True, **needs)
         except ConfigError as exc:
