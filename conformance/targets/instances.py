@@ -163,11 +163,10 @@ class AgentTargets:
             self._cache[key] = inst
         return inst
 
-    def _launch(self, needs: dict[str, Any]) -> Instance:
-        # The bundled agents are imported when one is launched: a running target or an image needs none.
-        from conformance.fixtures.reference_agentd import ReferenceAgentd
-        from conformance.fixtures.reference_agentd.config import make, typed_fields
-
+    def launch_document(self, needs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """The launch configuration document a launched reference is started with for ``needs`` (with ``auth``
+        and no principals given: one per role, granted ``grants[role]``), and the roles' tokens. The reference
+        reads it as an image reads the one a ``config`` switch hands it: held to the document's schema."""
         needs = dict(needs)
         auth = bool(needs.pop("auth", False))
         tokens: dict[str, str] = {}
@@ -181,15 +180,20 @@ class AgentTargets:
         for p in principals:
             self.secrets.add(p.token)
             tokens.setdefault(p.role, p.token)
-        # The reference reads the configuration as an image reads it: one launch configuration document (its
-        # schema holds it, as it holds every document the harness hands an image); the defects are the run's.
-        doc = harness_document(document(principals=principals, **needs))
-        config = make({**typed_fields(doc), "defects": self.defects})
+        return harness_document(document(principals=principals, **needs)), tokens
+
+    def _launch(self, needs: dict[str, Any]) -> Instance:
+        # The bundled agents are imported when one is launched: a running target or an image needs none.
+        from conformance.fixtures.reference_agentd import ReferenceAgentd
+        from conformance.fixtures.reference_agentd.config import make, typed_fields
+
+        doc, tokens = self.launch_document(needs)
+        config = make({**typed_fields(doc), "defects": self.defects})  # the defects are the run's, not the document's
         server = ReferenceAgentd(config).start()
         self._started.append(server)
         facts = {k: _fact_value(getattr(config, attr)) for k, attr in SWITCHES.items()}
         facts["listen"] = config.listen
-        facts["auth"] = "on" if principals else "off"
+        facts["auth"] = "on" if config.principals else "off"
         return Instance(url=server.url, uds_path=server.uds_path, tokens=tokens, facts=facts, launched=server,
                         control=ReferenceControl(server))
 

@@ -75,9 +75,10 @@ class Document:
             doc["callback_hosts"] = list(self.callback_hosts)
         return harness_document(doc)
 
-    def files(self, url: str, tls: dict[str, str] | None) -> dict[str, bytes]:
-        """The document's file (path inside -> bytes) for a container reached at ``url``."""
-        context = render_context(
+    def context(self, url: str, tls: dict[str, str] | None) -> dict[str, Any]:
+        """What the image's ``config-template`` reads for a container reached at ``url`` (its JSON Schema:
+        ``conformance/agentd_page/config/context.schema.json``)."""
+        return render_context(
             facts=self.facts, principals=self.principals,
             workflows=[workflow_document(w) for w in self.structured.get("workflows", ())],
             extra={k: v for k, v in self.structured.items() if k in ("tick", "instance", "grants")},
@@ -85,8 +86,11 @@ class Document:
             # On the host's network the image binds the port of the URL the harness gave it.
             port=(urlsplit(url).port or self.port) if self.network == "host" else self.port,
             network=self.network, callback_hosts=self.callback_hosts, reference=self.reference())
+
+    def files(self, url: str, tls: dict[str, str] | None) -> dict[str, bytes]:
+        """The document's file (path inside -> bytes) for a container reached at ``url``."""
         try:
-            return {self.spec.path: render(self.spec, context)}
+            return {self.spec.path: render(self.spec, self.context(url, tls))}
         except ContractError as exc:
             raise ContainerFailure(f"the configuration document could not be made: {exc}") from None
 
