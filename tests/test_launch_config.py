@@ -345,3 +345,15 @@ def test_the_guards_can_fail() -> None:
         == ["conformance.fixtures.reference_agentd.config.Peer"]
     assert own_vocabulary("from typing import Literal\nRole = Literal['user']\nclass Workflow:\n    pass\n") \
         == ["Role", "Workflow"]
+
+
+def test_the_docs_show_a_valid_document_and_the_command_lines_own_words() -> None:
+    """docs/containers.md's example document is valid, and the error it shows is the command line's."""
+    text = (ROOT / "docs" / "containers.md").read_text(encoding="utf-8")
+    section = text[text.index("## The launch configuration document and its schema"):]
+    start = section.index("```yaml\n") + len("```yaml\n")
+    shown = yaml.safe_load(section[start:section.index("```", start)])
+    assert launch.document_errors(shown) == []
+    assert shown["workflows"] == [launch.workflow_document(w) for w in configs.workflows()]
+    said = "agentd.yaml: " + launch.document_errors(yaml.safe_load(INVALID))[0]
+    assert f"# {said}\n" in section, said
