@@ -19,14 +19,14 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
 from conformance.agentd import configs
-from conformance.agentd_page import launch
+from conformance.agentd_page import ROLES, launch
 from conformance.agentd_page.launch import ConfigError, Peer, Workflow
 from conformance.evidence import SecretSet
 from conformance.suites.agent.agentd import test_command as command_checks
@@ -123,6 +123,8 @@ def test_each_schema_is_a_draft_2020_12_schema_in_the_package(name: Literal["doc
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert (launch.CONFIG_DIR / f"{name}.schema.json").is_file()
+    if name == "document":
+        assert tuple(schema["$defs"]["role"]["enum"]) == ROLES
 
 
 def test_the_guard_knows_every_need_the_checks_pass() -> None:
@@ -357,3 +359,22 @@ def test_the_docs_show_a_valid_document_and_the_command_lines_own_words() -> Non
     assert shown["workflows"] == [launch.workflow_document(w) for w in configs.workflows()]
     said = "agentd.yaml: " + launch.document_errors(yaml.safe_load(INVALID))[0]
     assert f"# {said}\n" in section, said
+
+
+def role_tuples(source: str) -> list[int]:
+    """Lines where ``source`` spells the roles out as a literal tuple or list of the three."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Tuple | ast.List) and len(node.elts) == 3
+            and {e.value for e in node.elts if isinstance(e, ast.Constant)} == {"operator", "user", "agent"}]
+
+
+def test_the_roles_are_spelled_out_once() -> None:
+    """The page's ``ROLES`` is the one list of roles: no other module of the library, the checks or the fixtures
+    keeps a copy (the made-up one below shows the reader finds one)."""
+    page = ROOT / "conformance" / "agentd_page"
+    found = {str(p.relative_to(ROOT)): lines for p in _sources("conformance", "suites", "fixtures")
+             if p not in (page / "__init__.py", page / "launch.py")
+             and (lines := role_tuples(p.read_text(encoding="utf-8")))}
+    assert not found, f"use conformance.agentd_page.ROLES: {found}"
+    assert get_args(launch.Role) == ROLES  # the type spells them out too (a Literal cannot be made from a tuple)
+    assert role_tuples("for role in ('operator', 'user', 'agent'):\n    pass\n") == [1]

@@ -42,11 +42,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 import yaml
 
-ROLES: Final = ("operator", "user", "agent")
+from conformance.agentd_page import ROLES
+
 FILE_NAME = "agentd.sock"
 DEFAULT_PORT = 8420
 _SWITCHES = {"AGENTD_EVENTS": "events", "AGENTD_INTROSPECTION": "introspection",
