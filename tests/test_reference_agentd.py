@@ -18,6 +18,7 @@ import pytest
 from a2a.types.a2a_pb2 import AgentCard, Message, Task
 from google.protobuf.json_format import ParseDict
 
+from conformance.agentd_page.launch import ConfigError, Peer, Principal, Workflow
 from conformance.fixtures.reference_agentd import (
     ANNOTATIONS,
     COMMAND,
@@ -25,11 +26,7 @@ from conformance.fixtures.reference_agentd import (
     EVENTS_METHOD,
     UNIX_BINDING,
     Config,
-    ConfigError,
-    Peer,
-    Principal,
     ReferenceAgentd,
-    Workflow,
 )
 from conformance.fixtures.reference_agentd import schemas as bundles
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conformance.fixtures.reference_agentd import ConfigError, ReferenceAgentd
-from conformance.fixtures.reference_agentd.config import Config, Peer, Workflow
+from conformance.agentd_page.launch import ConfigError, Peer, Workflow
+from conformance.fixtures.reference_agentd import ReferenceAgentd
+from conformance.fixtures.reference_agentd.config import Config
 from conformance.targets.control import ContainerControl, ControlRefused
 from conformance.targets.serve import EnvError, config_from_env, serve_control
 

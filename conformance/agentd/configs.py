@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hypothesis import HealthCheck, Phase, settings
 
+from conformance.agentd_page.launch import Principal, Workflow, as_role
+
 if TYPE_CHECKING:
     from conformance.targets.instances import AgentTargets
 
@@ -29,12 +31,10 @@ ASK_SCHEMA: Final = {"type": "object", "required": ["approve"], "properties": {"
 ASK_CHANNEL: Final = "#reviews"
 
 
-def workflows() -> tuple[Any, ...]:
+def workflows() -> tuple[Workflow, ...]:
     """The workflows of the standard configuration: ``build`` runs to completion, ``hold`` stays
     working until canceled, ``ask`` stops at an input-required gate, ``review`` declares the
     command ``review.change`` (roles operator and agent)."""
-    from conformance.fixtures.reference_agentd import Workflow
-
     return (
         Workflow("build"),
         Workflow("hold", hold=True),
@@ -50,19 +50,17 @@ def standard(**more: Any) -> dict[str, Any]:
     return needs
 
 
-_PRINCIPALS: dict[tuple[tuple[str, str, tuple[str, ...]], ...], tuple[tuple[Any, ...], dict[str, str]]] = {}
+_PRINCIPALS: dict[tuple[tuple[str, str, tuple[str, ...]], ...], tuple[tuple[Principal, ...], dict[str, str]]] = {}
 
 
 def principals(
     agent_targets: AgentTargets, specs: Sequence[tuple[str, str, Sequence[str]]]
-) -> tuple[tuple[Any, ...], dict[str, str]]:
+) -> tuple[tuple[Principal, ...], dict[str, str]]:
     """Principals ``(name, role, grants)`` with fresh bearer tokens (registered as secrets), made
     once per spec list so a cached instance and its tokens stay together; returns them and
     name → token."""
     key = tuple((n, r, tuple(sorted(g))) for n, r, g in specs)
     if key not in _PRINCIPALS:
-        from conformance.fixtures.reference_agentd.config import Principal, as_role
-
         # make(): a name like "agent-without-grant" in the token would redact "-without-" everywhere.
         tokens = {n: agent_targets.secrets.make(n) for n, _, _ in key}
         made = tuple(

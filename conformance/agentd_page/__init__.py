@@ -12,6 +12,10 @@ reverse), so what the reference serves is held to what the page says, not to its
   page gives a shape (hello/event/goodbye members, the annotation members and which are always
   there, the op table) the bundles follow it; argument and result details the page leaves to
   agentd.dev's specifications are this harness's reading.
+
+Beside them, :mod:`conformance.agentd_page.launch`: the launch configuration's vocabulary (principals, peers,
+workflows) and its document's JSON Schema (``config/``), the contract the checks, the targets and a
+third-party image share, which the reference agentd reads like any image.
 """
 
 from __future__ import annotations

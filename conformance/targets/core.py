@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.agentd_page import ROLES
 from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
@@ -244,7 +245,7 @@ class CoreAgent:
 
     @property
     def token(self) -> str | None:
-        for role in ("operator", "user", "agent"):
+        for role in ROLES:
             if self.tokens.get(role):
                 return self.tokens[role]
         return None

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.agentd_page import ROLES
 from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, SUITES_DIR
 
 #: Bump when the recipe below changes in a way the hashes would not see.
@@ -273,7 +274,7 @@ def image_labels(digest: str) -> dict[str, str]:
             f"{LABEL}.defaults": ",".join(f"{k}={v}" for k, v in DEFAULTS.items()),
             f"{LABEL}.long-running-text": "hold",  # the reference's hold_text: a task that stays working
             f"{LABEL}.control": "AGENTD_CONTROL_SOCKET",  # the harness's hooks (conformance.targets.serve)
-            f"{LABEL}.tokens": ",".join(f"{r}=AGENTD_{r.upper()}_TOKEN" for r in ("operator", "user", "agent"))}
+            f"{LABEL}.tokens": ",".join(f"{r}=AGENTD_{r.upper()}_TOKEN" for r in ROLES)}
 
 
 def _dockerfile(base: str, digest: str) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from conformance.agentd_page import ROLES
+from conformance.agentd_page.launch import ConfigError, Principal, document, harness_document
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
 from conformance.outcome import not_measured
@@ -146,7 +147,7 @@ class AgentTargets:
 
         Common needs: ``events``, ``introspection``, ``device_grant``, ``listen`` ("tcp"/"unix"),
         ``auth`` (True: principals operator/user/agent with bearer tokens are configured),
-        ``ring``, ``stream_deadline``, ``workflows`` (tuple of reference Workflow objects).
+        ``ring``, ``stream_deadline``, ``workflows`` (tuple of :class:`conformance.agentd_page.launch.Workflow`).
         """
         if self.containers is not None:
             return self._container(self.containers, needs, fresh)
@@ -162,15 +163,14 @@ class AgentTargets:
             self._cache[key] = inst
         return inst
 
-    def _launch(self, needs: dict[str, Any]) -> Instance:
-        # The bundled agents are imported when one is launched: a running target or an image needs none.
-        from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
-        from conformance.fixtures.reference_agentd.config import Principal
-
+    def launch_document(self, needs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """The launch configuration document a launched reference is started with for ``needs`` (with ``auth``
+        and no principals given: one per role, granted ``grants[role]``), and the roles' tokens. The reference
+        reads it as an image reads the one a ``config`` switch hands it: held to the document's schema."""
         needs = dict(needs)
         auth = bool(needs.pop("auth", False))
         tokens: dict[str, str] = {}
-        principals: list[Any] = list(needs.pop("principals", ()))
+        principals: list[Principal] = list(needs.pop("principals", ()))
         if auth and not principals:
             for role in ROLES:
                 tokens[role] = self._token(role)
@@ -180,12 +180,20 @@ class AgentTargets:
         for p in principals:
             self.secrets.add(p.token)
             tokens.setdefault(p.role, p.token)
-        config = Config(principals=tuple(principals), defects=self.defects, **needs)
+        return harness_document(document(principals=principals, **needs)), tokens
+
+    def _launch(self, needs: dict[str, Any]) -> Instance:
+        # The bundled agents are imported when one is launched: a running target or an image needs none.
+        from conformance.fixtures.reference_agentd import ReferenceAgentd
+        from conformance.fixtures.reference_agentd.config import make, typed_fields
+
+        doc, tokens = self.launch_document(needs)
+        config = make({**typed_fields(doc), "defects": self.defects})  # the defects are the run's, not the document's
         server = ReferenceAgentd(config).start()
         self._started.append(server)
         facts = {k: _fact_value(getattr(config, attr)) for k, attr in SWITCHES.items()}
         facts["listen"] = config.listen
-        facts["auth"] = "on" if principals else "off"
+        facts["auth"] = "on" if config.principals else "off"
         return Instance(url=server.url, uds_path=server.uds_path, tokens=tokens, facts=facts, launched=server,
                         control=ReferenceControl(server))
 
@@ -213,8 +221,6 @@ class AgentTargets:
             if isinstance(started, str):
                 return started, None
             return None, self._timed(self._instance_of(*started))
-        from conformance.fixtures.reference_agentd import ConfigError
-
         try:
             return None, self.agentd(fresh=True, **needs)
         except ConfigError as exc:

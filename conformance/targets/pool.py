@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from conformance.agentd_page import ROLES
+from conformance.agentd_page.launch import Principal, Workflow, harness_document, principal_document, workflow_document
 from conformance.evidence import SecretSet, slug
 from conformance.outcome import fail, not_measured
 from conformance.targets.container import (
@@ -43,15 +44,6 @@ STRUCTURED = ("principals", "workflows", "grants", "tick", "instance")
 FULL_LOG_CHARS = 1_000_000
 
 
-def _workflow(w: Any) -> dict[str, Any]:
-    """A reference Workflow as the mapping its YAML loader reads."""
-    out = {k: v for k, v in dataclasses.asdict(w).items() if v is not None and k != "send_to"}
-    out["roles"] = list(w.roles)
-    if w.send_to is not None:
-        out["send_to"] = w.send_to.url
-    return out
-
-
 @dataclasses.dataclass
 class Document:
     """A configuration document (contract v2's ``config``) for one container, rendered once the URL the harness
@@ -67,12 +59,12 @@ class Document:
     network: str = "internal"
 
     def reference(self) -> dict[str, Any]:
-        """The document in the reference's own shape (its Config fields)."""
+        """The launch configuration document (:mod:`conformance.agentd_page.launch`, the reference's shape)."""
         doc: dict[str, Any] = {}
         if self.principals:
             doc["principals"] = [{k: p[k] for k in ("name", "token", "role", "grants")} for p in self.principals]
         if self.structured.get("workflows"):
-            doc["workflows"] = [_workflow(w) for w in self.structured["workflows"]]
+            doc["workflows"] = [workflow_document(w) for w in self.structured["workflows"]]
         for key in ("tick", "instance"):
             if key in self.structured:
                 doc[key] = self.structured[key]
@@ -81,20 +73,24 @@ class Document:
                 doc[key] = self.facts[key] == "on"
         if self.callback_hosts:
             doc["callback_hosts"] = list(self.callback_hosts)
-        return doc
+        return harness_document(doc)
 
-    def files(self, url: str, tls: dict[str, str] | None) -> dict[str, bytes]:
-        """The document's file (path inside -> bytes) for a container reached at ``url``."""
-        context = render_context(
+    def context(self, url: str, tls: dict[str, str] | None) -> dict[str, Any]:
+        """What the image's ``config-template`` reads for a container reached at ``url`` (its JSON Schema:
+        ``conformance/agentd_page/config/context.schema.json``)."""
+        return render_context(
             facts=self.facts, principals=self.principals,
-            workflows=[_workflow(w) for w in self.structured.get("workflows", ())],
+            workflows=[workflow_document(w) for w in self.structured.get("workflows", ())],
             extra={k: v for k, v in self.structured.items() if k in ("tick", "instance", "grants")},
             tls=tls, public_url=url.rstrip("/"), listen=self.listen,
             # On the host's network the image binds the port of the URL the harness gave it.
             port=(urlsplit(url).port or self.port) if self.network == "host" else self.port,
             network=self.network, callback_hosts=self.callback_hosts, reference=self.reference())
+
+    def files(self, url: str, tls: dict[str, str] | None) -> dict[str, bytes]:
+        """The document's file (path inside -> bytes) for a container reached at ``url``."""
         try:
-            return {self.spec.path: render(self.spec, context)}
+            return {self.spec.path: render(self.spec, self.context(url, tls))}
         except ContractError as exc:
             raise ContainerFailure(f"the configuration document could not be made: {exc}") from None
 
@@ -326,8 +322,8 @@ class ContainerPool:
 
     def _principals(self, structured: dict[str, Any], auth: bool) -> list[dict[str, Any]]:
         """The principals a configuration needs (given, or one per role when ``auth``), their tokens known."""
-        principals = [{"name": p.name, "token": p.token, "role": p.role, "grants": sorted(p.grants)}
-                      for p in structured.get("principals", ())]
+        given: tuple[Principal, ...] = tuple(structured.get("principals", ()))
+        principals = [principal_document(p) for p in given]
         if auth and not principals:
             grants = structured.get("grants") or {}
             principals = [{"name": f"{role}-1", "token": self._token(role), "role": role,
@@ -351,11 +347,11 @@ class ContainerPool:
         if principals:
             doc["principals"] = principals
         if structured.get("workflows"):
-            doc["workflows"] = [_workflow(w) for w in structured["workflows"]]
+            doc["workflows"] = [workflow_document(w) for w in structured["workflows"]]
         for key in ("tick", "instance"):
             if key in structured:
                 doc[key] = structured[key]
-        return yaml.safe_dump(doc, sort_keys=True), tokens
+        return yaml.safe_dump(harness_document(doc), sort_keys=True), tokens
 
     @staticmethod
     def _key(needs: dict[str, Any]) -> tuple[Any, ...]:
@@ -366,8 +362,9 @@ class ContainerPool:
         """Folders of the unix peers the needs' workflows name (bind-mounted at the same path), opened to the
         daemon's uid: it may pass the private folder and connect() (write) to the socket."""
         folders = []
-        for w in needs.get("workflows") or ():
-            path = getattr(getattr(w, "send_to", None), "uds_path", None)
+        workflows: tuple[Workflow, ...] = tuple(needs.get("workflows") or ())
+        for w in workflows:
+            path = w.send_to.uds_path if w.send_to is not None else None
             if path:
                 folder = os.path.dirname(path)
                 with contextlib.suppress(OSError):

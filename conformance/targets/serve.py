@@ -17,7 +17,8 @@ listener configured by these variables (the switches a container target sets per
 ``AGENTD_RING``             events ring size; ``AGENTD_STREAM_DEADLINE`` seconds a stream may last
 ``AGENTD_CORS_ORIGINS``     comma-separated origins
 ``AGENTD_DEFECTS``          comma-separated named defects of the reference (for kill runs only)
-``AGENTD_CONFIG``           YAML of the reference's Config fields (principals with grants, workflows, ...),
+``AGENTD_CONFIG``           a launch configuration document, YAML (principals with grants, workflows, ...:
+                            :mod:`conformance.agentd_page.launch`, validated against its JSON Schema),
                             applied first; the variables above override it
 ``AGENTD_CALLBACK_HOSTS``   comma-separated hosts besides loopback that peers and webhooks may name
                             (the harness's address on its internal network)
@@ -41,11 +42,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 import yaml
 
-ROLES: Final = ("operator", "user", "agent")
+from conformance.agentd_page import ROLES
+
 FILE_NAME = "agentd.sock"
 DEFAULT_PORT = 8420
 _SWITCHES = {"AGENTD_EVENTS": "events", "AGENTD_INTROSPECTION": "introspection",
@@ -73,7 +75,8 @@ def _list(raw: str) -> tuple[str, ...]:
 
 def config_from_env(env: Mapping[str, str]) -> tuple[Any, tuple[str, int] | None, str | None]:
     """(Config, TCP bind address or None, public URL) from the environment."""
-    from conformance.fixtures.reference_agentd.config import Principal, make, typed_fields
+    from conformance.agentd_page.launch import Principal
+    from conformance.fixtures.reference_agentd.config import make, typed_fields
 
     # The document's fields, then the variables over them, validated once as a whole: a peer on a callback
     # host, or a defect that lets a refused workflow through, is judged with everything it depends on.
@@ -133,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
 
         code: int = reference_main(argv)
         return code
-    from conformance.fixtures.reference_agentd.config import ConfigError
+    from conformance.agentd_page.launch import ConfigError
 
     try:
         config, bind, public = config_from_env(os.environ)

@@ -28,6 +28,7 @@ from conformance.agentd_page import (
     SESSION_OPS,
     SIGN_IN_OPS,
 )
+from conformance.agentd_page.launch import Workflow
 from conformance.context import RunContext
 from conformance.evidence import Evidence
 from conformance.judge import SeenRefusal, blocked_by, quote, refusal, unique
@@ -451,8 +452,6 @@ def test_a_workflow_declaring_a_built_in_op_name_is_refused_at_validation(agent_
     target that starts anyway shadows a built-in op. Catches ``workflow-shadows-builtin``."""
     if not agent_targets.launchable:
         lacking("launch_config")
-    from conformance.fixtures.reference_agentd import Workflow
-
     schema = {"type": "object", "properties": {}}
     # The paired control: the same workflow declaring a free op name must start, or a refusal of the
     # shadowing one says nothing about reserved names (an image that refuses every workflow, say).

@@ -25,7 +25,7 @@ from conformance.agentd_page import (
     ROLES,
     SIGN_IN_OPS,
 )
-from conformance.fixtures.reference_agentd import Workflow
+from conformance.agentd_page.launch import Workflow
 from conformance.judge import quote
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance

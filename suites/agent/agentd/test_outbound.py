@@ -25,6 +25,7 @@ from conformance.agentd_page import (
     COMMAND,
     DATA_PART_KEY,
 )
+from conformance.agentd_page.launch import Peer, Workflow
 from conformance.evidence import Evidence
 from conformance.judge import quote, strict
 from conformance.outcome import fail, not_measured
@@ -48,8 +49,6 @@ RELAY: Final = "relay"
 
 def _relay_instance(agent_targets: AgentTargets, peer_url: str) -> Instance:
     """A launched target with workflow ``relay`` whose a2a.send step sends RELAY_COMMAND to ``peer_url``."""
-    from conformance.fixtures.reference_agentd import Peer, Workflow
-
     relay = Workflow(RELAY, send_to=Peer(peer_url), send_command=dict(RELAY_COMMAND))
     inst = agent_targets.agentd(workflows=(relay,))
     require_declared(card_of(inst), COMMAND)  # the relay is started by a command
