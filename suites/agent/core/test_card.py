@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.security import anonymous, refusal, secured_side
+from conformance.a2a.security import condition as security_condition
 from conformance.a2a.steps import card_of, held_task, new_task, well_known_card
 from conformance.a2a.streams import must_stream
 from conformance.judge import blocked_by, expect_error, quote, strict, succeeded
-from conformance.outcome import fail, not_measured
+from conformance.outcome import fail, na, not_measured
 from conformance.receiver import Receiver
 from conformance.targets.core import (
     CAPABILITIES,
@@ -216,3 +218,41 @@ def _msg() -> dict[str, Any]:
     from conformance.a2a.messages import text_message
 
     return text_message("conformance streaming check")
+
+
+@pytest.mark.requirement("A2A_CARD_010")
+def test_extended_card_needs_a_credential(core_agent: CoreAgent, binding: str, recorder: Recorder) -> None:
+    """§3.1.11 and §13.3: GetExtendedAgentCard MUST require authentication with a scheme the public card
+    declares. On a card declaring the extended card and a security scheme (a launched target is started
+    so when it does not), the call from a caller carrying no credential at all is refused (no card),
+    and the same call with the harness's credential is served: an AgentCard, or
+    ExtendedAgentCardNotConfiguredError where the anonymous caller was told something else (a refusal
+    that tells the two apart is about the credential). Defect: extended-card-anonymous."""
+    core_agent.readable()
+    agent = secured_side(core_agent, extended=True)
+    if agent is None:
+        na(security_condition(extended=True))
+    if binding not in agent.interfaces:
+        not_measured(f"the card declaring a security scheme offers no {binding} interface")
+    if agent.token is None:
+        not_measured(f"the card declares {CAPABILITIES['extended']} and security schemes "
+                     f"{sorted(agent.card.get('securitySchemes') or {}) if agent.card else []}, and the harness holds "
+                     "no credential to tell a refusal for its lack from any other (give one with --token)")
+    with agent.caller(binding, recorder) as authed:
+        authed.ready()
+        with anonymous(agent, binding, recorder) as stranger:
+            anon = stranger.call("GetExtendedAgentCard", {})
+        if anon.timed_out is not None:
+            not_measured(f"GetExtendedAgentCard without a credential got no answer within {anon.timed_out:g}s")
+        if anon.has_result:
+            fail(f"GetExtendedAgentCard from a caller carrying no credential was served: {anon.quote(300)}")
+        ans = authed.call("GetExtendedAgentCard", {})
+    if ans.error is not None and ans.error.reason == "EXTENDED_AGENT_CARD_NOT_CONFIGURED":
+        if anon.error is not None and anon.error.reason == ans.error.reason:
+            fail("GetExtendedAgentCard answered the caller carrying no credential as the one carrying it "
+                 f"(ExtendedAgentCardNotConfiguredError): it was processed without authentication; {anon.quote(300)}")
+        return
+    card = succeeded(ans, "GetExtendedAgentCard with the harness's credential")
+    assert isinstance(card, dict), (
+        f"GetExtendedAgentCard with the harness's credential answered {quote(card)}, not a card "
+        f"(without a credential: {refusal(anon)})")
