@@ -6,7 +6,9 @@ capability flipped, so both the declared and the undeclared side are measured.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from a2a.types import a2a_pb2 as pb
@@ -52,13 +54,35 @@ def test_card_parses_strictly_with_its_required_fields(core_agent: CoreAgent, re
     strict(reply.json, pb.AgentCard, "the agent card")
 
 
+#: An absolute URL's beginning (RFC 3986 §4.3: a scheme, then "//" and an authority).
+_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _not_absolute(url: str) -> str | None:
+    """Why ``url`` is not an absolute URL naming where the interface is (None when it is one): it needs a
+    scheme, and a host unless it names a unix socket (``unix:///path``)."""
+    if not _ABSOLUTE.match(url):
+        return "it has no scheme:// (an interface URL is absolute, as http://host:port/path)"
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "unix" and not parts.hostname:
+        return "it names no host"
+    try:
+        parts.port  # noqa: B018 - reading it checks it
+    except ValueError:
+        return "its port is not a number"
+    return None
+
+
 @pytest.mark.requirement("A2A_CARD_003")
 def test_card_declares_interfaces_with_url_binding_and_version(core_agent: CoreAgent, recorder: Recorder) -> None:
     """supportedInterfaces is non-empty and each entry names url, protocolBinding and protocolVersion —
-    the version the interface speaks (§4.4.6: "the version of the A2A protocol this interface exposes"):
-    a JSON-RPC interface declaring another version that answers only the 1.0 method names (GetTask
-    served, the 0.3 ``tasks/get`` not routed or its version refused) declares the wrong one.
-    Defects: interface-without-version, card-declares-0.3."""
+    the url an absolute URL (§8.3.1: each interface MUST accurately declare its URL; the AgentInterface
+    type: "a valid absolute HTTPS URL in production", so ``127.0.0.1:8781`` names no URL at all; plain
+    http is allowed, a test deployment is no production one), and the version the one the interface
+    speaks (§4.4.6: "the version of the A2A protocol this interface exposes"): a JSON-RPC interface
+    declaring another version that answers only the 1.0 method names (GetTask served, the 0.3
+    ``tasks/get`` not routed or its version refused) declares the wrong one.
+    Defects: interface-without-version, card-declares-0.3, interface-url-not-absolute."""
     card = card_of(core_agent)
     entries = card.get("supportedInterfaces")
     assert isinstance(entries, list) and entries, f"supportedInterfaces is {entries!r}"
@@ -67,6 +91,9 @@ def test_card_declares_interfaces_with_url_binding_and_version(core_agent: CoreA
         for key in ("url", "protocolBinding", "protocolVersion"):
             value = entry.get(key)
             assert isinstance(value, str) and value.strip(), f"supportedInterfaces[{i}].{key} is {value!r} in {entry}"
+        why = _not_absolute(entry["url"].strip())
+        if why is not None:
+            fail(f"supportedInterfaces[{i}] ({entry['protocolBinding']}) names url {entry['url']!r}: {why}")
     if "JSONRPC" in core_agent.interfaces and core_agent.wire("JSONRPC") is not None:
         itf = core_agent.interfaces["JSONRPC"]
         with Caller("JSONRPC", itf, token=core_agent.token, recorder=recorder, timeout=core_agent.call_timeout) as c:
