@@ -276,6 +276,7 @@ class AgentTargets:
         ``card`` flips capabilities of a launched target's card (``streaming``, ``push``,
         ``extended``; on the scripted agent also ``required_extension``: an extension marked required;
         ``secured``: a declared bearer scheme every A2A request needs, the instance holding its token;
+        ``signed``, on the scripted agent only: a card signature, A2A §8.4;
         on the reference agentd that is its principals' configuration) so
         both sides of a capability claim can be measured; the result is None when
         this target cannot be switched that way (a running target never can). Launch names:
@@ -289,8 +290,8 @@ class AgentTargets:
         kind, name = self.target.kind, self.target.name
         if kind not in (LAUNCH, CONTAINER):
             return None if card else self._external({})
-        if "required_extension" in card and name != "scripted":
-            return None  # only the scripted agent can be started marking an extension required
+        if ("required_extension" in card or "signed" in card) and name != "scripted":
+            return None  # only the scripted agent can be started marking an extension required, or signing its card
         if card.get("secured") and name == "sdk":
             return None  # the plain SDK agent declares no security scheme
         if name == "reference" or kind == CONTAINER:

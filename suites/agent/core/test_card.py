@@ -10,9 +10,18 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from a2a.types import a2a_pb2 as pb
 
+from conformance.a2a.card_signatures import (
+    CardSignature,
+    header_problems,
+    key_set_url,
+    read_key_set,
+    signatures,
+    verify,
+)
 from conformance.a2a.security import anonymous, refusal, secured_side
 from conformance.a2a.security import condition as security_condition
 from conformance.a2a.steps import card_of, held_task, new_task, well_known_card
@@ -29,8 +38,10 @@ from conformance.targets.core import (
     not_a2a,
     wire_version,
 )
+from conformance.targets.origins import outside
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
+from conformance.wire.card import fetch_card
 from conformance.wire.httpbase import HttpReply
 
 
@@ -283,3 +294,76 @@ def test_extended_card_needs_a_credential(core_agent: CoreAgent, binding: str, r
     assert isinstance(card, dict), (
         f"GetExtendedAgentCard with the harness's credential answered {quote(card)}, not a card "
         f"(without a credential: {refusal(anon)})")
+
+
+def _signed_card(core_agent: CoreAgent, recorder: Recorder) -> tuple[CoreAgent, dict[str, Any], str,
+                                                                       list[CardSignature]]:
+    """The card that carries signatures, as served (fetched again, for the evidence), its URL and its
+    signatures: the target's, else (launched) a variant signing its card; na when neither is signed."""
+    core_agent.readable()
+    agent = core_agent
+    if signatures(core_agent.card or {}) is None:
+        variant = core_agent.variant(signed=True)
+        if variant is None or variant.card is None or signatures(variant.card) is None:
+            na("the card carries no signatures (signing a card is a MAY, §8.4), so there is none to verify")
+        agent = variant
+    reply = _served_card(agent, recorder)
+    card = reply.json
+    sigs = signatures(card)
+    if sigs is None:
+        not_measured(f"the card fetched again from {reply.exchange.url} carries no signatures, though it did before")
+    return agent, card, str(reply.exchange.url), sigs
+
+
+@pytest.mark.requirement("A2A_CARD_011")
+def test_card_signatures_verify(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """§8.4: where the card carries ``signatures``, each is a JWS whose detached payload is the card
+    without ``signatures`` in its RFC 8785 form (§8.4.1), verifying with the key its header names (§8.4.3:
+    by ``kid`` in the key set at ``jku``; without a ``jku``, the card origin's /.well-known/jwks.json). A
+    pass needs every signature verified; an unsigned card is na (signing is a MAY).
+    Defect: card-signature-tampered."""
+    agent, card, url, sigs = _signed_card(core_agent, recorder)
+    problems: list[str] = []
+    for sig in sigs:
+        if sig.header is None:
+            problems.append(f"{sig.where}: {sig.problem}, so it cannot be verified")
+            continue
+        where = key_set_url(sig, url)
+        named = isinstance(sig.header.get("jku"), str)
+        if outside(where, agent.origins):
+            not_measured(f"{sig.where} names its key set at {where!r}, outside the target: not fetched "
+                         "(--allow-origin it if it is your agent's)")
+        try:
+            reply = fetch_card(where, recorder, timeout=agent.call_timeout)
+        except httpx.HTTPError as exc:
+            reply = None
+            got = f"{type(exc).__name__}: {exc}"
+        else:
+            got = f"HTTP {reply.status}"
+        if reply is None or reply.status != 200:
+            if not named:
+                not_measured(f"{sig.where} names no jku and the card's origin publishes no key set at {where} "
+                             f"({got}): the harness has no key to verify it with")
+            problems.append(f"{sig.where}: its jku {where} cannot be read ({got})")
+            continue
+        try:
+            keys = read_key_set(reply.json)
+        except ValueError as exc:
+            problems.append(f"{sig.where}: the key set at {where} is unusable: {exc}")
+            continue
+        why = verify(sig, card, keys)
+        if why is not None:
+            problems.append(f"{sig.where} (kid {sig.kid!r}, keys from {where}): {why}")
+    if problems:
+        fail("; ".join(problems))
+
+
+@pytest.mark.requirement("A2A_CARD_012")
+def test_card_signature_headers_name_their_algorithm_and_key(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """§8.4.2: the protected header of each card signature is base64url JSON that MUST name ``alg`` and
+    ``kid`` (``jku`` is a MAY, ``typ`` a SHOULD: neither is judged here). An unsigned card is na.
+    Defect: card-signature-no-kid."""
+    _, _, _, sigs = _signed_card(core_agent, recorder)
+    problems = [f"{sig.where}: {p}" for sig in sigs for p in header_problems(sig)]
+    if problems:
+        fail("; ".join(problems))
