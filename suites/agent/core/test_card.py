@@ -7,6 +7,7 @@ capability flipped, so both the declared and the undeclared side are measured.
 from __future__ import annotations
 
 import re
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -154,6 +155,38 @@ def test_card_comes_with_an_etag_that_holds_while_the_card_does(core_agent: Core
         not_measured("the card changed between two fetches, so whether its ETag follows the card cannot be told")
     assert second.headers.get("etag") == tag, (
         f"the same card came with ETag {tag!r}, then {second.headers.get('etag')!r}: not derived from the card")
+
+
+#: RFC 9110 §5.6.7: the form an HTTP-date is sent in (IMF-fixdate), e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
+_IMF_FIXDATE = re.compile(r"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) "
+                          r"\d{4} \d{2}:\d{2}:\d{2} GMT$")
+
+
+@pytest.mark.requirement("A2A_CARD_013")
+def test_card_comes_with_a_last_modified_date(core_agent: CoreAgent, recorder: Recorder) -> None:
+    """§8.6.1: the card's endpoint MAY send Last-Modified. Sent, it is an HTTP-date in the form RFC 9110
+    §5.6.7 has senders write (IMF-fixdate) that names a real moment, and it stays the same while the card
+    does (two fetches of the same card). Not sent fails this MAY row only: the row's level is what keeps
+    an optional header from touching the must and should levels (as A2A_TASK_005, A2A_VER_005).
+    Defect: card-no-last-modified."""
+    first = _served_card(core_agent, recorder)
+    value = first.headers.get("last-modified")
+    if value is None:
+        fail(f"GET {first.exchange.url} answered the card without a Last-Modified header (sending one is "
+             "optional: this row is a MAY)")
+    if not _IMF_FIXDATE.match(value.strip()):
+        fail(f"the card's Last-Modified {value!r} is not an HTTP-date as RFC 9110 §5.6.7 has it sent "
+             "(e.g. 'Sun, 06 Nov 1994 08:49:37 GMT')")
+    try:
+        parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError) as exc:
+        fail(f"the card's Last-Modified {value!r} names no real moment ({exc})")
+    second = _served_card(core_agent, recorder)
+    if second.json != first.json:
+        not_measured("the card changed between two fetches, so whether its Last-Modified follows the card cannot "
+                     "be told")
+    assert second.headers.get("last-modified") == value, (
+        f"the same card came with Last-Modified {value!r}, then {second.headers.get('last-modified')!r}")
 
 
 def _sides(core_agent: CoreAgent, capability: str) -> list[CoreAgent]:
