@@ -43,7 +43,7 @@ JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
 NO_REQUIRED_EXTENSION_NA = {"A2A_EXT_002"}
 #: The scripted agent served so declares no security scheme, and a running agent cannot be restarted
 #: declaring one: the rows about refusing a caller without a credential do not apply (conditional).
-NO_SECURITY_NA = {"A2A_CARD_010"}
+NO_SECURITY_NA = {"A2A_CARD_010", "A2A_SEC_002"}
 #: Neither reference signs its card as served, and a running agent cannot be restarted signing it: na.
 UNSIGNED_NA = {"A2A_CARD_011", "A2A_CARD_012"}
 REFERENCE = [*REFERENCE_AGENTD, "--principal", f"op:{TOKEN}:operator"]

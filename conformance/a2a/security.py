@@ -23,12 +23,23 @@ def declares_security(card: dict[str, Any] | None) -> bool:
     return bool(isinstance(schemes, dict) and schemes) or bool(isinstance(reqs, list) and reqs)
 
 
-def secured_side(core_agent: CoreAgent, *, extended: bool = False) -> CoreAgent | None:
+def requires_credential(card: dict[str, Any] | None) -> bool:
+    """Whether ``card`` requires every caller to satisfy a declared scheme: it lists security requirements
+    (``securityRequirements``), none of them empty (an empty one lets a caller with no credential in)."""
+    reqs = (card or {}).get("securityRequirements")
+    if not isinstance(reqs, list) or not reqs:
+        return False
+    return all(isinstance(r, dict) and isinstance(r.get("schemes"), dict) and r["schemes"] for r in reqs)
+
+
+def secured_side(core_agent: CoreAgent, *, extended: bool = False, required: bool = False) -> CoreAgent | None:
     """The agent as served when its card declares a security scheme (and, with ``extended``, the extended
-    card); else, on a launched target, the variant started so; None when neither holds."""
+    card; with ``required``, security requirements every caller must meet: :func:`requires_credential`);
+    else, on a launched target, the variant started so; None when neither holds."""
     def fits(agent: CoreAgent | None) -> bool:
         return (agent is not None and declares_security(agent.card)
-                and (not extended or agent.declares("extended")))
+                and (not extended or agent.declares("extended"))
+                and (not required or requires_credential(agent.card)))
 
     if fits(core_agent):
         return core_agent
@@ -37,10 +48,12 @@ def secured_side(core_agent: CoreAgent, *, extended: bool = False) -> CoreAgent 
     return variant if fits(variant) else None
 
 
-def condition(extended: bool = False) -> str:
+def condition(extended: bool = False, required: bool = False) -> str:
     """The not-applicable reason: what the card does not declare."""
-    what = "capabilities.extendedAgentCard and a security scheme" if extended else "a security scheme"
-    return f"the card declares no {what} (securitySchemes), and the target cannot be started declaring it"
+    what = ("capabilities.extendedAgentCard and a security scheme (securitySchemes)" if extended
+            else "security requirements every caller must meet (securityRequirements, none empty)" if required
+            else "a security scheme (securitySchemes)")
+    return f"the card declares no {what}, and the target cannot be started declaring it"
 
 
 def anonymous(agent: CoreAgent, binding: str, recorder: Recorder) -> Caller:
