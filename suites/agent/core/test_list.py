@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conformance.a2a.steps import completed_task, get_task, held_task, new_task, terminal_task
-from conformance.a2a.tasks import history_ids, state_of
+from conformance.a2a.tasks import UNIQUE_ID_ROW, distinct, history_ids, state_of
 from conformance.judge import quote, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
@@ -80,10 +80,12 @@ def test_list_pages_with_a_cursor(caller: Caller) -> None:
 
 
 @pytest.mark.requirement("A2A_LIST_003")
+@pytest.mark.depends_on(UNIQUE_ID_ROW)
 def test_context_filter_returns_that_context_only(caller: Caller) -> None:
     """contextId returns the tasks of that context and no other. Defect: list-context-filter-ignored."""
     mine = new_task(caller, "in my context")
     other = new_task(caller, "elsewhere")
+    distinct(mine, other)
     if other["contextId"] == mine["contextId"]:
         not_measured("the agent put two unrelated sends in one context, so a filter cannot tell them apart")
     page = list_tasks(caller, contextId=mine["contextId"], pageSize=100)
@@ -169,6 +171,7 @@ def _when(task: dict[str, Any]) -> datetime | None:
 
 
 @pytest.mark.requirement("A2A_LIST_007")
+@pytest.mark.depends_on(UNIQUE_ID_ROW)
 def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: Caller) -> None:
     """Tasks are ordered by status timestamp, newest first; a task updated last comes first (on a target
     the harness steers, a task it moves after the others settled). Only settled tasks are compared, so
@@ -176,6 +179,7 @@ def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: C
     moved = held_task(core_agent, caller, "working", moved=True) if core_agent.control is not None else None
     older = terminal_task(caller, "older")
     newer = terminal_task(caller, "newer")
+    distinct(older, newer, *([{"id": moved}] if moved else []))
     if moved is not None:
         core_agent.need_control().move(moved, "completed")
     elif _when(older) is None or _when(newer) is None:
