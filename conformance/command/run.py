@@ -10,6 +10,11 @@ the command forwards SIGINT to the suite's process group (pytest, its xdist work
 checks in flight short, tears every fixture down (the CLIs under test, launched agents, containers) and
 writes the report as interrupted; after :data:`STOP_GRACE` whatever is left of the group is killed. Then
 :func:`interrupted` shows and seals that report and the command exits 3, one line naming the signal.
+
+A suite process that dies ends the run the same way (``conformance.interrupts.CRASHED``): an xdist
+worker's death is the controller's to act on (``plugin/session.py``; ``--max-worker-restart 0`` keeps
+xdist from replacing it), the death of pytest's own process the command's. Either way what is left of
+the group is stopped, the report is the stopped run's, and :func:`crashed` seals it and exits 3.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,11 +48,12 @@ from conformance.command.errors import (
     EXIT_UNSATISFIED,
     HarnessFailure,
     NothingToRerun,
+    SuiteCrashed,
     UsageFailure,
 )
 from conformance.context import RunContext, private_dir
 from conformance.evidence import SecretSet, redact_tree, slug
-from conformance.interrupts import INTERRUPT_FILE, RunInterrupted, signame, unfinished
+from conformance.interrupts import CRASH_FILE, CRASHED, INTERRUPT_FILE, RunInterrupted, signame, unfinished
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.paths import PLUGIN_ARGS, SUITES_DIR, python_module
 from conformance.registry import default_registry
@@ -206,7 +213,8 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
     # than rows only add start-up (a one-row run with --jobs 2 took 2.5 times as long as with --jobs 1).
     workers = jobs if ctx.scope is None else min(jobs, len(ctx.scope))
     if workers > 1:
-        cmd += ["-p", "xdist", "-n", str(workers)]
+        # A worker that dies ends the run (the controller's pytest_testnodedown): never replaced.
+        cmd += ["-p", "xdist", "-n", str(workers), "--max-worker-restart", "0"]
     if allure_dir:
         cmd += ["-p", "allure_pytest", "--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
@@ -222,7 +230,7 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
         proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
                                 cwd=tmp, start_new_session=True)
         try:
-            return proc.wait(timeout=timeout)
+            code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _stop(proc, tmp / INTERRUPT_FILE, f"--timeout {timeout:g}s")
             _report_stop(report_dir, ctx, f"--timeout {timeout:g}s")
@@ -233,6 +241,64 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
             _stop(proc, tmp / INTERRUPT_FILE, name)
             _report_stop(report_dir, ctx, name)
             raise RunInterrupted(name, str(report_dir)) from None
+    what = _crash(code, proc.pid, tmp)
+    if what is not None:
+        _stop_group(proc.pid)
+        _report_stop(report_dir, ctx, CRASHED)
+        raise SuiteCrashed(what, str(report_dir))
+    return code
+
+
+def _crash(code: int, pid: int, tmp: Path) -> str | None:
+    """Which suite process died and how, when one did: an xdist worker, as the controller recorded it, or
+    pytest's own process, killed by a signal. None for a run that ended by itself."""
+    try:
+        return (tmp / CRASH_FILE).read_text(encoding="utf-8").strip() or "an xdist worker died"
+    except OSError:
+        pass
+    if code < 0:
+        try:
+            how = signal.Signals(-code).name
+        except ValueError:
+            how = f"signal {-code}"
+        return f"pytest, pid {pid}, was killed by {how}"
+    return None
+
+
+def _stop_group(pgid: int) -> None:
+    """Stop what is left of the suite's process group once its leader has gone (the workers of a killed
+    controller): SIGINT, then SIGKILL to whatever is still there after :data:`STOP_GRACE`."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGINT)
+        deadline = time.monotonic() + STOP_GRACE
+        while _group_alive(pgid):
+            if time.monotonic() > deadline:
+                os.killpg(pgid, signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a live process (not a zombie waiting for its reaper) is still in the group ``pgid``."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc: ask the kernel (a zombie counts, until reaped)
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
 
 
 def _stop(proc: subprocess.Popen[bytes], marker: Path, name: str) -> None:
@@ -291,6 +357,22 @@ def interrupted(exc: KeyboardInterrupt) -> int:
         except (ReportError, HarnessFailure):
             where = ""
     sys.stderr.write(f"agentd-conformance: interrupted ({name}): the run was stopped before it finished{where}\n")
+    return EXIT_HARNESS
+
+
+def crashed(exc: SuiteCrashed) -> int:
+    """The end of a run whose suite process died: as :func:`interrupted`, one line saying so."""
+    folder = Path(exc.report_dir)
+    where = ""
+    if (folder / REPORT_FILE).is_file():
+        try:
+            print_summary(load_report(folder, default_registry()), folder)
+            seal(folder)
+            where = f"; its report is incomplete and claims nothing: {folder}"
+        except (ReportError, HarnessFailure):
+            where = ""
+    sys.stderr.write(f"agentd-conformance: the suite process crashed ({exc.what}): the run was stopped before it "
+                     f"finished{where}\n")
     return EXIT_HARNESS
 
 
