@@ -23,6 +23,7 @@ from conformance.command.run import (
     read_report,
     run_suite,
     started,
+    workers,
 )
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
@@ -90,9 +91,11 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
         except ReportWriteError as exc:
             raise HarnessFailure(str(exc)) from exc
         return planned.conclude(0, opts)
-    sys.stderr.write(f"agentd-conformance: checking {name} ({opts.family}) → {out}\n")
+    jobs = workers(opts.jobs, opts.family, planned.ids)
+    ctx.run["jobs"] = jobs.line()
+    sys.stderr.write(f"agentd-conformance: checking {name} ({opts.family}) → {out}; --jobs {jobs.line()}\n")
     try:
-        code = run_suite(suite, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)
+        code = run_suite(suite, ctx, out, jobs.n, opts.timeout, opts.allure_dir)
     finally:
         if target.kind == CONTAINER:
             lifecycle.cleanup(target)

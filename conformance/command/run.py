@@ -81,7 +81,8 @@ class RunOptions:
     tier: int | None = None
     #: The summary group that must be satisfied for exit 0 (``tier_N`` / ``level_must``), if any.
     require: str | None = None
-    jobs: int = 1
+    #: ``--jobs``; None: chosen by :func:`workers`.
+    jobs: int | None = None
     report_dir: str | None = None
     timeout: float | None = None
     allure_dir: str | None = None
@@ -95,7 +96,7 @@ class RunOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace, family: str, require: str | None,
                   tier: int | None = None) -> RunOptions:
-        if args.jobs < 1:
+        if args.jobs is not None and args.jobs < 1:
             raise UsageFailure("--jobs must be at least 1")
         positive(args.timeout, "--timeout")
         folder_arg(args.report_dir, "--report-dir")
@@ -174,6 +175,64 @@ def started() -> str:
 def command_line(argv: Sequence[str]) -> str:
     """The command as the report records it."""
     return shlex.join(["agentd-conformance", *argv])
+
+
+#: Without ``--jobs``: the families whose checks wait enough (on the CLI under test, on the agentd reference's
+#: configurations) for a second process to pay, and the least rows a run must select for it to. Measured on 2
+#: cores (benchmarks/cli_tiers.py, agentd_family.py): the CLI's 66 ids 45-53 s with two processes against 89-90 s
+#: with one, the agentd family 17 s against 27 s; a run of a few rows pays more for the second worker's start-up
+#: (it imports and collects everything again) than it gains. The a2a family always runs in one process: --jobs 2
+#: was never faster there (issue 20: 8 of 8 rounds, on four agents).
+AUTO_FAMILIES = ("a2acli", "agentd")
+AUTO_MIN_ROWS = 16
+AUTO_JOBS = 2
+
+
+class Jobs(NamedTuple):
+    """How many test processes a run uses, and why (the report's ``run.jobs``, the command's first line)."""
+
+    n: int
+    why: str
+
+    def line(self) -> str:
+        return f"{self.n} ({self.why})"
+
+
+def choose_jobs(family: str, rows: int, load: float | None, cpus: int) -> Jobs:
+    """The automatic number of test processes (no ``--jobs``) for a run of ``rows`` rows of ``family`` on a
+    machine whose 1-minute load is ``load`` (None: unknown) with ``cpus`` CPUs: :data:`AUTO_JOBS` for a family
+    of :data:`AUTO_FAMILIES` when the run has at least :data:`AUTO_MIN_ROWS` rows and the load is below the
+    CPUs (a busy machine gives the second process no CPU to run on); else 1."""
+    if family not in AUTO_FAMILIES:
+        return Jobs(1, f"automatic: the {family} family runs in one process, a second was never faster")
+    if rows < AUTO_MIN_ROWS:
+        return Jobs(1, f"automatic: {rows} row(s) selected, fewer than {AUTO_MIN_ROWS}")
+    if load is None:
+        return Jobs(1, "automatic: the machine's load is unknown")
+    if load >= cpus:
+        return Jobs(1, f"automatic: load {load:.2f} is not below the {cpus} CPU(s)")
+    return Jobs(AUTO_JOBS, f"automatic: {family} family, {rows} rows selected, load {load:.2f} below "
+                           f"the {cpus} CPU(s)")
+
+
+def workers(jobs: int | None, family: str, scope: Sequence[str] | None) -> Jobs:
+    """The test processes a run uses: ``--jobs`` as given, else :func:`choose_jobs` on this machine; never more
+    than the rows selected (``scope``; None: the whole family). Each worker imports and collects everything
+    again, so more workers than rows only add start-up (a one-row run with --jobs 2 took 2.5 times as long as
+    with --jobs 1)."""
+    rows = len(scope) if scope is not None else len(default_registry().select(family=family))
+    if jobs is None:
+        try:
+            load: float | None = os.getloadavg()[0]
+        except (OSError, AttributeError):
+            load = None
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        choice = choose_jobs(family, rows, load, cpus)
+    else:
+        choice = Jobs(jobs, f"--jobs {jobs}")
+    if choice.n > max(1, rows):
+        return Jobs(max(1, rows), f"{choice.why}, at most one per row selected ({rows})")
+    return choice
 
 
 def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None,
