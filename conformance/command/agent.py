@@ -32,9 +32,7 @@ from conformance.pipeline import conclude
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, RunInfo
 from conformance.targets import lifecycle
-from conformance.targets.core import speaks_only_0_3
 from conformance.targets.model import CONTAINER, LAUNCH, AgentTarget, TargetError
-from conformance.targets.preflight import preflight
 from conformance.targets.run_image import argv_for
 
 #: The JSON Schema bundles of the agentd page (``--schema-source``).
@@ -107,6 +105,11 @@ def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> str | None:
     the user did not give or refuses the one given (exit 3, with a report whose every row is
     not_measured, naming the reason). Returns why the a2a family does not apply when the agent speaks only
     A2A 0.3 (said in one line), else None."""
+    # Here, not at the top: the probes' HTTP client (httpx, the A2A SDK) is start-up a run of a launched or
+    # contained target never needs in this process (tests/test_front_imports.py).
+    from conformance.targets.core import speaks_only_0_3
+    from conformance.targets.preflight import preflight
+
     url = target.url or f"unix://{target.path}"
     tokens = target.tokens
     bearer = tokens.get("operator") or next(iter(tokens.values()), None)
