@@ -263,7 +263,8 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
     ctx.secret_dir = str(tmp)
     ctx_path = tmp / "context.json"
     ctx.dump(ctx_path)
-    cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
+    # pytest, ended without the interpreter's teardown once it returns (conformance/pytest_main.py).
+    cmd = [*python_module("conformance.pytest_main"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
