@@ -20,7 +20,7 @@ import pytest
 
 
 def main() -> None:
-    code = pytest.console_main()
+    code = int(pytest.main())  # the arguments are sys.argv[1:], as `python -m pytest` takes them
     try:
         atexit._run_exitfuncs()  # what a normal exit runs first; the module teardown after it is skipped
     finally:

@@ -41,6 +41,7 @@ def test_exit_code_output_and_exit_handlers_are_pytests(tmp_path: Path, passing:
                            str(tmp_path / "test_it.py")], capture_output=True, text=True, env=env, cwd=tmp_path,
                           timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == (0 if passing else 1), proc.stdout + proc.stderr
+    assert proc.stderr == "", proc.stderr  # no warning of pytest's about how it was started
     last = proc.stdout.strip().splitlines()[-1]
     assert ("2 passed" if passing else "1 failed, 1 passed") in last, proc.stdout
     assert (tmp_path / "note").read_text(encoding="utf-8") == "exit handlers ran"
