@@ -3,7 +3,8 @@
 Runs, ``--repeat`` times each and back to back: ``agentd-conformance --help``; importing the ``cli`` and
 ``agent`` commands' modules (``python -X importtime``, the front's own start-up); and one-row runs — a CLI
 that does nothing (``cli --exe /bin/true --only A2ACLI_SEND_001``) and a launched scripted agent
-(``agent --launch scripted --family a2a --only A2A_CARD_001``). For a run it prints the wall time, the time
+(``agent --launch scripted --family a2a --only A2A_CARD_001``), and the first of them on two rows with
+``--jobs 2`` (two xdist workers). For a run it prints the wall time, the time
 pytest spent in its session (its log's "in N s": collection, the check, the report) and the rest (the two
 interpreters' start-up and imports, the command's reading and sealing of the report). Usage::
 
@@ -29,6 +30,8 @@ RUNS = {
     "cli, one row, /bin/true": ["cli", "--exe", "/bin/true", "--only", "A2ACLI_SEND_001"],
     "a2a, one row, launched scripted agent": ["agent", "--launch", "scripted", "--family", "a2a", "--only",
                                               "A2A_CARD_001"],
+    "cli, two rows, /bin/true, --jobs 2": ["cli", "--exe", "/bin/true", "--only", "A2ACLI_SEND_001",
+                                           "A2ACLI_TASK_LIST_001", "--jobs", "2"],
 }
 
 
