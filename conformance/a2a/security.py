@@ -107,10 +107,8 @@ def separate_callers(core_agent: CoreAgent) -> tuple[CoreAgent, str, str]:
         na(condition() + ", so no two callers can be told apart")
     pair = two_principals(agent.tokens)
     if pair is None:
-        held = sorted(r for r, t in agent.tokens.items() if t)
-        schemes = sorted((agent.card or {}).get("securitySchemes") or {})
-        not_measured(f"the card declares security ({', '.join(schemes) or 'requirements'}) and the harness holds "
-                     f"credentials for {held or 'no role'}: whether one caller's task is hidden from another needs "
-                     "two callers of different principals, the second not an operator (whose authority may reach "
-                     "every task); give both with --token ROLE=TOKEN, e.g. --token user=TOKEN --token agent=TOKEN")
+        held = ", ".join(sorted(r for r, t in agent.tokens.items() if t)) or "no role"
+        not_measured(f"whether one caller's task is hidden from another needs two callers of different principals; "
+                     f"the harness holds credentials for {held}: give two with --token ROLE=TOKEN (e.g. --token "
+                     "user=TOKEN --token agent=TOKEN), the second not an operator (it may reach every task)")
     return agent, pair[0], pair[1]
