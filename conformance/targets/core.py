@@ -39,7 +39,10 @@ INTERFACE_ROW = "A2A_CARD_007"
 #: The row whose own text demands that each interface declares its protocolVersion.
 VERSION_ROW = "A2A_CARD_003"
 #: What every core check stands on (the blame rule, DESIGN.md §2.8).
-BASE_ROWS = (CARD_ROW, INTERFACE_ROW, VERSION_ROW)
+#: The row whose own text demands that a request carrying A2A-Version 1.0 is processed: the harness speaks
+#: 1.0, so an interface refusing it blocks every other row measured over it.
+VERSION_1_0_ROW = "A2A_VER_001"
+BASE_ROWS = (CARD_ROW, INTERFACE_ROW, VERSION_ROW, VERSION_1_0_ROW)
 #: The method and task id every interface is first asked about (an unknown task: an A2A error is due).
 PROBE_METHOD, PROBE_TASK = "GetTask", "conformance-no-such-task"
 #: :data:`PROBE_METHOD` as A2A 0.3 spelled it on JSON-RPC (1.0 renamed every method).
@@ -192,6 +195,7 @@ class CoreAgent:
     other_ports_unconfirmed: bool = False
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
     _silent: dict[str, str | None] = field(default_factory=dict)
+    _refuses_1_0: dict[str, str | None] = field(default_factory=dict)
     _wire: dict[str, WireVersion | None] = field(default_factory=dict)
 
     @classmethod
@@ -333,16 +337,26 @@ class CoreAgent:
         if binding not in self._silent:
             itf = self.interfaces[binding]
             with Caller(binding, itf, token=self.token, recorder=Recorder(), timeout=self.call_timeout) as probe:
-                self._silent[binding] = not_a2a(probe.call(PROBE_METHOD, {"id": PROBE_TASK}), probe.url)
+                ans = probe.call(PROBE_METHOD, {"id": PROBE_TASK})
+                self._silent[binding] = not_a2a(ans, probe.url)
+                refused = current().by_name["VersionNotSupportedError"]
+                err = ans.error
+                self._refuses_1_0[binding] = (
+                    f"the {binding} interface at {probe.url!r} refuses A2A-Version 1.0, the version the harness "
+                    f"speaks: {ans.quote(300)}"
+                    if err is not None and (err.reason == refused.reason or err.code == refused.jsonrpc_code) else None)
         return self._silent[binding]
 
     def caller(self, binding: str, recorder: Recorder, wanted: tuple[str, ...] = STANDARD_BINDINGS, *,
-               probe: bool = True, timeout: float | None = None, role: str | None = None) -> Caller:
+               probe: bool = True, timeout: float | None = None, role: str | None = None,
+               measures: tuple[str, ...] = ()) -> Caller:
         """A caller for ``binding`` (a parameter value from :func:`binding_params`), carrying the credential
         of ``role`` (one of :attr:`tokens`; by default :attr:`token`, the first role held). With ``probe`` (for
         every check but A2A_CARD_007's own) its first call is blocked by :data:`INTERFACE_ROW` when the
         interface gives no A2A answer at all, so a silent interface is blamed on that row alone. ``timeout``
-        bounds each call below the run's per-call timeout (for a row whose own text demands an answer at once)."""
+        bounds each call below the run's per-call timeout (for a row whose own text demands an answer at once).
+        ``measures``: the rows the calling check measures (a check of :data:`VERSION_1_0_ROW` is not blocked by
+        its own row when the interface refuses version 1.0)."""
         card = self.readable()
         if binding == NONE:
             declared = [e.get("protocolBinding") for e in card.get("supportedInterfaces") or []
@@ -365,18 +379,21 @@ class CoreAgent:
         token = self.token if role is None else self.tokens[role]
         caller = Caller(binding, itf, token=token, recorder=recorder, timeout=wait)
         if probe:
-            caller.before = lambda: self._answering(binding)
+            caller.before = lambda: self._answering(binding, measures)
         elif (away := self.outside(binding)) is not None:
             # The check measures the interface row itself: an interface outside the target is its fail.
             caller.before = (lambda: not_measured(away)) if self.unconfirmed(binding) else (lambda: fail(away))
         return caller
 
-    def _answering(self, binding: str) -> None:
+    def _answering(self, binding: str, measures: tuple[str, ...] = ()) -> None:
         why = self.silence(binding)
         if why is not None:
             if self.unconfirmed(binding):
                 not_measured(why)
             blocked_by(INTERFACE_ROW, why)
+        refused = self._refuses_1_0.get(binding)
+        if refused is not None and VERSION_1_0_ROW not in measures:
+            blocked_by(VERSION_1_0_ROW, refused)
 
     def variant(self, **card: bool) -> CoreAgent | None:
         """The same launched target started with capabilities flipped (``streaming``, ``push``,

@@ -111,7 +111,8 @@ def core_agent(pytestconfig: pytest.Config) -> CoreAgent:
 @pytest.fixture
 def caller(core_agent: CoreAgent, binding: str, recorder: Recorder, request: pytest.FixtureRequest) -> Iterator[Caller]:
     """A caller for this check's binding, recording every exchange as the check's evidence."""
-    c = core_agent.caller(binding, recorder, _wanted(request.node), probe=INTERFACE_ROW not in _ids(request.node))
+    ids = _ids(request.node)
+    c = core_agent.caller(binding, recorder, _wanted(request.node), probe=INTERFACE_ROW not in ids, measures=tuple(ids))
     yield c
     c.close()
 

@@ -26,7 +26,7 @@ from conformance.a2a.card_signatures import (
 from conformance.a2a.security import anonymous, refusal, secured_side
 from conformance.a2a.security import condition as security_condition
 from conformance.a2a.steps import card_of, held_task, new_task, well_known_card
-from conformance.a2a.streams import must_stream
+from conformance.a2a.streams import STREAM_ROW, must_stream
 from conformance.judge import blocked_by, expect_error, quote, strict, succeeded
 from conformance.outcome import fail, na, not_measured
 from conformance.receiver import Receiver
@@ -207,6 +207,7 @@ def _caller_of(agent: CoreAgent, binding: str, recorder: Recorder, primary: Core
 
 
 @pytest.mark.requirement("A2A_CARD_004")
+@pytest.mark.depends_on(STREAM_ROW)
 def test_streaming_capability_matches_behaviour(core_agent: CoreAgent, binding: str, recorder: Recorder) -> None:
     """Declared streaming streams; undeclared, both streaming methods answer UnsupportedOperationError.
     Defect: streaming-declared-not-served."""
@@ -218,7 +219,11 @@ def test_streaming_capability_matches_behaviour(core_agent: CoreAgent, binding: 
             side = "declared" if agent.declares("streaming") else "undeclared"
             if agent.declares("streaming"):
                 ans = c.stream("SendStreamingMessage", {"message": _msg()}, deadline=10.0)
-                must_stream(ans, "SendStreamingMessage with streaming declared")
+                if ans.error is not None and not ans.events:  # refused: the claim is untrue (this row's)
+                    fail(f"SendStreamingMessage with streaming declared: answered an error instead of a stream: "
+                         f"{ans.quote()}")
+                # Served, but not as a stream the harness can read (its form is A2A_STREAM_001's).
+                must_stream(ans, "SendStreamingMessage with streaming declared", STREAM_ROW)
             else:
                 ans = c.stream("SendStreamingMessage", {"message": _msg()}, deadline=10.0)
                 expect_error(ans, "UnsupportedOperationError", f"SendStreamingMessage with streaming {side}")

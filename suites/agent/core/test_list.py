@@ -64,13 +64,13 @@ def test_list_answers_a_response_whose_next_page_token_is_always_present(caller:
 
 
 @pytest.mark.requirement("A2A_LIST_002")
+@pytest.mark.depends_on(UNIQUE_ID_ROW)
 def test_list_pages_with_a_cursor(caller: Caller) -> None:
     """pageSize 1 gives one task and a token; the token gives one different task, even when a new task was
     made between the two pages: a cursor continues after the task served, where an offset would serve it
     again (§3.1.4: cursor-based pagination, for consistency). Defects: list-page-size-ignored,
     list-offset-pages."""
-    terminal_task(caller, "page one")
-    terminal_task(caller, "page two")
+    distinct(terminal_task(caller, "page one"), terminal_task(caller, "page two"))
     first = list_tasks(caller, pageSize=1, historyLength=0)
     assert len(ids(first)) == 1, f"pageSize 1 answered {len(ids(first))} tasks"
     nxt = token(caller, first)

@@ -125,14 +125,14 @@ def test_task_stream_closes_at_a_terminal_state(core_agent: CoreAgent, caller: C
 
 
 @pytest.mark.requirement("A2A_STREAM_005")
-@pytest.mark.depends_on(SUBSCRIBE_ROW)
+@pytest.mark.depends_on(SUBSCRIBE_ROW, "A2A_SUB_001")
 def test_task_stream_closes_at_an_interrupted_state(core_agent: CoreAgent, caller: Caller) -> None:
     """A subscription to a working task ends after the task moves to input-required.
     Defect: stream-open-at-interrupted."""
     core_agent.require("streaming")
     tid = held_task(core_agent, caller, "working", moved=True)
     ans = subscribe_and_move(core_agent, caller, tid, "input-required")
-    must_stream(ans, f"SubscribeToTask {tid}")
+    must_stream(ans, f"SubscribeToTask {tid}", "A2A_SUB_001")
     seen = states(ans)
     if len(seen) <= 1:
         # The subscription delivered no update at all: whether a subscription carries the task's later

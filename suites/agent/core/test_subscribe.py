@@ -12,11 +12,15 @@ from conformance.a2a.steps import completed_task, held_task
 from conformance.a2a.streams import DEADLINE, IDLE, must_stream, states, subscribe_and_move
 from conformance.a2a.tasks import event_kind, event_state, state_of
 from conformance.judge import blocked_by, expect_error, quote, unique
+from conformance.judge.errors import error_problem
 from conformance.outcome import fail, na
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller, StreamAnswer
 from conformance.wire.states import TERMINAL
+
+#: The row whose own text demands that SubscribeToTask on a working task answers a stream.
+SUBSCRIBE_ROW = "A2A_SUB_001"
 
 
 @pytest.mark.requirement("A2A_SUB_001")
@@ -49,22 +53,33 @@ def test_subscription_to_a_terminal_task_is_refused(core_agent: CoreAgent, calle
 
 
 @pytest.mark.requirement("A2A_SUB_003")
+@pytest.mark.depends_on(SUBSCRIBE_ROW)
 def test_subscription_to_an_unknown_task_is_task_not_found(core_agent: CoreAgent, caller: Caller) -> None:
-    """SubscribeToTask of an id no task has answers TaskNotFoundError. Defect: subscribe-unknown-wrong-error."""
+    """SubscribeToTask of an id no task has answers TaskNotFoundError. Where it answers UnsupportedOperationError,
+    a subscription to a working task is asked too: refused the same way, subscriptions are not served at all
+    (A2A_SUB_001's), not a wrong answer about the unknown id. Defect: subscribe-unknown-wrong-error."""
     core_agent.require("streaming")
     tid = unique("conformance-unknown")
     ans = caller.stream("SubscribeToTask", {"id": tid}, deadline=DEADLINE)
+    if error_problem(ans, "UnsupportedOperationError", "") is None and ans.error is not None:
+        known = held_task(core_agent, caller, "working")
+        served = caller.stream("SubscribeToTask", {"id": known}, deadline=DEADLINE, idle=IDLE,
+                               on_event=lambda event: True)
+        if error_problem(served, "UnsupportedOperationError", "") is None and served.error is not None:
+            blocked_by(SUBSCRIBE_ROW, f"SubscribeToTask is refused as unsupported for a working task ({known}) as "
+                                      f"for an unknown id: {served.quote(200)}")
     expect_error(ans, "TaskNotFoundError", f"SubscribeToTask {tid}")
 
 
 @pytest.mark.requirement("A2A_SUB_004")
+@pytest.mark.depends_on(SUBSCRIBE_ROW)
 def test_subscription_follows_the_task_to_its_end(core_agent: CoreAgent, caller: Caller) -> None:
     """After the Task, the subscription delivers the move to completed and then ends.
     Defect: subscribe-misses-updates."""
     core_agent.require("streaming")
     tid = held_task(core_agent, caller, "working", moved=True)
     ans = subscribe_and_move(core_agent, caller, tid, "completed")
-    must_stream(ans, f"SubscribeToTask {tid}")
+    must_stream(ans, f"SubscribeToTask {tid}", SUBSCRIBE_ROW)
     seen = states(ans)
     if "TASK_STATE_COMPLETED" not in seen[1:]:
         fail(f"the subscription to task {tid} never delivered its completion (states seen {seen}, "
@@ -90,7 +105,7 @@ def _signature(event: Any) -> tuple[str, str | None]:
 
 
 @pytest.mark.requirement("A2A_SUB_005")
-@pytest.mark.depends_on("A2A_SUB_004")
+@pytest.mark.depends_on("A2A_SUB_004", SUBSCRIBE_ROW)
 def test_concurrent_subscriptions_each_get_the_tasks_events(
         core_agent: CoreAgent, caller: Caller, recorder: Recorder, binding: str) -> None:
     """Three SubscribeToTask streams of one working task (held by the harness; on an agent it cannot steer,
@@ -125,6 +140,10 @@ def test_concurrent_subscriptions_each_get_the_tasks_events(
             e.wait(DEADLINE)
         threads[0].join(DEADLINE)
         refused = [a for a in answers if a is not None and not a.events]
+        if refused and all(a is not None and not a.events for a in answers):
+            # Not one stream of the task was served, the first included: subscriptions are A2A_SUB_001's.
+            blocked_by(SUBSCRIBE_ROW, f"no SubscribeToTask of task {tid} was served as a stream: "
+                                      f"{refused[0].quote(300)}")
         if refused:
             first = refused[0]
             if first.error is not None:
@@ -148,7 +167,7 @@ def test_concurrent_subscriptions_each_get_the_tasks_events(
     for i, ans in enumerate(open_ones, start=2):
         if ans is None:
             fail(f"subscription {i} of task {tid} had not ended {DEADLINE + IDLE:g}s after the task did")
-        must_stream(ans, f"SubscribeToTask {tid} (stream {i} of {STREAMS})")
+        must_stream(ans, f"SubscribeToTask {tid} (stream {i} of {STREAMS})", SUBSCRIBE_ROW)
         seen = states(ans)
         if not any(s in TERMINAL for s in seen[1:]):
             missed.append(f"stream {i} of {STREAMS} on task {tid} never delivered the task's end after stream 1 was "
