@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the bundled agents, imported at run time only when one is l
     from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
     from conformance.fixtures.reference_agentd import ReferenceAgentd
     from conformance.fixtures.scripted_agent import ScriptedAgent
+    from conformance.targets.container import ContainerAgent
 
 #: Facts a check may need, and how the reference agentd's Config spells them.
 SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
@@ -234,7 +235,7 @@ class AgentTargets:
     def _container(self, pool: ContainerPool, needs: dict[str, Any], fresh: bool) -> Instance:
         return self._instance_of(*pool.get(needs, fresh))
 
-    def _instance_of(self, agent: Any, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
+    def _instance_of(self, agent: ContainerAgent, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
         control = ContainerControl(agent.control_path) if agent.control_path else None
         return Instance(url=agent.url, uds_path=agent.uds_path, tokens=tokens, facts=facts,
                         launched=ContainerHandle(agent), control=control, callback_host=self.callback_host,
