@@ -35,8 +35,8 @@ from conformance.targets.model import AgentTarget
 AGENTD_NOT_MEASURED: dict[str, str] = {}
 A2A_NOT_MEASURED: dict[str, str] = {}
 #: Conditional rows that do not apply to the reference (its card declares only JSON-RPC and no required
-#: extension), on either path.
-A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005", "A2A_EXT_002"}
+#: extension, and is not signed), on either path.
+A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005", "A2A_EXT_002", "A2A_CARD_011", "A2A_CARD_012"}
 RUN_ID = f"{PREFIX}.run-id"
 
 

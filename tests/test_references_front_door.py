@@ -41,6 +41,11 @@ NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SE
 JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
 #: Neither card marks an extension required, and a running agent cannot be restarted marking one: na.
 NO_REQUIRED_EXTENSION_NA = {"A2A_EXT_002"}
+#: The scripted agent served so declares no security scheme, and a running agent cannot be restarted
+#: declaring one: the rows about refusing a caller without a credential do not apply (conditional).
+NO_SECURITY_NA = {"A2A_CARD_010", "A2A_SEC_002"}
+#: Neither reference signs its card as served, and a running agent cannot be restarted signing it: na.
+UNSIGNED_NA = {"A2A_CARD_011", "A2A_CARD_012"}
 REFERENCE = [*REFERENCE_AGENTD, "--principal", f"op:{TOKEN}:operator"]
 BOTH = [pytest.param(REFERENCE, {"Authorization": f"Bearer {TOKEN}"}, id="reference-agentd"),
         pytest.param(SCRIPTED_CORE, {}, id="scripted-agent")]
@@ -134,7 +139,7 @@ def test_the_reference_agentd_passes_the_a2a_family_through_url(tmp_path: Path) 
     """Given the operator's token and the message it holds a task for (``hold``)."""
     with served(REFERENCE) as url:
         reqs = _a2a_report(tmp_path, url, "--token", f"operator={TOKEN}", "--long-running-text", "hold")
-    _judge(reqs, NEED_A_MOVED_TASK, JSONRPC_ONLY_NA | NO_REQUIRED_EXTENSION_NA)
+    _judge(reqs, NEED_A_MOVED_TASK, JSONRPC_ONLY_NA | NO_REQUIRED_EXTENSION_NA | UNSIGNED_NA)
 
 
 @pytest.mark.timeout(600)
@@ -142,7 +147,7 @@ def test_the_scripted_agent_passes_the_a2a_family_through_url(tmp_path: Path) ->
     """Checked without its long-running text, so the rows needing a working task say how to give one."""
     with served(SCRIPTED_CORE) as url:
         reqs = _a2a_report(tmp_path, url)
-    _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK, NO_REQUIRED_EXTENSION_NA)
+    _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK, NO_REQUIRED_EXTENSION_NA | NO_SECURITY_NA | UNSIGNED_NA)
 
 
 #: The reference agentd's principals, one per role, as a user configures their daemon and hands the tokens over.

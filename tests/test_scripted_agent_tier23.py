@@ -485,7 +485,7 @@ def test_a_required_extension_not_requested_is_refused_on_every_binding(http: ht
 def test_grpc_only_and_two_transport_cards(http: httpx.Client) -> None:
     with ScriptedAgent(Script(card=CardSpec(interfaces=(Interface("GRPC"),))), grpc=True) as agent:
         card = http.get(agent.card_url).json()
-        assert card["supportedInterfaces"] == [{"url": agent.grpc_target, "protocolBinding": "GRPC",
+        assert card["supportedInterfaces"] == [{"url": agent.grpc_url, "protocolBinding": "GRPC",
                                                 "protocolVersion": "1.0"}]
         channel, stub = grpc_stub(agent)
         with channel:

@@ -378,7 +378,8 @@ class CoreAgent:
 
     def variant(self, **card: bool) -> CoreAgent | None:
         """The same launched target started with capabilities flipped (``streaming``, ``push``,
-        ``extended``, ``required_extension``), or None when this target cannot be switched so."""
+        ``extended``, ``required_extension``, ``secured``: a declared security scheme, the variant holding
+        its credential), or None when this target cannot be switched so."""
         key = tuple(sorted(card.items()))
         if key not in self._variants:
             inst = self.targets.core(**card) if self.targets is not None else None

@@ -286,7 +286,10 @@ class AgentTargets:
         """An instance for the core (``a2a``) family checks, launching it when the target is launched.
 
         ``card`` flips capabilities of a launched target's card (``streaming``, ``push``,
-        ``extended``; on the scripted agent also ``required_extension``: an extension marked required) so
+        ``extended``; on the scripted agent also ``required_extension``: an extension marked required;
+        ``secured``: a declared bearer scheme every A2A request needs, the instance holding its token;
+        ``signed``, on the scripted agent only: a card signature, A2A §8.4;
+        on the reference agentd that is its principals' configuration) so
         both sides of a capability claim can be measured; the result is None when
         this target cannot be switched that way (a running target never can). Launch names:
         ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
@@ -299,8 +302,10 @@ class AgentTargets:
         kind, name = self.target.kind, self.target.name
         if kind not in (LAUNCH, CONTAINER):
             return None if card else self._external({})
-        if "required_extension" in card and name != "scripted":
-            return None  # only the scripted agent can be started marking an extension required
+        if ("required_extension" in card or "signed" in card) and name != "scripted":
+            return None  # only the scripted agent can be started marking an extension required, or signing its card
+        if card.get("secured") and name == "sdk":
+            return None  # the plain SDK agent declares no security scheme
         if name == "reference" or kind == CONTAINER:
             if "streaming" in card:
                 return None  # the reference agentd always streams
@@ -309,16 +314,24 @@ class AgentTargets:
                 needs["push"] = card["push"]
             if "extended" in card:
                 needs["auth"] = card["extended"]  # it declares an extended card exactly when it has a scheme
+            if card.get("secured"):
+                if card.get("extended") is False:
+                    return None  # with principals it always declares an extended card
+                needs["auth"] = True
             return self.agentd(**needs)
         key = ("core", name, tuple(sorted(card.items())))
         if key in self._cache:
             return self._cache[key]
         server: ScriptedAgent | PlainSdkAgent
         control: Control | None = None
+        tokens: dict[str, str] = {}
         if name == "scripted":
             from conformance.fixtures.scripted_agent.core import start_core_agent
 
-            server = start_core_agent(defects=self.defects, **card)
+            flips: dict[str, Any] = dict(card)
+            if flips.pop("secured", False):
+                tokens["user"] = flips["secured"] = self._token("user")
+            server = start_core_agent(defects=self.defects, **flips)
             control = ScriptedControl(server)
         elif name == "sdk":
             from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
@@ -329,7 +342,7 @@ class AgentTargets:
         else:
             return None
         self._started.append(server)
-        inst = Instance(url=server.base_url + "/", uds_path=None, tokens={}, facts={}, launched=server,
+        inst = Instance(url=server.base_url + "/", uds_path=None, tokens=tokens, facts={}, launched=server,
                         control=control)
         self._cache[key] = inst
         return inst

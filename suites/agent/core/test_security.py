@@ -1,4 +1,5 @@
-"""Security considerations an outside peer can observe (§13): what the agent writes to its logs."""
+"""Security an outside peer can observe: a caller without a credential refused on every binding (§7.4),
+and what the agent writes to its logs (§13)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,14 @@ from typing import Any
 
 import pytest
 
+from conformance.a2a.security import anonymous, refusal, secured_side
+from conformance.a2a.security import condition as security_condition
 from conformance.a2a.steps import send
+from conformance.a2a.tasks import SEND_ROW
 from conformance.agentd.footing import lacking
 from conformance.evidence import Evidence, SecretSet
-from conformance.outcome import fail, not_measured
+from conformance.judge import blocked_by
+from conformance.outcome import fail, na, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
@@ -63,3 +68,37 @@ def test_logs_carry_no_credential(core_agent: CoreAgent, caller: Caller, binding
     if not written.strip():
         not_measured("the agent wrote nothing to its log while serving two calls, so there is no log to judge "
                      "(a pass needs lines it wrote)")
+
+
+@pytest.mark.requirement("A2A_SEC_002")
+def test_every_binding_refuses_a_caller_without_a_credential(core_agent: CoreAgent, binding: str,
+                                                             recorder: Recorder) -> None:
+    """§7.4: the server MUST authenticate every incoming request against its declared requirements; §5.1
+    (and §7.3: credentials go in each binding's headers or metadata): every binding alike. On a card whose
+    security requirements every caller must meet (a launched target is started so when it is not), a
+    SendMessage carrying no credential at all is refused on this binding (no result: HTTP 401/403, gRPC
+    UNAUTHENTICATED, or an error), while the same message with the harness's credential is served, so the
+    refusal is the credential's. Each binding is judged on its own (the row's result per transport).
+    Defect: grpc-unauthenticated."""
+    core_agent.readable()
+    agent = secured_side(core_agent, required=True)
+    if agent is None:
+        na(security_condition(required=True))
+    if binding not in agent.interfaces:
+        not_measured(f"the card declaring security requirements offers no {binding} interface")
+    if agent.token is None:
+        schemes = sorted((agent.card or {}).get("securitySchemes") or {})
+        not_measured(f"the card requires a credential of {schemes} and the harness holds none to tell a refusal "
+                     "for its lack from any other (give one with --token)")
+    with agent.caller(binding, recorder) as authed:
+        authed.ready()
+        with anonymous(agent, binding, recorder) as stranger:
+            anon = send(stranger, "conformance check: a message carrying no credential")
+        if anon.timed_out is not None:
+            not_measured(f"SendMessage without a credential got no answer over {binding} within {anon.timed_out:g}s")
+        if anon.has_result:
+            fail(f"over {binding}, SendMessage from a caller carrying no credential was served: {anon.quote(300)}")
+        ans = send(authed, "conformance check: the same message with the harness's credential")
+    if not ans.ok:
+        blocked_by(SEND_ROW, f"SendMessage with the harness's credential was not served over {binding} either "
+                             f"({ans.quote(200)}), so the refusal without one ({refusal(anon)}) says nothing of it")
