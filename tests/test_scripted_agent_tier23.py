@@ -80,8 +80,9 @@ def grpc_stub(agent: ScriptedAgent, creds: grpc.ChannelCredentials | None = None
     return channel, A2AServiceStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
 
 
-def grpc_send(stub: Any, text: str, metadata: list[tuple[str, str]], **ids: str) -> pb.SendMessageResponse:
-    msg = pb.Message(message_id=f"g-{uuid.uuid4()}", role=pb.Role.ROLE_USER, parts=[pb.Part(text=text)], **ids)
+def grpc_send(stub: Any, text: str, metadata: list[tuple[str, str]], task_id: str = "") -> pb.SendMessageResponse:
+    msg = pb.Message(message_id=f"g-{uuid.uuid4()}", role=pb.Role.ROLE_USER, parts=[pb.Part(text=text)],
+                     task_id=task_id)
     resp: pb.SendMessageResponse = stub.SendMessage(
         pb.SendMessageRequest(message=msg), metadata=[("a2a-version", "1.0"), *metadata], timeout=10)
     return resp
