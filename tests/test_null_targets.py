@@ -139,6 +139,8 @@ def _excluded(condition: str, card: dict[str, Any] | None) -> bool:
         return not (caps.get("extendedAgentCard") is True and declares_security(card))
     if condition.startswith("the card declares security requirements every caller must meet"):
         return not requires_credential(card)
+    if condition.startswith("the card declares a security scheme"):
+        return not declares_security(card)
     if condition.startswith("the card declares signatures"):
         return not card.get("signatures")
     if condition.startswith("the card declares capabilities."):
@@ -260,7 +262,7 @@ def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None
       behaviour row, is what the target got wrong), including A2A_CARD_004/005/006.
     * Rows conditional on what this card does not declare are na, genuinely: SUB/STREAM on
       capabilities.streaming, PUSH on capabilities.pushNotifications, ERR_002/ERR_005 on a gRPC or
-      HTTP+JSON interface, CARD_010/SEC_002 on security it does not declare, CARD_011/012 on signatures
+      HTTP+JSON interface, CARD_010/SEC_002/SEC_003/LIST_009 on security it does not declare, CARD_011/012 on signatures
       it does not carry. Rows conditional on a JSON-RPC interface (ERR_003/004, DATA_003, VER_005)
       are not na: their condition holds, so they are blocked like the others.
     * A2A_CARD_008/009/013 fail: the card is served without the caching headers they ask for.

@@ -9,8 +9,11 @@ URL is judged as served.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from conformance.agentd_page import ROLES
+from conformance.outcome import na, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Answer, Caller
@@ -52,7 +55,7 @@ def condition(extended: bool = False, required: bool = False) -> str:
     """The not-applicable reason: what the card does not declare."""
     what = ("capabilities.extendedAgentCard and a security scheme (securitySchemes)" if extended
             else "security requirements every caller must meet (securityRequirements, none empty)" if required
-            else "a security scheme (securitySchemes)")
+            else "security scheme (securitySchemes)")
     return f"the card declares no {what}, and the target cannot be started declaring it"
 
 
@@ -70,3 +73,42 @@ def refusal(ans: Answer) -> str:
         name = ans.error.reason or ans.error.code
         what += f", error {name}" if name is not None else ""
     return what
+
+
+#: The role whose authority may reach every caller's task (A2A §13.1 leaves the authorization model to the
+#: agent): never taken for the caller from whom a task must be hidden.
+OPERATOR = "operator"
+
+
+def two_principals(tokens: Mapping[str, str]) -> tuple[str, str] | None:
+    """Two roles of ``tokens`` whose credentials name two callers the harness expects kept apart: (the one
+    making a task, the one it must be hidden from). The second is never the operator's; the first is a
+    non-operator role when two are held (two peers: user, agent), else the operator. Two roles holding the
+    same credential are one caller. None: no such pair."""
+    held = {r: t for r, t in tokens.items() if t and r in ROLES}
+    peers = [r for r in ROLES if r != OPERATOR and r in held]
+    pair: tuple[str, str]
+    if len(peers) >= 2:
+        pair = (peers[0], peers[1])
+    elif peers and OPERATOR in held:
+        pair = (OPERATOR, peers[0])
+    else:
+        return None
+    return pair if held[pair[0]] != held[pair[1]] else None
+
+
+def separate_callers(core_agent: CoreAgent) -> tuple[CoreAgent, str, str]:
+    """The agent whose card declares a security scheme (:func:`secured_side`) and the roles of two callers
+    of it (:func:`two_principals`): a task the first makes must be hidden from the second. Ends the check
+    na when no such agent is at hand, not_measured when the harness holds fewer than two such credentials."""
+    core_agent.readable()
+    agent = secured_side(core_agent)
+    if agent is None:
+        na(condition() + ", so no two callers can be told apart")
+    pair = two_principals(agent.tokens)
+    if pair is None:
+        held = ", ".join(sorted(r for r, t in agent.tokens.items() if t)) or "no role"
+        not_measured(f"whether one caller's task is hidden from another needs two callers of different principals; "
+                     f"the harness holds credentials for {held}: give two with --token ROLE=TOKEN (e.g. --token "
+                     "user=TOKEN --token agent=TOKEN), the second not an operator (it may reach every task)")
+    return agent, pair[0], pair[1]

@@ -56,8 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--only", nargs="+", metavar="ID", help="run only the checks of these requirement ids")
-        sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="parallel test processes (default 1; never more than the rows selected)")
+        sp.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="parallel test processes (default: automatic, 2 for the cli and agentd families when "
+                             "the run selects at least 16 rows and the machine's load is below its CPUs, else 1; "
+                             "never more than the rows selected; the report's run.jobs says why)")
         sp.add_argument("--report-dir", metavar="DIR",
                         help="where to write the report (default reports/<target>/<timestamp>)")
         sp.add_argument("--timeout", type=float, default=None, metavar="S",
@@ -93,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--previous", metavar="PATH", help="an earlier matrix.yaml (or its folder), to flag regressions")
     m.add_argument("--shard", metavar="I/N", help="run only shard I of N (targets at positions I-1 mod N)")
     m.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is flagged")
-    m.add_argument("--jobs", "-j", type=int, default=1, metavar="N")
+    m.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="parallel test processes per target (default: automatic, as `cli`/`agent` choose)")
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 

@@ -287,7 +287,8 @@ class AgentTargets:
 
         ``card`` flips capabilities of a launched target's card (``streaming``, ``push``,
         ``extended``; on the scripted agent also ``required_extension``: an extension marked required;
-        ``secured``: a declared bearer scheme every A2A request needs, the instance holding its token;
+        ``secured``: a declared bearer scheme every A2A request needs, the instance holding its token (on the
+        scripted agent two: the user's and the agent role's, two principals each seeing only its own tasks);
         ``signed``, on the scripted agent only: a card signature, A2A §8.4;
         on the reference agentd that is its principals' configuration) so
         both sides of a capability claim can be measured; the result is None when
@@ -331,6 +332,8 @@ class AgentTargets:
             flips: dict[str, Any] = dict(card)
             if flips.pop("secured", False):
                 tokens["user"] = flips["secured"] = self._token("user")
+                tokens["agent"] = self._token("agent")  # a second principal (A2A_LIST_009, A2A_SEC_003)
+                flips["callers"] = (tokens["agent"],)
             server = start_core_agent(defects=self.defects, **flips)
             control = ScriptedControl(server)
         elif name == "sdk":

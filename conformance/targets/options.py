@@ -144,7 +144,9 @@ def add_target_options(parser: argparse.ArgumentParser, kind: str) -> None:
         if opt.group is None:
             opt.add_to(parser)
         else:
-            opt.add_to(groups.setdefault(opt.group, parser.add_mutually_exclusive_group()))
+            if opt.group not in groups:  # (setdefault's default would make an empty group per option)
+                groups[opt.group] = parser.add_mutually_exclusive_group()
+            opt.add_to(groups[opt.group])
 
 
 def keys_of(kind: str, *forms: Form) -> set[str]:
