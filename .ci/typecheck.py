@@ -8,7 +8,7 @@ folders, read with the project's configuration as usual), renames each source un
 ``suites/`` to the module the harness imports, and runs one build: a ``conformance.fixtures.scripted_agent``
 import in a checked file resolves to that file, typed.
 
-    python .ci/typecheck.py --strict conformance fixtures benchmarks
+    python .ci/typecheck.py --strict conformance fixtures suites tests benchmarks
 
 Exit status and output are mypy's.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from mypy import util
 from mypy.fscache import FileSystemCache
@@ -25,13 +26,26 @@ from mypy.modulefinder import BuildSource
 
 # Folders of the checkout that are importable as ``conformance.<name>`` (and only so).
 MAPPED = ("fixtures", "suites")
+# The checkout's root, and its folder of tests: a namespace package (no ``__init__.py``, so pytest imports each
+# test module by its basename) whose modules import each other as ``tests.<name>``.
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
 
 
 def runtime_name(source: BuildSource) -> BuildSource:
-    """The source under the name the harness imports it by (``fixtures.x`` -> ``conformance.fixtures.x``)."""
+    """The source under the name the harness imports it by (``fixtures.x`` -> ``conformance.fixtures.x``).
+
+    A file under ``tests/`` is named ``tests.<name>`` (mypy, finding no ``__init__.py`` there, would call it
+    ``<name>``, and a ``from tests.<name> import`` elsewhere would find the same file under a second name).
+    """
     module = source.module
     if module.split(".", 1)[0] in MAPPED:
         return BuildSource(source.path, f"conformance.{module}", source.text, source.base_dir, source.followed)
+    if source.path is not None:
+        path = Path(source.path).resolve()
+        if path.is_relative_to(TESTS) and not module.startswith("tests."):
+            dotted = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            return BuildSource(source.path, dotted, source.text, str(ROOT), source.followed)
     return source
 
 

@@ -81,7 +81,7 @@ def _serve(host: str, port: int, cert: str, key: str, advertise: str, users: dic
     import httpx
     import uvicorn
     from a2a.server.agent_execution import AgentExecutor, RequestContext
-    from a2a.server.events.event_queue_v2 import EventQueue
+    from a2a.server.events import EventQueue
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
     from a2a.server.tasks import (

@@ -27,6 +27,7 @@ NOT_FOUND_HTML = b"<!doctype html><html><head><title>404 Not Found</title></head
 
 class _Base(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    server: ThreadingHTTPServer  # the server `serve` makes (its address is a (host, port) pair)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
         pass

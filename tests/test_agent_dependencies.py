@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -21,6 +21,7 @@ from conformance.coverage import collect_checks
 from conformance.judge import Blocked, judged_here
 from conformance.outcome import CheckFailed, NotMeasured
 from conformance.targets import AgentLocation
+from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Exchange
 from conformance.wire.sse import SseEvent
 
@@ -76,6 +77,16 @@ class _Targets:
         return _Instance(self.card, "GET http://127.0.0.1:9/.well-known/agent-card.json answered HTTP 404")
 
 
+def _stand_in(instance: _Instance) -> Instance:
+    """The stand-in where the helpers take an instance (it has what they read of one)."""
+    return cast(Instance, instance)
+
+
+def _targets(targets: _Targets) -> AgentTargets:
+    """The stand-in where the helpers take the agent targets (it has what they use of them)."""
+    return cast(AgentTargets, targets)
+
+
 def _card(*uris: str, schemes: bool = False) -> dict[str, Any]:
     card: dict[str, Any] = {"capabilities": {"extensions": [{"uri": u} for u in uris]}}
     if schemes:
@@ -93,10 +104,10 @@ def test_an_undeclared_extension_blocks_on_its_declaration_row(uri: str) -> None
 
 def test_an_unreadable_card_blocks_on_the_card_row_and_is_a_fail_where_owned() -> None:
     with pytest.raises(Blocked) as got:
-        card_of(_Instance(None, "HTTP 404"))
+        card_of(_stand_in(_Instance(None, "HTTP 404")))
     assert got.value.by == "AGENTD_DECL_001"
     with pytest.raises(CheckFailed, match="HTTP 404"), judged_here("AGENTD_DECL_001"):
-        card_of(_Instance(None, "HTTP 404"))
+        card_of(_stand_in(_Instance(None, "HTTP 404")))
 
 
 def test_declarations_are_judged_before_any_fact_a_running_target_cannot_have() -> None:
@@ -104,7 +115,7 @@ def test_declarations_are_judged_before_any_fact_a_running_target_cannot_have() 
     asked for (the fact gate would have advised --fact auth=on)."""
     targets = _Targets(_card())
     with pytest.raises(Blocked) as got:
-        declaring(targets, COMMAND, auth=True)
+        declaring(_targets(targets), COMMAND, auth=True)
     assert got.value.by == "AGENTD_DECL_001"
     assert targets.asked == [{}], "the configuration must not be asked for before the declaration"
 
@@ -112,7 +123,7 @@ def test_declarations_are_judged_before_any_fact_a_running_target_cannot_have() 
 @pytest.mark.parametrize(("schemes", "says"), [(False, "declares no security scheme"), (True, "--token")])
 def test_a_role_need_says_what_is_missing_never_a_fact(schemes: bool, says: str) -> None:
     with pytest.raises(NotMeasured) as got:
-        declaring(_Targets(_card(COMMAND, schemes=schemes)), COMMAND, auth=True)
+        declaring(_targets(_Targets(_card(COMMAND, schemes=schemes))), COMMAND, auth=True)
     assert says in got.value.reason and "--fact" not in got.value.reason, got.value.reason
 
 

@@ -125,7 +125,7 @@ def test_a_written_baseline_records_its_selection_and_expects_nothing_outside_it
     path = tmp_path / "b.yaml"
     path.write_text(render_baseline(report, ["A2ACLI_SEND_001"]), encoding="utf-8")
     base = load_baseline(path, REG, "a2acli")
-    assert base.selected == {"A2ACLI_SEND_001"} and set(base) == {"A2ACLI_SEND_001"}
+    assert base.selected == frozenset({"A2ACLI_SEND_001"}) and set(base) == {"A2ACLI_SEND_001"}
     path.write_text(render_baseline(report), encoding="utf-8")
     assert load_baseline(path, REG, "a2acli").selected is None
 

@@ -61,7 +61,11 @@ def _invocations(path: Path) -> list[list[str]]:
             cmd = re.sub(r"\$\(\(.*?\)\)", "1", cmd)
             cmd = re.sub(r'"\$\{[a-z]+\[@\]\}"', "", cmd)
             known = {k: v for k, v in env.items() if "${{" not in v}
-            cmd = re.sub(r"\$(\w+)", lambda m, known=known: known.get(m.group(1), "X"), cmd)
+
+            def variable(m: re.Match[str], known: dict[str, str] = known) -> str:
+                return known.get(m.group(1), "X")
+
+            cmd = re.sub(r"\$(\w+)", variable, cmd)
             cmd = re.sub(r"\$\{\{.*?\}\}", "X", cmd)
             out.append(shlex.split(cmd)[1:])
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ def tool(tmp: Path, body: str) -> str:
     return str(path)
 
 
-def cli_runs(report_dir: Path) -> list[dict]:
+def cli_runs(report_dir: Path) -> list[dict[str, Any]]:
     runs = []
     for path in (report_dir / "evidence").rglob("*.json"):
         doc = json.loads(path.read_text(encoding="utf-8"))  # every evidence file is valid JSON

@@ -267,7 +267,7 @@ def test_a_container_exiting_mid_run_fails_its_checks_readably(engine: Any, imag
     assert _left(engine, run_id) == []
 
 
-def _wait_for_suite_container(engine: Any, run_id: str, proc: subprocess.Popen[bytes], deadline: float) -> Any:
+def _wait_for_suite_container(engine: Any, run_id: str, proc: subprocess.Popen[str], deadline: float) -> Any:
     while time.monotonic() < deadline and proc.poll() is None:
         for c in engine.containers.list(filters={"label": f"{RUN_ID}={run_id}", "status": "running"}):
             if c.labels.get(f"{PREFIX}.config") != "preflight":

@@ -8,6 +8,8 @@ whose notes quote the same text (``conformance.report.causes``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from a2a.types import a2a_pb2 as pb
 
 from conformance.a2a import datamodel
@@ -35,7 +37,7 @@ def test_lenient_reads_proto_field_names_as_protojson_names() -> None:
 
 
 def test_lenient_changes_nothing_a_row_may_judge_by_presence_or_value() -> None:
-    raw = {"task": {**TASK, "artifacts": [], "extra": {"x": 1}, "history": None,
+    raw: dict[str, Any] = {"task": {**TASK, "artifacts": [], "extra": {"x": 1}, "history": None,
                     "status": {"state": "no-such-state", "timestamp": "2026-12-01T10:00:00"}}}
     got = lenient(raw, pb.SendMessageResponse)
     assert got["task"]["artifacts"] == [] and got["task"]["extra"] == {"x": 1} and got["task"]["history"] is None

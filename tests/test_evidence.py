@@ -32,10 +32,10 @@ from conformance.redact import spellings
 SENTINEL = "\x00"
 # Every code point except surrogates and the sentinel: letters, digits, punctuation, spaces, controls, emoji.
 CHARS = st.one_of(st.sampled_from("<>&\"'\\|:/+=%#@?\n\t\r \x1b"),
-                  st.characters(blacklist_categories=("Cs",), blacklist_characters=SENTINEL))
+                  st.characters(blacklist_categories=["Cs"], blacklist_characters=SENTINEL))
 SECRETS = st.text(CHARS, min_size=4, max_size=24)
 LONG_SECRETS = st.text(CHARS, min_size=6, max_size=40)
-TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=40)
 WINDOW = 6
 
 

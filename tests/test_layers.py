@@ -49,8 +49,12 @@ def imports() -> list[tuple[str, str, int]]:
         rel = path.relative_to(PACKAGE.parent).with_suffix("")
         here = _part(".".join(rel.parts))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module] if node.level == 0 and node.module else []
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
             out += [(here, n, node.lineno) for n in names if n == "conformance" or n.startswith("conformance.")]
     return out
 

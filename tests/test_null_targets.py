@@ -169,7 +169,7 @@ def _judge_null(report: Report, family: str, card: dict[str, Any] | None,
     for rid, e in reqs.items():
         req = registry[rid]
         if e.status == "na":
-            assert req.conditional, f"{rid} is na but gating: {e.note}"
+            assert req.conditional and req.condition is not None, f"{rid} is na but gating: {e.note}"
             assert _excluded(req.condition, card), (
                 f"{rid} is na ({e.note}) but its condition {req.condition!r} is not known to exclude it")
         if e.status == "fail":

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,6 +50,8 @@ def _build_app(base: str, *, streaming: bool):  # type: ignore[no-untyped-def]
             text = context.get_user_input() if context.message else ""
             task = context.current_task
             if task is None:
+                if context.message is None:
+                    raise ValueError("no task and no message to start one from")
                 task = new_task_from_user_message(context.message)
                 await event_queue.enqueue_event(task)
             up = TaskUpdater(event_queue, task.id, task.context_id)
@@ -140,8 +143,9 @@ class Result:
     out: str
     err: str
 
-    def json(self) -> dict:
-        return json.loads(self.out)
+    def json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = json.loads(self.out)
+        return doc
 
     def fields(self) -> dict[str, str]:
         """Field lines `Label: value` before the first block (later duplicates ignored)."""
@@ -173,7 +177,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = N
 def closed_port() -> int:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
+    port: int = s.getsockname()[1]
     s.close()
     return port
 

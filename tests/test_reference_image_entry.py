@@ -5,6 +5,7 @@ client the container targets use, against a reference agentd served in this proc
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -38,7 +39,7 @@ def test_a_malformed_switch_is_refused_in_one_line() -> None:
         config_from_env({"AGENTD_EVENTS": "maybe"})
 
 
-def _get_task(agent: ReferenceAgentd, tid: str) -> dict:
+def _get_task(agent: ReferenceAgentd, tid: str) -> dict[str, Any]:
     body = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": tid}}
     r = httpx.post(agent.url, json=body, headers={"A2A-Version": "1.0"}, timeout=10)
     result = r.json().get("result")

@@ -349,7 +349,8 @@ def test_gating_row_with_a_condition_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("field", ["id", "area", "spec", "summary"])
 def test_missing_required_field_is_refused(tmp_path: Path, field: str) -> None:
-    path = _write(tmp_path, _family(_entry(**{field: _DROP})))
+    dropped: dict[str, Any] = {field: _DROP}
+    path = _write(tmp_path, _family(_entry(**dropped)))
     _refused(path, "requirements[0]", f"field {field!r} is required")
 
 

@@ -163,7 +163,8 @@ def test_a_launched_target_with_a_defect_says_so_everywhere(tmp_path: Path) -> N
     assert ident.bundled_target is not None
     assert (ident.bundled_target.name, ident.bundled_target.defects) == ("scripted", ["enum-as-number"])
     assert ident.agent_tested == "the bundled scripted agent, launched by the harness"
-    assert ident.judged_against == ["A2A v1.0.1"] and "v1.0.1" in report.identity.specification
+    assert ident.judged_against == ["A2A v1.0.1"] and ident.specification is not None
+    assert "v1.0.1" in ident.specification
     summary = (out / "summary.md").read_text(encoding="utf-8")
     assert "the bundled scripted (defects: enum-as-number)" in summary and "A2A v1.0.1" in summary
 

@@ -112,7 +112,7 @@ def _edit_compliance(folder: Path) -> None:
                                                              "| **Tier claimed** | `Tier 3` |"), encoding="utf-8")
 
 
-TAMPERS: list[tuple[str, Callable[[Path], None], bool, str]] = [
+TAMPERS: list[tuple[str, Callable[[Path], object], bool, str]] = [
     # name, edit, re-hash the manifest after it, what the one line must name
     ("evidence-file", _tamper_evidence, False, "evidence/A2ACLI_SEND_001/"),
     ("status", lambda f: _set_status(f, "A2ACLI_SEND_001", "pass"), False, "compliance-report.yaml: its sha256"),
@@ -131,7 +131,7 @@ TAMPERS: list[tuple[str, Callable[[Path], None], bool, str]] = [
 
 @pytest.mark.parametrize(("edit", "rehash", "says"), [pytest.param(e, h, s, id=n) for n, e, h, s in TAMPERS])
 def test_a_tampered_report_is_caught_naming_the_file_or_row(runs: tuple[Path, Path], tmp_path: Path,
-                                                           edit: Callable[[Path], None], rehash: bool,
+                                                           edit: Callable[[Path], object], rehash: bool,
                                                            says: str) -> None:
     folder = _copy(runs[0], tmp_path)
     edit(folder)

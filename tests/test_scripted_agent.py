@@ -38,6 +38,7 @@ from conformance.fixtures.scripted_agent import (
     Interface,
     MessageReply,
     Raw,
+    RecordedRequest,
     Script,
     ScriptedAgent,
     TaskFlow,
@@ -107,10 +108,11 @@ def call(
 
 def result(resp: httpx.Response, binding: str) -> dict[str, Any]:
     assert resp.status_code == 200, f"expected 200, got {resp.status_code}: {resp.text}"
-    body = resp.json()
+    body: dict[str, Any] = resp.json()
     if binding == "JSONRPC":
         assert "result" in body, f"expected a JSON-RPC result, got {body}"
-        return body["result"]
+        inner: dict[str, Any] = body["result"]
+        return inner
     return body
 
 
@@ -119,7 +121,8 @@ def error_reason(resp: httpx.Response, binding: str) -> str:
     body = resp.json()
     assert "error" in body, f"expected an error, got {resp.status_code} {body}"
     details = body["error"]["data"] if binding == "JSONRPC" else body["error"]["details"]
-    return next(d["reason"] for d in details if d.get("@type", "").endswith("ErrorInfo"))
+    found: str = next(d["reason"] for d in details if d.get("@type", "").endswith("ErrorInfo"))
+    return found
 
 
 def reason(cls: type[a2a_errors.A2AError]) -> str:
@@ -312,7 +315,11 @@ def test_version_other_than_1_0_is_refused_and_the_asked_version_recorded(
         with httpx.Client(timeout=10.0, headers=headers) as bare:
             resp = call(bare, agent, binding, "SendMessage", {"message": message(f"asked {asked} {binding}")})
         assert error_reason(resp, binding) == reason(a2a_errors.VersionNotSupportedError)
-        (rec,) = agent.wait_for_requests(lambda r, a=asked: f"asked {a} {binding}" in r.body.decode())
+
+        def sent_so(r: RecordedRequest, a: str | None = asked) -> bool:
+            return f"asked {a} {binding}" in r.body.decode()
+
+        (rec,) = agent.wait_for_requests(sent_so)
         assert rec.a2a_version == asked
     with httpx.Client(timeout=10.0) as bare:  # no header: the query parameter carries the version
         ok = call(
@@ -595,7 +602,7 @@ def test_grpc_binding_answers_records_and_checks_credentials(agent: ScriptedAgen
     assert agent.grpc_target is not None
     md = (("a2a-version", "1.0"),)
     with grpc.insecure_channel(agent.grpc_target) as channel:
-        stub = A2AServiceStub(channel)
+        stub = A2AServiceStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
         req = pb.SendMessageRequest(
             tenant="t-grpc",
             message=pb.Message(message_id="g1", role=pb.Role.ROLE_USER, parts=[pb.Part(text="hi")]),
@@ -635,7 +642,7 @@ def test_tls_handshake_needs_the_ca_and_mutual_tls_needs_the_client_cert(tmp_pat
         assert a.grpc_target is not None
         creds = grpc.ssl_channel_credentials(root_certificates=tls.ca_pem.read_bytes())
         with grpc.secure_channel(a.grpc_target, creds) as channel:
-            task = A2AServiceStub(channel).GetTask(
+            task = A2AServiceStub(channel).GetTask(  # type: ignore[no-untyped-call]  # generated, unannotated
                 pb.GetTaskRequest(id=a.add_task().id), metadata=(("a2a-version", "1.0"),), timeout=5
             )
             assert pb.TaskState.Name(task.status.state) == "TASK_STATE_COMPLETED"

@@ -77,13 +77,15 @@ def rpc(client: httpx.Client, agent: ScriptedAgent, method: str, params: dict[st
 def grpc_stub(agent: ScriptedAgent, creds: grpc.ChannelCredentials | None = None) -> tuple[grpc.Channel, Any]:
     assert agent.grpc_target
     channel = grpc.secure_channel(agent.grpc_target, creds) if creds else grpc.insecure_channel(agent.grpc_target)
-    return channel, A2AServiceStub(channel)
+    return channel, A2AServiceStub(channel)  # type: ignore[no-untyped-call]  # generated, unannotated
 
 
-def grpc_send(stub: Any, text: str, metadata: list[tuple[str, str]], **ids: str) -> pb.SendMessageResponse:
-    msg = pb.Message(message_id=f"g-{uuid.uuid4()}", role=pb.Role.ROLE_USER, parts=[pb.Part(text=text)], **ids)
-    return stub.SendMessage(pb.SendMessageRequest(message=msg), metadata=[("a2a-version", "1.0"), *metadata],
-                            timeout=10)
+def grpc_send(stub: Any, text: str, metadata: list[tuple[str, str]], task_id: str = "") -> pb.SendMessageResponse:
+    msg = pb.Message(message_id=f"g-{uuid.uuid4()}", role=pb.Role.ROLE_USER, parts=[pb.Part(text=text)],
+                     task_id=task_id)
+    resp: pb.SendMessageResponse = stub.SendMessage(
+        pb.SendMessageRequest(message=msg), metadata=[("a2a-version", "1.0"), *metadata], timeout=10)
+    return resp
 
 
 # ----------------------------------------------------------------------------- OAuth 2: device code

@@ -21,7 +21,7 @@ from tests.wire_servers import serve_http
 BASE = "/agents/x"
 
 
-def _card(name: str, interfaces: list[dict[str, Any]]) -> dict[str, Any]:
+def _card(name: str, interfaces: list[Any]) -> dict[str, Any]:  # an entry may be anything a card may hold
     return {"name": name, "supportedInterfaces": interfaces, "capabilities": {}, "skills": []}
 
 

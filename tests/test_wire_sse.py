@@ -58,7 +58,7 @@ def test_bom_is_stripped_and_cr_lf_split_across_chunks_is_one_line_end() -> None
 _line = st.one_of(
     st.builds(
         lambda v: "data: " + v,
-        st.text(alphabet=st.characters(blacklist_characters="\r\n\x00", blacklist_categories=("Cs",)), max_size=12),
+        st.text(alphabet=st.characters(blacklist_characters="\r\n\x00", blacklist_categories=["Cs"]), max_size=12),
     ),
     st.sampled_from(["event: x", "id: 3", "retry: 10", ": c", "", "data", "data:é€😀"]),
 )

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -37,7 +37,7 @@ START_TIMEOUT = 10.0
 KNOWN_TASK = "task-1"
 
 
-def make_task(task_id: str = KNOWN_TASK, state: int = a2a_pb2.TASK_STATE_COMPLETED) -> a2a_pb2.Task:
+def make_task(task_id: str = KNOWN_TASK, state: a2a_pb2.TaskState = a2a_pb2.TASK_STATE_COMPLETED) -> a2a_pb2.Task:
     return a2a_pb2.Task(id=task_id, context_id="ctx-1", status=a2a_pb2.TaskStatus(state=state))
 
 
@@ -70,7 +70,7 @@ class ScriptedHandler(RequestHandler):
         self.contexts.append(context)
         return make_task()
 
-    async def on_message_send_stream(  # type: ignore[override]
+    async def on_message_send_stream(
         self, params: a2a_pb2.SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any]:
         self.contexts.append(context)
@@ -109,7 +109,7 @@ class ScriptedHandler(RequestHandler):
         self.contexts.append(context)
         raise TaskNotCancelableError
 
-    async def on_subscribe_to_task(  # type: ignore[override]
+    async def on_subscribe_to_task(
         self, params: a2a_pb2.SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any]:
         self.contexts.append(context)
@@ -217,7 +217,7 @@ def serve_grpc(handler: RequestHandler) -> Iterator[RunningGrpc]:
 
     async def start() -> None:
         server = grpc.aio.server()
-        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)  # type: ignore[no-untyped-call]
         holder["port"] = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         holder["server"] = server
@@ -240,8 +240,8 @@ def serve_grpc(handler: RequestHandler) -> Iterator[RunningGrpc]:
         thread.join(timeout=START_TIMEOUT)
 
 
-def _call_in(loop: asyncio.AbstractEventLoop, coro: Awaitable[Any]) -> None:
-    fut = asyncio.run_coroutine_threadsafe(coro, loop)  # type: ignore[arg-type]
+def _call_in(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any]) -> None:
+    fut = asyncio.run_coroutine_threadsafe(coro, loop)
     fut.result(timeout=START_TIMEOUT)
 
 

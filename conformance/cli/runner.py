@@ -50,7 +50,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pexpect
 import ptyprocess
@@ -59,6 +59,10 @@ from conformance.cli.home import IsolatedHome
 
 if TYPE_CHECKING:
     from conformance.cli.adapter import Adapter
+
+    _Spawn = pexpect.spawn[bytes]  # generic in its stubs only
+else:
+    _Spawn = pexpect.spawn
 
 DEFAULT_OUTPUT_CAP = 4 * 1024 * 1024
 DEFAULT_TIMEOUT = 30.0
@@ -391,11 +395,13 @@ class _Piped:
             return None
 
 
-class _Terminal(pexpect.spawn):  # type: ignore[misc]  # pexpect ships no type hints
+class _Terminal(_Spawn):
     """pexpect's spawn with stdout alone on the terminal: before the CLI starts, the child gives up the
     terminal as its controlling terminal, switches output post-processing off, and takes its stdin and
     stderr from the runner's descriptors (ptyprocess keeps them open across its clean-up of the
     child's descriptors because they are passed as ``pass_fds``)."""
+
+    ptyproc: ptyprocess.PtyProcess  # pexpect's own, not in its stubs
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str, stdin_fd: int | None,
                  stderr_fd: int) -> None:
@@ -444,7 +450,7 @@ class _OnTerminal:
                     os.close(fd)
         self.terminal.delayafterclose = 0.0  # the child is reaped before the terminal is closed
         self.terminal.ptyproc.delayafterclose = 0.0
-        self.pid: int = self.terminal.pid
+        self.pid: int = cast(int, self.terminal.pid)  # set once the child is spawned
         self.out_fd: int = self.terminal.child_fd
         self.err_fd = err_r
         self.in_fd = in_w
@@ -475,7 +481,7 @@ class _OnTerminal:
             with contextlib.suppress(pexpect.ExceptionPexpect, OSError):
                 self.terminal.close(force=True)  # reaped: closes the terminal and signals nothing
         signalled = self.terminal.signalstatus
-        return -int(signalled) if signalled is not None else int(self.terminal.exitstatus)
+        return -int(signalled) if signalled is not None else int(cast(int, self.terminal.exitstatus))  # reaped
 
 
 class _Process:

@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
 SHELL_TIMEOUT = 10.0
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|[\x07\r]")
@@ -147,7 +148,7 @@ def zsh_complete(script: str, probes: list[str]) -> tuple[str, dict[str, list[st
                        "typeset -a _b; _b=(${(k)_comps}); "
                        f"source {shlex.quote(str(path))}; print -r -- NE''W:${{(j:,:)${{(k)_comps}}:|_b}}:END")
             c.expect(r"NEW:([^\r\n]*):END")
-            new = [n for n in c.match.group(1).split(",") if n]
+            new = [n for n in cast("re.Match[str]", c.match).group(1).split(",") if n]  # the pattern matched
             c.expect_exact("ZP% ")
             if not new:
                 raise ShellProblem("after compinit and sourcing the script, zsh has no completion registered for "
@@ -159,7 +160,7 @@ def zsh_complete(script: str, probes: list[str]) -> tuple[str, dict[str, list[st
                 # and a marker command runs, so the listing is complete once the marker is printed.
                 c.send(f"{prog} {probe}\t\x15print -r -- PRO''BE-DONE\r")
                 c.expect_exact("PROBE-DONE")
-                seen = _ANSI.sub("", c.before)
+                seen = _ANSI.sub("", cast(str, c.before))  # set by the expect that succeeded
                 c.expect_exact("ZP% ")
                 typed = f"{prog} {probe}"
                 idx = seen.find(typed)

@@ -16,7 +16,7 @@ import os
 import re
 import signal
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pexpect
 
@@ -93,7 +93,7 @@ class Session:
         permission), returns False at once and the caller goes on as before."""
         deadline = time.monotonic() + timeout
         while True:
-            state = _waiting_for_input(self.child.pid)
+            state = _waiting_for_input(cast(int, self.child.pid))  # set once the tool is spawned
             if state is None or state:
                 return bool(state)
             if time.monotonic() >= deadline or not self.child.isalive():
@@ -126,7 +126,7 @@ class Session:
             return self.closed
         if self.child.isalive():
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.child.pid, signal.SIGKILL)
+                os.killpg(cast(int, self.child.pid), signal.SIGKILL)
             with contextlib.suppress(Exception):
                 self.child.close(force=True)
             self.timed_out = True

@@ -10,7 +10,11 @@ Everything the check then observes still goes over the wire.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # the two launched references this module steers (imported where they are launched)
+    from conformance.fixtures.reference_agentd import ReferenceAgentd
+    from conformance.fixtures.scripted_agent import ScriptedAgent
 
 #: Short state names a check may ask for.
 STATES = ("working", "input-required", "completed", "failed", "canceled")
@@ -49,12 +53,11 @@ class Control(Protocol):
 class ReferenceControl:
     """The reference agentd: tasks owned by the loopback operator, moved with ``set_task_state``."""
 
-    def __init__(self, agentd: Any) -> None:
+    def __init__(self, agentd: ReferenceAgentd) -> None:
         self._agentd = agentd
 
     def new_task(self, state: str) -> str:
-        tid: str = self._agentd.create_task(state=state)
-        return tid
+        return self._agentd.create_task(state=state)
 
     def move(self, task_id: str, state: str) -> None:
         self._agentd.set_task_state(task_id, state)
@@ -70,7 +73,7 @@ class ReferenceControl:
 class ScriptedControl:
     """The scripted agent: held tasks (no schedule) whose state only the harness changes."""
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, agent: ScriptedAgent) -> None:
         self._agent = agent
 
     def new_task(self, state: str) -> str:
@@ -80,7 +83,10 @@ class ScriptedControl:
         self._agent.move_task(task_id, _scripted(state))
 
     def context_of(self, task_id: str) -> str:
-        return str(self._agent.task(task_id).context_id)
+        record = self._agent.task(task_id)
+        if record is None:
+            raise KeyError(f"the scripted agent holds no task {task_id!r}")
+        return str(record.context_id)
 
     @property
     def hold_text(self) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from conformance.agentd_page import ROLES
 from conformance.agentd_page.launch import ConfigError, Principal, document, harness_document
@@ -28,6 +28,12 @@ from conformance.targets.origins import origin_of
 from conformance.targets.pool import ContainerHandle, ContainerPool
 from conformance.targets.resolve import AgentLocation, resolve
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
+
+if TYPE_CHECKING:  # the bundled agents, imported at run time only when one is launched
+    from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
+    from conformance.fixtures.reference_agentd import ReferenceAgentd
+    from conformance.fixtures.scripted_agent import ScriptedAgent
+    from conformance.targets.container import ContainerAgent
 
 #: Facts a check may need, and how the reference agentd's Config spells them.
 SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
@@ -105,7 +111,7 @@ class AgentTargets:
         self.secrets = secrets
         self.defects = frozenset(target.defects)
         self._cache: dict[tuple[Any, ...], Instance] = {}
-        self._started: list[Any] = []
+        self._started: list[ReferenceAgentd | ScriptedAgent | PlainSdkAgent] = []
         self.containers: ContainerPool | None = None
         if target.kind == CONTAINER:
             self.containers = ContainerPool(target, secrets, report_dir)
@@ -229,7 +235,7 @@ class AgentTargets:
     def _container(self, pool: ContainerPool, needs: dict[str, Any], fresh: bool) -> Instance:
         return self._instance_of(*pool.get(needs, fresh))
 
-    def _instance_of(self, agent: Any, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
+    def _instance_of(self, agent: ContainerAgent, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
         control = ContainerControl(agent.control_path) if agent.control_path else None
         return Instance(url=agent.url, uds_path=agent.uds_path, tokens=tokens, facts=facts,
                         launched=ContainerHandle(agent), control=control, callback_host=self.callback_host,
@@ -317,7 +323,7 @@ class AgentTargets:
         key = ("core", name, tuple(sorted(card.items())))
         if key in self._cache:
             return self._cache[key]
-        server: Any
+        server: ScriptedAgent | PlainSdkAgent
         control: Control | None = None
         tokens: dict[str, str] = {}
         if name == "scripted":

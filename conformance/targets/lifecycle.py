@@ -12,10 +12,13 @@ import contextlib
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.evidence import SecretSet
 from conformance.targets.model import AgentTarget
+
+if TYPE_CHECKING:  # imported at run time where a pre-flight starts one
+    from conformance.targets.container import ContainerAgent
 
 
 class PreflightUsage(Exception):
@@ -91,7 +94,7 @@ def preflight(target: AgentTarget, report_dir: Path, secrets: Iterable[str] = ()
             "container_ready_seconds": round(agent.ready_seconds, 2)}
 
 
-def _save(report_dir: Path, agent: Any, secrets: SecretSet) -> Path | None:
+def _save(report_dir: Path, agent: ContainerAgent, secrets: SecretSet) -> Path | None:
     text = agent.full_logs()
     if text is None:
         return None

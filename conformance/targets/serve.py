@@ -42,11 +42,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from conformance.agentd_page import ROLES
+
+if TYPE_CHECKING:  # imported at run time where the daemon is started
+    from conformance.fixtures.reference_agentd.server import ReferenceAgentd
 
 FILE_NAME = "agentd.sock"
 DEFAULT_PORT = 8420
@@ -163,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     return served
 
 
-def _control_answer(agent: Any, request: Any) -> dict[str, Any]:
+def _control_answer(agent: ReferenceAgentd, request: object) -> dict[str, Any]:
     """The control socket's answer to one request (see the module's docstring)."""
     if not isinstance(request, dict):
         return {"error": "a request is a JSON object"}
@@ -182,7 +185,7 @@ def _control_answer(agent: Any, request: Any) -> dict[str, Any]:
     return {"error": f"unknown request {request.get('do')!r}"}
 
 
-def serve_control(agent: Any, path: str, harness_uid: int | None = None) -> None:
+def serve_control(agent: ReferenceAgentd, path: str, harness_uid: int | None = None) -> None:
     """Serve the harness's control on the unix socket ``path`` in a daemon thread, for as long as the
     process lives. Only root, the daemon's own uid and ``harness_uid`` (``AGENTD_CONTROL_UID``: the
     harness on the host, which may not be root) are answered: the kernel names the caller (SO_PEERCRED)."""

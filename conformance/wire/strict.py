@@ -19,11 +19,11 @@ import copy
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from a2a.utils.errors import InvalidParamsError
 from a2a.utils.proto_utils import validate_proto_required_fields
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.json_format import ParseDict, ParseError
 from google.protobuf.message import Message
 
@@ -69,16 +69,32 @@ class StrictResult:
         return "; ".join(str(v) for v in self.violations) or "no violations"
 
 
+def _descriptor(message_type: type[Message]) -> Descriptor:
+    """The message type's descriptor (its stubs also admit the upb implementation's, of the same interface)."""
+    return cast(Descriptor, message_type.DESCRIPTOR)
+
+
+def _message_of(fd: FieldDescriptor) -> Descriptor:
+    """The message type of a message field (protobuf sets it exactly when the field's type is a message)."""
+    return cast(Descriptor, fd.message_type)
+
+
+def _enum_of(fd: FieldDescriptor) -> EnumDescriptor:
+    """The enum type of an enum field (protobuf sets it exactly when the field's type is an enum)."""
+    return cast(EnumDescriptor, fd.enum_type)
+
+
 def read_strict(obj: Any, message_type: type[Message], *, path: str = "$") -> StrictResult:
     """Read ``obj`` (decoded JSON) as ``message_type`` and collect every violation.
 
     ``path`` is the JSON path of ``obj`` inside the payload it came from (e.g. ``$.result``).
     """
     out: list[Violation] = []
-    _walk_message(obj, message_type.DESCRIPTOR, path, out)
-    message: Message | None = message_type()
+    _walk_message(obj, _descriptor(message_type), path, out)
+    parsed = message_type()
+    message: Message | None = parsed
     try:
-        ParseDict(obj, message)
+        ParseDict(obj, parsed)
     except (ParseError, TypeError, ValueError, AttributeError) as exc:
         out.append(Violation(path, None, f"protobuf ParseDict refused it: {exc}"))
         message = None
@@ -91,7 +107,7 @@ def read_strict(obj: Any, message_type: type[Message], *, path: str = "$") -> St
             for err in errors:
                 if _sanctioned_empty(obj, message_type, err["field"]):
                     continue
-                p = _json_path(path, message_type.DESCRIPTOR, err["field"])
+                p = _json_path(path, _descriptor(message_type), err["field"])
                 out.append(Violation(p, _lookup(obj, p, path), f"required field: {err['message']}"))
     return StrictResult(message, _dedupe(out))
 
@@ -123,7 +139,7 @@ def _lenient(obj: Any, message_type: type[Message]) -> Message | None:
     """Parse a repaired copy (values ParseDict cannot take removed) so the required-field check
     still runs on a document that the strict parse refused."""
     fixed = copy.deepcopy(obj)
-    _repair(fixed, message_type.DESCRIPTOR)
+    _repair(fixed, _descriptor(message_type))
     msg = message_type()
     try:
         ParseDict(fixed, msg, ignore_unknown_fields=True)
@@ -136,8 +152,8 @@ def _fatal(value: Any, fd: FieldDescriptor) -> bool:
     """Would ``ParseDict`` refuse this value for this (singular) field?"""
     probe: list[Violation] = []
     if fd.type == FieldDescriptor.TYPE_MESSAGE:
-        if fd.message_type.full_name.startswith("google.protobuf."):
-            _walk_message(value, fd.message_type, "", probe)
+        if _message_of(fd).full_name.startswith("google.protobuf."):
+            _walk_message(value, _message_of(fd), "", probe)
             return bool(probe)
         return not isinstance(value, dict)
     _walk_single(value, fd, "", probe)
@@ -174,7 +190,7 @@ def _repair(obj: Any, desc: Descriptor) -> None:
                 continue
             oneofs_taken.add(oneof.name)
         if _is_map(fd):
-            vfd = fd.message_type.fields_by_name["value"]
+            vfd = _message_of(fd).fields_by_name["value"]
             if not isinstance(value, dict):
                 del obj[key]
                 continue
@@ -182,7 +198,7 @@ def _repair(obj: Any, desc: Descriptor) -> None:
                 if (value[k] is None and not _is_value_field(vfd)) or _fatal(value[k], vfd):
                     del value[k]
                 elif vfd.type == FieldDescriptor.TYPE_MESSAGE:
-                    _repair(value[k], vfd.message_type)
+                    _repair(value[k], _message_of(vfd))
         elif _is_repeated(fd):
             if not isinstance(value, list):
                 del obj[key]
@@ -191,11 +207,11 @@ def _repair(obj: Any, desc: Descriptor) -> None:
                 if item is None or _fatal(item, fd):
                     value[i] = _default(fd)
                 elif fd.type == FieldDescriptor.TYPE_MESSAGE:
-                    _repair(item, fd.message_type)
+                    _repair(item, _message_of(fd))
         elif value is not None and _fatal(value, fd):
             del obj[key]
         elif fd.type == FieldDescriptor.TYPE_MESSAGE:
-            _repair(value, fd.message_type)
+            _repair(value, _message_of(fd))
 
 
 def _dedupe(items: list[Violation]) -> list[Violation]:
@@ -289,7 +305,7 @@ def _is_repeated(fd: FieldDescriptor) -> bool:
     rep = getattr(fd, "is_repeated", None)
     if rep is not None:
         return bool(rep)
-    return bool(fd.label == FieldDescriptor.LABEL_REPEATED)
+    return bool(fd.label == FieldDescriptor.LABEL_REPEATED)  # type: ignore[attr-defined]  # older protobuf's
 
 
 def _is_map(fd: FieldDescriptor) -> bool:
@@ -301,7 +317,7 @@ def _walk_field(value: Any, fd: FieldDescriptor, path: str, out: list[Violation]
         if not isinstance(value, dict):
             out.append(Violation(path, value, "expected a JSON object (map)"))
             return
-        vfd = fd.message_type.fields_by_name["value"]
+        vfd = _message_of(fd).fields_by_name["value"]
         for k, v in value.items():
             here = _child(path, str(k))
             if v is None and not _is_value_field(vfd):
@@ -326,9 +342,9 @@ def _walk_field(value: Any, fd: FieldDescriptor, path: str, out: list[Violation]
 def _walk_single(value: Any, fd: FieldDescriptor, path: str, out: list[Violation]) -> None:
     t = fd.type
     if t == FieldDescriptor.TYPE_MESSAGE:
-        _walk_message(value, fd.message_type, path, out)
+        _walk_message(value, _message_of(fd), path, out)
     elif t == FieldDescriptor.TYPE_ENUM:
-        enum = fd.enum_type
+        enum = _enum_of(fd)
         if isinstance(value, bool) or not isinstance(value, int | str):
             out.append(Violation(path, value, f"expected an enum name of {enum.name}"))
         elif isinstance(value, int):
@@ -427,7 +443,7 @@ def lenient(obj: Any, message_type: type[Message]) -> Any:
     value given as a number or in another spelling (``5``, ``task_state_completed``, ``completed``,
     ``input-required``) is read as its name. Nothing else changes: unknown members, timestamps, nulls
     and wrong types stay as they came, for the rows that judge them (:func:`read_strict` lists them)."""
-    return _lenient_message(obj, message_type.DESCRIPTOR)
+    return _lenient_message(obj, _descriptor(message_type))
 
 
 def _lenient_message(obj: Any, desc: Descriptor) -> Any:
@@ -448,7 +464,7 @@ def _lenient_message(obj: Any, desc: Descriptor) -> Any:
 
 def _lenient_field(value: Any, fd: FieldDescriptor) -> Any:
     if _is_map(fd):
-        vfd = fd.message_type.fields_by_name["value"]
+        vfd = _message_of(fd).fields_by_name["value"]
         return {k: _lenient_single(v, vfd) for k, v in value.items()} if isinstance(value, dict) else value
     if _is_repeated(fd):
         return [_lenient_single(v, fd) for v in value] if isinstance(value, list) else value
@@ -457,7 +473,7 @@ def _lenient_field(value: Any, fd: FieldDescriptor) -> Any:
 
 def _lenient_single(value: Any, fd: FieldDescriptor) -> Any:
     if fd.type == FieldDescriptor.TYPE_MESSAGE:
-        return _lenient_message(value, fd.message_type)
+        return _lenient_message(value, _message_of(fd))
     if fd.type == FieldDescriptor.TYPE_ENUM:
         return enum_name(value, fd.enum_type)
     return value

@@ -18,7 +18,7 @@ from conformance.clicheck.transport_checks import short_task_script
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.fixtures.scripted_agent import Interface, RecordedRequest, Script, ScriptedAgent
-from conformance.fixtures.scripted_agent.card import WELL_KNOWN_CARD_PATH
+from conformance.fixtures.scripted_agent.card import WELL_KNOWN_CARD_PATH, Binding
 from conformance.judge import DEPENDS_MARKER, Blocked, blocked_by
 from conformance.plugin.outcomes import block_if_not_reached
 from conformance.targets.model import CliTarget
@@ -134,10 +134,10 @@ _PROBED: dict[tuple[int, str], str | None] = {}
 #: first card entry *it supports*); A2ACLI_TX_004 (Tier 2) asks for two.
 TWO_TRANSPORTS = "A2ACLI_TX_004"
 #: The bindings a probe tries (gRPC is TX_005's, probed by its own check).
-PROBED_BINDINGS = ("JSONRPC", "HTTP+JSON")
+PROBED_BINDINGS: tuple[Binding, ...] = ("JSONRPC", "HTTP+JSON")
 
 
-def _probe(cli: Cli, agent: AgentMaker, binding: str) -> str | None | bool:
+def _probe(cli: Cli, agent: AgentMaker, binding: Binding) -> str | None | bool:
     """A ``send`` to a card offering ``binding`` alone: None when a request came on it or the send exited 0;
     what the tool did instead when it read the card and then made no such request and exited non-zero;
     False when it never read the card (nothing is learnt about the binding, and nothing is kept)."""
@@ -156,7 +156,7 @@ def _probe(cli: Cli, agent: AgentMaker, binding: str) -> str | None | bool:
     return _PROBED[key]
 
 
-def unspoken(cli: Cli, agent: AgentMaker, binding: str) -> str | None:
+def unspoken(cli: Cli, agent: AgentMaker, binding: Binding) -> str | None:
     """What shows the tool does not speak ``binding``, or None. Positive evidence only: the tool read a card
     offering that binding alone and made no request on it, while it does speak another (a tool speaking
     neither has a broken send, which is SEND_001's, not a missing transport)."""
@@ -168,7 +168,7 @@ def unspoken(cli: Cli, agent: AgentMaker, binding: str) -> str | None:
     return None
 
 
-def require_bindings(cli: Cli, agent: AgentMaker, *bindings: str) -> None:
+def require_bindings(cli: Cli, agent: AgentMaker, *bindings: Binding) -> None:
     """End the check not measured, blocked by A2ACLI_TX_004, when the tool does not speak one of
     ``bindings``: what the check observes on that binding (or between two) cannot be seen on the tool."""
     for binding in bindings:
@@ -177,7 +177,7 @@ def require_bindings(cli: Cli, agent: AgentMaker, *bindings: str) -> None:
             blocked_by(TWO_TRANSPORTS, f"the tool does not speak {binding}: {why}")
 
 
-def first_spoken(cli: Cli, agent: AgentMaker, order: Sequence[str]) -> str:
+def first_spoken(cli: Cli, agent: AgentMaker, order: Sequence[Binding]) -> Binding:
     """The first of ``order`` (a card's bindings, in its order) the tool speaks: the one SPEC.md §13.1 has
     it select with no preference given. The first of ``order`` when it speaks none (the send then fails
     on its own)."""

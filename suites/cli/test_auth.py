@@ -25,6 +25,7 @@ from conformance.fixtures.scripted_agent import (
     TaskFlow,
     TLSConfig,
 )
+from conformance.fixtures.scripted_agent.card import ApiKeyLocation
 from conformance.judge import blocked_by, clip, shown
 from conformance.outcome import fail, not_measured
 from conformance.suites.cli.conftest import card_ref
@@ -67,7 +68,7 @@ def test_bearer_flag_is_sent_as_authorization_header(cli: Cli, agent: AgentMaker
 @pytest.mark.requirement("A2ACLI_AUTH_001", part="api_key")
 @pytest.mark.parametrize("location,name", [("header", "X-Team-Key"), ("query", "team_key"), ("cookie", "team_key")])
 def test_api_key_is_attached_where_the_scheme_declares(cli: Cli, agent: AgentMaker, new_secret: SecretMaker,
-                                                      location: str, name: str) -> None:
+                                                      location: ApiKeyLocation, name: str) -> None:
     """--api-key goes exactly where the card's apiKey scheme says — a header, query parameter or cookie
     under the declared name (A2A §4.5.2). Catches a key always sent as a fixed header."""
     key = new_secret("apikey")
@@ -77,7 +78,8 @@ def test_api_key_is_attached_where_the_scheme_declares(cli: Cli, agent: AgentMak
         if location == "header":
             got = req.headers.get(name.lower())
         elif location == "query":
-            got = (req.query_params.get(name) or [None])[0]
+            values = req.query_params.get(name)
+            got = values[0] if values else None
         else:
             got = req.cookies.get(name)
         assert got == key, (

@@ -24,6 +24,7 @@ from conformance.fixtures.scripted_agent import (
     ScriptedAgent,
     TaskFlow,
 )
+from conformance.fixtures.scripted_agent.card import Binding
 from conformance.judge import shown, unique
 from conformance.suites.cli.conftest import card_ref, require_bindings
 
@@ -121,7 +122,7 @@ def test_card_get_presents_capabilities_security_schemes_and_skills(cli: Cli, ag
 @pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_SEND_006")
 @pytest.mark.parametrize("first", ["JSONRPC", "HTTP+JSON"])
 def test_transport_follows_the_order_of_the_card_it_read(
-    cli: Cli, agent: AgentMaker, tmp_path: Path, first: str
+    cli: Cli, agent: AgentMaker, tmp_path: Path, first: Binding
 ) -> None:
     """A `send` goes to the first interface of the card it read, on its binding.
 
@@ -131,7 +132,7 @@ def test_transport_follows_the_order_of_the_card_it_read(
     a2a-handler 0.4.0, whose file refusal also failed this part).
     """
     require_bindings(cli, agent, first)
-    order = ("JSONRPC", "HTTP+JSON") if first == "JSONRPC" else ("HTTP+JSON", "JSONRPC")
+    order: tuple[Binding, Binding] = ("JSONRPC", "HTTP+JSON") if first == "JSONRPC" else ("HTTP+JSON", "JSONRPC")
     card = CardSpec(interfaces=tuple(Interface(b) for b in order))
     a = agent(Script(card=card, send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--text", "which transport?", *card_ref(a))

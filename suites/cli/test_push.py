@@ -108,7 +108,9 @@ def test_push_config_create_sends_url_token_and_authentication(cli: Cli, agent: 
     assert r.exit_code == 0, f"expected exit 0 for push-config create; {shown(r)}"
     create = _one_new(a, "CreateTaskPushNotificationConfig", 0, r)
     sent = _sent(create)
-    auth = sent.get("authentication") if isinstance(sent.get("authentication"), dict) else {}
+    auth = sent.get("authentication")
+    if not isinstance(auth, dict):
+        auth = {}
     wrong = [what for what, ok in (
         ("taskId", sent.get("taskId") == rec.id), ("url", sent.get("url") == url),
         ("token", sent.get("token") == token),

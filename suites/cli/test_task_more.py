@@ -66,7 +66,7 @@ def _status_sent(value: Any) -> str | None:
         return None
     text = str(value)
     if text.isdigit() and int(text) in pb.TaskState.values():
-        return pb.TaskState.Name(int(text))  # type: ignore[arg-type]
+        return str(pb.TaskState.Name(int(text)))
     return text
 
 

@@ -14,6 +14,7 @@ from conformance.clicheck.invocations import AgentMaker, Cli
 from conformance.clicheck.transport_checks import bindings as _bindings
 from conformance.clicheck.transport_checks import short_task_script as _script
 from conformance.fixtures.scripted_agent import Interface, RecordedRequest, ScriptedAgent
+from conformance.fixtures.scripted_agent.card import Binding
 from conformance.judge import blocked_by, shown
 from conformance.suites.cli.conftest import card_read, card_ref, first_spoken, require_bindings
 
@@ -35,7 +36,8 @@ def _send(cli: Cli, a: ScriptedAgent, *extra: str) -> list[RecordedRequest]:
 @pytest.mark.requirement("A2ACLI_TX_002")
 @pytest.mark.parametrize("order", [("JSONRPC", "HTTP+JSON"), ("HTTP+JSON", "JSONRPC")],
                          ids=["jsonrpc-first", "rest-first"])
-def test_first_card_interface_is_used_without_preference(cli: Cli, agent: AgentMaker, order: tuple[str, str]) -> None:
+def test_first_card_interface_is_used_without_preference(cli: Cli, agent: AgentMaker,
+                                                         order: tuple[Binding, Binding]) -> None:
     """With no --transport, every request goes over the card's first supportedInterfaces entry the tool
     speaks (§13.1: the first it supports; a tool speaking one binding, as Tier 1 allows, keeps to it), for
     either order of the two. Catches a fixed transport or a tool that reads the list backwards."""
@@ -102,7 +104,7 @@ def _tenant_run(cli: Cli, a: ScriptedAgent) -> list[RecordedRequest]:
 @pytest.mark.requirement("A2ACLI_TX_003")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
-def test_declared_tenant_is_in_every_request(cli: Cli, agent: AgentMaker, binding: str) -> None:
+def test_declared_tenant_is_in_every_request(cli: Cli, agent: AgentMaker, binding: Binding) -> None:
     """When the selected interface declares a tenant, every request (send, polls or stream, task get)
     carries exactly that tenant — a JSON-RPC params field, an HTTP+JSON path segment. Catches a tenant
     dropped, altered or set on only some requests."""
@@ -117,11 +119,11 @@ def test_declared_tenant_is_in_every_request(cli: Cli, agent: AgentMaker, bindin
 @pytest.mark.requirement("A2ACLI_TX_003")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001", "A2ACLI_TX_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
-def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: AgentMaker, binding: str) -> None:
+def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: AgentMaker, binding: Binding) -> None:
     """When the selected interface declares no tenant — even though another card entry does — no
     request carries a tenant field, not even an empty one. Catches an empty or borrowed tenant."""
     require_bindings(cli, agent, binding)
-    other = "HTTP+JSON" if binding == "JSONRPC" else "JSONRPC"
+    other: Binding = "HTTP+JSON" if binding == "JSONRPC" else "JSONRPC"
     a = agent(_script(Interface(binding), Interface(other, tenant=_TENANT)))
     for q in _tenant_run(cli, a):
         if q.binding != binding:  # which entry a tool selects is TX_001's; this row is the tenant it then sets
@@ -138,7 +140,7 @@ def test_tenant_omitted_when_selected_interface_declares_none(cli: Cli, agent: A
 @pytest.mark.requirement("A2ACLI_VER_001")
 @pytest.mark.depends_on("A2ACLI_TASK_GET_001")
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
-def test_every_request_signals_a2a_version_1_0(cli: Cli, agent: AgentMaker, binding: str) -> None:
+def test_every_request_signals_a2a_version_1_0(cli: Cli, agent: AgentMaker, binding: Binding) -> None:
     """Every A2A request (send, its polls or stream, task get) signals ``A2A-Version: 1.0`` (header,
     or the ``A2A-Version`` query parameter), never empty. The card fetch is not counted: it is a plain
     HTTP GET of a well-known document, not an A2A operation. Catches a missing or empty version."""

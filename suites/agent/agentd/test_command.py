@@ -414,7 +414,9 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
 
 def _review_runs(c: Any) -> list[Any]:
     doc = data_document(answer_message(send_command(c, "workflow.status"), "workflow.status"), "workflow.status")
-    runs = doc.get("runs") if isinstance(doc.get("runs"), list) else []
+    runs = doc.get("runs")
+    if not isinstance(runs, list):
+        runs = []
     return [r for r in runs if isinstance(r, dict) and r.get("workflow") == "review"]
 
 

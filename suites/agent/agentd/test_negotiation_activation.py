@@ -65,7 +65,7 @@ def _declared_of(inst: Instance) -> list[str]:
     """agentd's extensions the card declares; blocked by AGENTD_DECL_001 when it declares none (a
     near-miss spelling of an undeclared URI activating nothing proves nothing)."""
     card = card_of(inst)
-    have = [u for u in EXTENSIONS if u in declared_uris(card)]
+    have: list[str] = [u for u in EXTENSIONS if u in declared_uris(card)]
     if not have:
         blocked_by(CARD_ROW, "the card declares none of agentd's extensions; declared: "
                              f"{declared_uris(card) or 'none'}")

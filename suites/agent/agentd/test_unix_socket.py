@@ -79,6 +79,13 @@ def unix(agent_targets: AgentTargets) -> Instance:
     return agent_targets.agentd(listen="unix")
 
 
+def _socket_path(inst: Instance) -> str:
+    """The socket an instance listening on a unix socket listens on (such an instance always names one)."""
+    if inst.uds_path is None:
+        raise RuntimeError(f"harness: the instance at {inst.url} listens on a unix socket but names no path")
+    return inst.uds_path
+
+
 @pytest.mark.requirement("AGENTD_UDS_001")
 def test_card_interface_names_the_unix_binding(unix: Instance, recorder: Recorder) -> None:
     """The socket's card has an interface with protocolBinding
@@ -154,7 +161,7 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
 @pytest.mark.requirement("AGENTD_UDS_003")
 def test_socket_file_is_mode_0600(unix: Instance) -> None:
     """The socket file is a socket with permission bits exactly 0600. Catches socket-mode-0666."""
-    path = Path(unix.uds_path)
+    path = Path(_socket_path(unix))
     try:
         st = path.stat()
     except OSError as exc:
@@ -208,17 +215,17 @@ def test_other_uids_are_not_served(agent_targets: AgentTargets, recorder: Record
             made = tempfile.mkdtemp(prefix="agentd-conformance-uds-")
             os.chmod(made, 0o711)
             inst = agent_targets.agentd(listen="unix", uds_path=str(Path(made) / "agentd.sock"), fresh=True)
-            os.chmod(inst.uds_path, 0o666)  # let the kernel pass the connect; the daemon must refuse it
+            os.chmod(_socket_path(inst), 0o666)  # let the kernel pass the connect; the daemon must refuse it
         else:
             inst = agent_targets.agentd(listen="unix")
-        daemon_uid = Path(inst.uds_path).stat().st_uid
+        daemon_uid = Path(_socket_path(inst)).stat().st_uid
         if daemon_uid == OTHER_UID:
             not_measured(f"the daemon runs as uid {OTHER_UID}, the only other uid the harness uses")
         control = card_reply(inst, recorder)
         if control.status != 200:
             fail(f"root's own request on the socket was not served: HTTP {control.status} {control.body[:200]!r}")
         got = _probe_as(OTHER_UID, str(inst.uds_path), python)
-        mode = oct(stat.S_IMODE(Path(inst.uds_path).stat().st_mode))
+        mode = oct(stat.S_IMODE(Path(_socket_path(inst)).stat().st_mode))
         evidence.add("client under another uid", {**got, "socket_mode": mode, "daemon_uid": daemon_uid})
         if str(got.get("reply", "")).startswith("HTTP/"):
             fail(f"uid {OTHER_UID} (neither the daemon's uid {daemon_uid} nor root) was served: "

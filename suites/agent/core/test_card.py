@@ -373,11 +373,10 @@ def test_card_signatures_verify(core_agent: CoreAgent, recorder: Recorder) -> No
                          "(--allow-origin it if it is your agent's)")
         try:
             reply = fetch_card(where, recorder, timeout=agent.call_timeout)
+            got = f"HTTP {reply.status}"
         except httpx.HTTPError as exc:
             reply = None
             got = f"{type(exc).__name__}: {exc}"
-        else:
-            got = f"HTTP {reply.status}"
         if reply is None or reply.status != 200:
             if not named:
                 not_measured(f"{sig.where} names no jku and the card's origin publishes no key set at {where} "

@@ -78,13 +78,13 @@ def _errors(agent: CoreAgent, caller: Caller) -> list[tuple[str, Any]]:
     recognisably another outcome (another A2A error, a server failure) is the provoking row's to judge
     (SUB_002's for the subscription to a finished task, ...): counted here, one bug would fail the
     error rows too, on the one binding where it shows."""
-    got = [(name, ans) for name, ans in provoke(agent, caller) if ans.error is not None]
+    got = [(name, ans, ans.error) for name, ans in provoke(agent, caller) if ans.error is not None]
     if not got:
         fail("none of the provoked A2A errors (unknown task, unsupported version, …) came back as an error")
-    judged = [(name, ans) for name, ans in got if another_outcome(ans.error, name) is None]
+    judged = [(name, ans) for name, ans, error in got if another_outcome(error, name) is None]
     if not judged:
-        shown = "; ".join(f"{name} via {ans.method}: {another_outcome(ans.error, name)} "
-                          f"(judged by {OWNERS.get(name, 'the row that provokes it')})" for name, ans in got)
+        shown = "; ".join(f"{name} via {ans.method}: {another_outcome(error, name)} "
+                          f"(judged by {OWNERS.get(name, 'the row that provokes it')})" for name, ans, error in got)
         not_measured(f"every provoked error came back as another outcome, so none shows how it is mapped: {shown}")
     return judged
 

@@ -3,6 +3,8 @@ chose (§3.4)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from conformance.a2a.steps import completed_task, get_task, held_task, long_running_task, send
@@ -27,7 +29,7 @@ def test_task_id_alone_continues_the_task_in_its_context(core_agent: CoreAgent, 
     ctl = core_agent.control
     context = ctl.context_of(tid) if ctl is not None else get_task(caller, tid)["contextId"]
     try:
-        now = {"configuration": {"returnImmediately": True}} if hinted else {}
+        now: dict[str, Any] = {"configuration": {"returnImmediately": True}} if hinted else {}
         ans = send(caller, "the answer", task_id=tid, **now)
     finally:
         if hinted:
