@@ -108,6 +108,23 @@ def test_a_need_the_document_does_not_take_is_not_measured_naming_it() -> None:
         pool.configuration({"events": False})
 
 
+@pytest.mark.parametrize("how", ["takes", "no-config"])
+def test_a_structured_need_is_named_by_its_members_so_the_reason_fits_the_note(how: str) -> None:
+    """The standard workflows are named by name, never by their repr: against agentd 2.5.1's image (config-takes:
+    principals) 18 rows' notes were ``needs workflows=(Workflow(name='build', roles=...`` cut at the note's limit
+    before the reason (the document does not take workflows)."""
+    from conformance.agentd import configs
+    from conformance.verdict import NOTE_LIMIT
+
+    labels = LABELS if how == "takes" else {f"{P}.port": "8420"}
+    with pytest.raises(NotMeasured) as info:
+        _pool(labels).configuration({"auth": True, "workflows": configs.workflows()})
+    note = str(info.value)
+    assert "Workflow(" not in note and "workflows build, hold, ask, review" in note, note
+    reason = "does not take workflows" if how == "takes" else "cannot be given"
+    assert reason in note[:NOTE_LIMIT], note
+
+
 def test_reference_format_writes_the_references_config_fields() -> None:
     pool = _pool({f"{P}.config": "path=/etc/agentd/agentd.yaml"})
     _env, _listen, tokens, _facts, document = pool.configuration({"auth": True, "events": False})

@@ -25,7 +25,7 @@ from conformance.outcome import not_measured
 from conformance.targets.control import ContainerControl, Control, ReferenceControl, ScriptedControl
 from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
 from conformance.targets.origins import origin_of
-from conformance.targets.pool import ContainerHandle, ContainerPool
+from conformance.targets.pool import ContainerHandle, ContainerPool, need_text
 from conformance.targets.resolve import AgentLocation, resolve
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 
@@ -249,7 +249,7 @@ class AgentTargets:
             if key == "fresh":
                 continue
             if key in REFERENCE_ONLY:
-                not_measured(f"needs a configuration ({key}={want!r}) that a running target cannot be switched "
+                not_measured(f"needs a configuration ({need_text(key, want)}) that a running target cannot be switched "
                              "to; give your agent as a --container image that takes a configuration document "
                              "(switch config) to measure it")
             have = facts.get(key)
