@@ -221,3 +221,18 @@ def test_the_ca_bundle_is_given_on_a_unix_socket_too_and_the_server_pair_only_on
     files = ContainerAgent(spec, {}, listen="tcp").tls_files(env)
     assert sorted(files) == ["/etc/echo-agent/tls/cert.pem", "/etc/echo-agent/tls/key.pem", f"{TLS_DIR}/ca.crt"]
     assert env == {"ECHO_PUSH_CA": f"{TLS_DIR}/ca.crt"}
+
+
+def test_a_capability_the_image_cannot_be_switched_to_leaves_the_served_side_to_judge() -> None:
+    """``core(push=...)`` on an image with no way to switch push is None (as on a running target), so the
+    capability rows judge the side the image serves: against agentd 2.5.1's image (push off, no push switch)
+    A2A_CARD_005 was not_measured 'needs push=on' although its undeclared side was measurable (all four config
+    methods answer PushNotificationNotSupportedError there)."""
+    from conformance.targets.instances import AgentTargets
+
+    targets = AgentTargets(AgentTarget.build(container={"image": "x:1"}), SecretSet())
+    assert targets.containers is not None
+    targets.containers._spec = _pool(LABELS)._spec
+    assert targets.core(push=True) is None
+    with pytest.raises(NotMeasured, match="no switch for push"):
+        targets.agentd(push=True)  # a check that needs push on itself still says why it cannot be measured

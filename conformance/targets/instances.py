@@ -21,7 +21,7 @@ from conformance.agentd_page import ROLES
 from conformance.agentd_page.launch import ConfigError, Principal, document, harness_document
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
-from conformance.outcome import not_measured
+from conformance.outcome import NotMeasured, not_measured
 from conformance.targets.control import ContainerControl, Control, ReferenceControl, ScriptedControl
 from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
 from conformance.targets.origins import origin_of
@@ -303,6 +303,13 @@ class AgentTargets:
                 needs["push"] = card["push"]
             if "extended" in card:
                 needs["auth"] = card["extended"]  # it declares an extended card exactly when it has a scheme
+            if kind == CONTAINER and card:
+                try:
+                    return self.agentd(**needs)
+                except NotMeasured:
+                    # The image cannot be switched so (no switch, not in its document): like a running target,
+                    # the side it serves is judged alone rather than the whole row lost.
+                    return None
             return self.agentd(**needs)
         key = ("core", name, tuple(sorted(card.items())))
         if key in self._cache:
