@@ -80,14 +80,24 @@ EOF
 #    agentd refuses inline credentials in files).
 #  - long-running-text: with no intelligence endpoint configured agentd keeps every task WORKING until it is
 #    canceled, so any text is a long-running message.
+#  - push: agentd's a2a.push.enabled follows the harness's push fact; allow_private because the harness's
+#    webhook receivers listen on this host's loopback (network=host), which agentd refuses without it.
 P=dev.agentd-conformance
-T='{"config_version":"2","a2a":{"principals":{"$map":{"$eval":"principals"},"each(p)":{"match":{"bearer_ref":"{{secret:${p.token_env}}}"},"role":"${p.role}","grants":{"$eval":"p.grants"}}}}}'
+T=$(cat <<'JSON'
+{"config_version": "2",
+ "a2a": {"principals": {"$map": {"$eval": "principals"},
+                        "each(p)": {"match": {"bearer_ref": "{{secret:${p.token_env}}}"}, "role": "${p.role}",
+                                    "grants": {"$eval": "p.grants"}}},
+         "push": {"enabled": {"$eval": "facts.push == 'on'"}, "allow_private": true}}}
+JSON
+)
+T=$(printf '%s' "$T" | tr -d '\n')
 REVISION=$(git --git-dir="$SRC" rev-parse "$REF^{commit}" 2>/dev/null || echo unknown)
 docker build -t "$TAG" --build-arg REVISION="$REVISION" \
     --label "$P.contract=2" --label "$P.network=host" --label "$P.public-url=AGENTD_A2A_LISTEN" \
     --label "$P.tls=cert=AGENTD_A2A_TLS_CERT,key=AGENTD_A2A_TLS_KEY,ca=AGENTD_SECURITY_TLS_CA" \
     --label "$P.config=path=/etc/agentd/agentd.yaml,format=json-e,env=AGENT_CONFIG" \
-    --label "$P.config-takes=principals" --label "$P.config-template=$T" \
+    --label "$P.config-takes=principals,push" --label "$P.config-template=$T" \
     --label "$P.state=path=/var/lib/agentd,env=AGENTD_STATE_DIR" \
     --label "$P.callbacks=schemes=https+http" --label "$P.defaults=events=off,push=off" \
     --label "$P.long-running-text=${LONG_RUNNING_TEXT:-hold-until-canceled}" \
