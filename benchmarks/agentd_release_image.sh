@@ -16,7 +16,9 @@
 #   benchmarks/agentd_release_image.sh SOURCE [TAG]
 #     SOURCE  a git dir of github.com/agentd-dev/source-code (a bare mirror is fine) or an unpacked tree
 #     TAG     the image tag (default agentd-release:2.5.1)
-#   env: AGENTD_REF (default v2.5.1), WORK (default ./agentd-release-build), FEATURES (default: the release
+#   env: AGENTD_REF (default v2.5.1), WORK (default ./agentd-release-build), DEFAULTS (the defaults label,
+#        default events=off,push=off; push=on runs the primary instance with push enabled so the PUSH rows,
+#        conditional on the card declaring it, are measured), FEATURES (default: the release
 #        Dockerfile's), SKIP_BUILD=1 to reuse a binary already in $WORK.
 # Then:
 #   agentd-conformance agent --family a2a --container agentd-release:2.5.1
@@ -99,7 +101,7 @@ docker build -t "$TAG" --build-arg REVISION="$REVISION" \
     --label "$P.config=path=/etc/agentd/agentd.yaml,format=json-e,env=AGENT_CONFIG" \
     --label "$P.config-takes=principals,push" --label "$P.config-template=$T" \
     --label "$P.state=path=/var/lib/agentd,env=AGENTD_STATE_DIR" \
-    --label "$P.callbacks=schemes=https+http" --label "$P.defaults=events=off,push=off" \
+    --label "$P.callbacks=schemes=https+http" --label "$P.defaults=${DEFAULTS:-events=off,push=off}" \
     --label "$P.long-running-text=${LONG_RUNNING_TEXT:-hold-until-canceled}" \
     "$CTX"
 docker image inspect "$TAG" --format '{{.Id}} {{.Config.User}} {{json .Config.Entrypoint}}'
