@@ -6,8 +6,10 @@ at each ``--jobs`` setting and, when ``--tck DIR`` names a checkout of a2aprojec
 its own virtualenv in ``DIR/.venv``, ``run_tck.py --sut-host URL`` from that folder; prints every wall time
 and the ratio harness/TCK (below 1.0: the harness is faster). Usage::
 
-    python -m benchmarks.side_by_side [--agent scripted reference sdk] [--rounds 3] [--jobs 1 2]
+    python -m benchmarks.side_by_side [--agent scripted reference sdk] [--rounds 3] [--jobs 1 2 auto]
                                       [--tck DIR]
+
+``auto`` runs without ``--jobs``: the number the harness chooses by itself (its report's ``run.jobs``).
 
 The TCK is not a dependency of the project: fetch it from its public repository and install it into its own
 virtualenv (``python3 -m venv DIR/.venv && DIR/.venv/bin/pip install -e DIR``). Record the figures with the
@@ -50,9 +52,10 @@ def _wall(cmd: list[str], cwd: Path | None = None) -> tuple[float, int]:
     return time.monotonic() - t0, proc.returncode
 
 
-def harness(url: str, jobs: int, tmp: Path) -> tuple[float, int]:
+def harness(url: str, jobs: str, tmp: Path) -> tuple[float, int]:
+    given = [] if jobs == "auto" else ["--jobs", jobs]
     return _wall([sys.executable, "-m", "conformance.command", "agent", "--url", url, "--family", "a2a",
-                  "--jobs", str(jobs), *_own_ports(url), "--report-dir", str(tmp / f"r-{jobs}-{time.monotonic_ns()}")])
+                  *given, *_own_ports(url), "--report-dir", str(tmp / f"r-{jobs}-{time.monotonic_ns()}")])
 
 
 def tck(url: str, folder: Path) -> tuple[float, int]:
@@ -64,7 +67,7 @@ def main() -> int:
     ap.add_argument("--agent", nargs="+", choices=["scripted", "reference", "sdk"],
                     default=["sdk", "scripted", "reference"])
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--jobs", nargs="+", default=["1", "2", "auto"], help="--jobs settings; auto: none given")
     ap.add_argument("--tck", type=Path, help="a checkout of a2aproject/a2a-tck with its virtualenv in .venv")
     args = ap.parse_args()
     if args.tck and not (args.tck / "run_tck.py").is_file():

@@ -11,6 +11,12 @@ user asked for it.
 The command's process (``cli``, ``agent``, ``matrix``) installs this; so does the pytest plugin in the
 suite's processes (the controller and each xdist worker), so that a signal sent to one of them
 directly ends the run as cleanly as the command's forwarded SIGINT does.
+
+A suite process that dies (killed, out of memory, a crash of the interpreter) ends the run the same way,
+named :data:`CRASHED`: an xdist worker's death is seen by the controller, which stops the rest of the
+suite as Ctrl-C does (:func:`stop_group`; xdist would otherwise start a new worker and go on); the
+death of the suite's only (or controlling) process is seen by the command, which writes the report of
+the stopped run itself.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 INTERRUPT_FILE = "interrupted"
 #: The note of a row the run did not finish, and the word every rendering of an interrupted report uses.
 INTERRUPTED = "interrupted"
+#: What stopped a run whose suite process died, where a report names the signal that stopped a run.
+CRASHED = "suite crash"
+#: The file, in a run's private folder, where the suite's controller says which of its processes died.
+CRASH_FILE = "crashed"
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -69,6 +79,27 @@ def install() -> bool:
     return True
 
 
+def stop_group(name: str) -> None:
+    """End this process's run as the first stop signal would, named ``name``: every other process of the
+    process group this process leads (the xdist workers, with what they started in it) gets SIGINT, as
+    Ctrl-C in a terminal gives it, and :class:`RunInterrupted` is raised here. Later signals are only
+    noted. Only a group leader signals its group (a suite started by the command is one; a pytest run
+    in-process inside another session is not, and stops only itself)."""
+    global _first
+    if _first is None:
+        _first = name
+    if os.getpgrp() == os.getpid():
+        # This process ignores the SIGINT it sends to its group: the interrupt here is the one raised below.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            os.killpg(os.getpgrp(), signal.SIGINT)
+        except OSError:
+            pass
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    raise RunInterrupted(name)
+
+
 def uninstall() -> None:
     """Put back the handlers :func:`install` replaced (a pytest session run in-process ends)."""
     global _first
@@ -100,5 +131,5 @@ def unfinished(status: str, row_note: str | None) -> bool:
     return status == "not_measured" and (row_note or "").startswith(f"{INTERRUPTED}: ")
 
 
-__all__ = ["INTERRUPTED", "INTERRUPT_FILE", "STOP_SIGNALS", "RunInterrupted", "install", "note", "received", "signame",
-           "unfinished", "uninstall"]
+__all__ = ["CRASHED", "CRASH_FILE", "INTERRUPTED", "INTERRUPT_FILE", "STOP_SIGNALS", "RunInterrupted", "install",
+           "note", "received", "signame", "stop_group", "unfinished", "uninstall"]

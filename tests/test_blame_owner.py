@@ -27,6 +27,9 @@ check, and each other row is ``not_measured`` "blocked by <owner>: ..." (never f
   (AGENTD_ANN_004) cannot be read.
 * ``command-runs-as-chat``: a command is answered as a conversation turn (AGENTD_CMD_001); every check
   that sends commands, e.g. the reply's marker (AGENTD_CMD_010), stands on it.
+* ``subscribe-misses-updates`` (scripted agent): a subscription ends after the Task, before any update
+  (A2A_SUB_004); where a task stream ends (A2A_STREAM_005) and several subscriptions of one task
+  (A2A_SUB_005) are watched through subscriptions.
 
 And for defects whose behaviour a check once read beyond its own requirement (``PASSING``): the owner
 fails and the other row still passes (the differential property, DESIGN.md §2.11, on one row).
@@ -40,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.killmatrix import AGENTD, CLI, DETECTED, Reference, killed, outcomes
+from tests.killmatrix import AGENTD, CLI, CORE, DETECTED, Reference, killed, outcomes
 
 #: (reference, defect, the row owning the missing feature, the rows whose checks use that feature).
 CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
@@ -76,6 +79,9 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "admin-op-missing", "AGENTD_CMD_011", ("AGENTD_CMD_015",)),
     (AGENTD, "annotations-missing", "AGENTD_ANN_001", ("AGENTD_ANN_004",)),
     (AGENTD, "command-runs-as-chat", "AGENTD_CMD_001", ("AGENTD_CMD_010",)),
+    # a subscription that ends after the Task with no update (found by benchmarks.differential): where a task
+    # stream ends (STREAM_005) and several streams of one task (SUB_005) cannot be seen without updates
+    (CORE, "subscribe-misses-updates", "A2A_SUB_004", ("A2A_STREAM_005", "A2A_SUB_005")),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):

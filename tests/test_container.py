@@ -35,8 +35,8 @@ from conformance.targets.model import AgentTarget
 AGENTD_NOT_MEASURED: dict[str, str] = {}
 A2A_NOT_MEASURED: dict[str, str] = {}
 #: Conditional rows that do not apply to the reference (its card declares only JSON-RPC and no required
-#: extension), on either path.
-A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005", "A2A_EXT_002"}
+#: extension, and is not signed), on either path.
+A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005", "A2A_EXT_002", "A2A_CARD_011", "A2A_CARD_012"}
 RUN_ID = f"{PREFIX}.run-id"
 
 
@@ -276,20 +276,23 @@ def _wait_for_suite_container(engine: Any, run_id: str, proc: subprocess.Popen[b
     pytest.fail(f"no container of the suite appeared (the run exited {proc.poll()})")
 
 
-@pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "suite-crash"])
+@pytest.mark.parametrize(("how", "jobs"), [("ctrl-c", 1), ("sigterm", 1), ("suite-crash", 1), ("suite-crash", 2)],
+                         ids=["ctrl-c", "sigterm", "suite-crash", "suite-crash-jobs2"])
 def test_an_interrupted_or_crashed_run_leaves_no_container(engine: Any, image: str, tmp_path: Path,
-                                                           how: str) -> None:
+                                                           how: str, jobs: int) -> None:
     """Ctrl-C or SIGTERM (``kill``, ``timeout``, a cancelled CI job) on the command, or the suite's process
-    killed outright: the run ends (exit 3, one line) and every container and network it started is gone.
-    A stopped run's report says so: its unfinished rows are "interrupted" (never "no check implemented"),
-    and it claims no level. (Before, SIGTERM ended only the command while the suite went on starting
-    containers.)"""
+    that started the container killed outright (pytest itself, or with ``--jobs 2`` an xdist worker): the run
+    ends (exit 3, one line) and every container and network it started is gone. A stopped run's report says
+    so: its unfinished rows are "interrupted" (never "no check implemented"), and it claims no level.
+    (Before, SIGTERM ended only the command while the suite went on starting containers; with ``--jobs 2``
+    xdist replaced the killed worker and the run went on.)"""
     from conformance.command.run import STOP_GRACE
+    from conformance.interrupts import CRASHED
 
-    run_id = f"{how}-{os.getpid()}"
+    run_id = f"{how}-{jobs}-{os.getpid()}"
     proc = subprocess.Popen([sys.executable, "-m", "conformance.command", "agent", "--container", image,
-                             "--report-dir", str(tmp_path / "r")], env=_env(run_id), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             "--jobs", str(jobs), "--report-dir", str(tmp_path / "r")], env=_env(run_id),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         victim = _wait_for_suite_container(engine, run_id, proc, time.monotonic() + 120)
         t0 = time.monotonic()
@@ -306,11 +309,12 @@ def test_an_interrupted_or_crashed_run_leaves_no_container(engine: Any, image: s
             proc.wait()
     assert proc.returncode == 3, f"expected exit 3, got {proc.returncode}: {err[-1000:]!r}"
     assert _left(engine, run_id) == []
-    if how == "suite-crash":
-        return
     assert seconds < STOP_GRACE + 15, f"the run took {seconds:.1f}s to stop"
+    last = err.strip().splitlines()[-1]
+    assert ("the suite process crashed" if how == "suite-crash" else "interrupted (") in last, err[-1000:]
     report = _report(tmp_path / "r")
-    assert report["report"]["interrupted"] == ("SIGINT" if how == "ctrl-c" else "SIGTERM"), report["report"]
+    assert report["report"]["interrupted"] == {"ctrl-c": "SIGINT", "sigterm": "SIGTERM"}.get(how, CRASHED), \
+        report["report"]
     assert report["report"]["levels_satisfied"] == []
     notes = [row.get("note") or "" for row in report["requirements"].values()]
     assert not [n for n in notes if n.startswith("no check implemented")], "rows said to have no check"

@@ -99,10 +99,13 @@ def test_reading_a2a_version_only_from_headers_fails_no_must_row(report: Report)
     row = doc["requirements"]["A2A_VER_005"]
     assert row["status"] == "fail", row
     assert row["parts"] == {"honoured": "fail", "judged": "not_measured"}, row
-    assert doc["summary"]["level_may"]["fail"] == 1, doc["summary"]
     from conformance.registry import default_registry as registry
 
     assert registry()["A2A_VER_005"].level == "may"
+    # The other MAY it does not do: its card route sends no Last-Modified (A2A_CARD_013, §8.6.1).
+    may_fails = {rid for rid, r in doc["requirements"].items() if r["level"] == "may" and r["status"] == "fail"}
+    assert may_fails == {"A2A_VER_005", "A2A_CARD_013"}, may_fails
+    assert doc["summary"]["level_may"]["fail"] == 2, doc["summary"]
 
 
 def test_no_note_sends_the_user_to_the_bundled_fixtures(report: Report) -> None:
@@ -110,3 +113,12 @@ def test_no_note_sends_the_user_to_the_bundled_fixtures(report: Report) -> None:
     give it): running the bundled references would measure those, not this agent."""
     sending = {rid: e.note for rid, e in report.requirements.items() if "--launch" in (e.note or "")}
     assert not sending, sending
+
+
+def test_the_rows_of_two_callers_are_na_for_an_agent_declaring_no_security(report: Report) -> None:
+    """The plain SDK agent declares no security scheme and cannot be started declaring one, so no two callers
+    of it can be told apart: whether one caller's task is hidden from another does not apply (na), never a fail."""
+    for rid in ("A2A_LIST_009", "A2A_SEC_003"):
+        row = report.requirements[rid]
+        assert row.status == "na", (rid, row.status, row.note)
+        assert "declares no security scheme" in (row.note or "") and "two callers" in (row.note or ""), row.note

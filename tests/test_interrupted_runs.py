@@ -7,6 +7,10 @@ process whose environment names the run's private TMPDIR: the command, pytest, t
 nothing may be left in that TMPDIR, and the report must say the run was interrupted: the check in
 flight ``not_measured`` "interrupted" (never a fail of the tool), no tier claimed, no COMPLIANCE.md,
 and the folder still verifiable. One run per signal, shared by the assertions.
+
+A run whose suite process dies (SIGKILL on the process running the slow check: pytest itself with
+``--jobs 1``, an xdist worker with ``--jobs 2``) ends the same way, the report naming the crash: before, with
+two workers, xdist started a new worker and the run went on, the crashed check a fail of the tool.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import pytest
 import yaml
 
 from conformance.command.run import STOP_GRACE
-from conformance.interrupts import unfinished
+from conformance.interrupts import CRASHED, unfinished
 from conformance.outcome import NOT_MEASURED, PASS, Outcome
 from conformance.registry import default_registry
 from conformance.report.model import load_report
@@ -118,6 +122,98 @@ def stopped(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         os.kill(pid, signal.SIGKILL)
     return Stopped(request.param, folder, tmp, code, seconds, left, (logs / "stdout").read_text(encoding="utf-8"),
                    (logs / "stderr").read_text(encoding="utf-8"))
+
+
+def _settle(marker: bytes) -> list[tuple[int, bytes]]:
+    """The run's processes still alive a moment after it exited (a killed process leaves /proc a moment after
+    its parent saw it go), each then killed so that none is left to the next test."""
+    settle = time.monotonic() + 3
+    left = _processes(marker)
+    while left and time.monotonic() < settle:
+        time.sleep(0.05)
+        left = _processes(marker)
+    for pid, _ in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def _ancestors(pid: int) -> list[tuple[int, bytes]]:
+    """``pid``'s parent, its parent, and so on, each with its command line."""
+    out = []
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                pid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                out.append((pid, fh.read()))
+        except OSError:
+            break
+    return out
+
+
+#: A second, quick row: with one row selected the run uses one process whatever --jobs says.
+QUICK_ROW = "A2ACLI_OUT_002"
+
+
+@pytest.fixture(scope="module", params=[1, 2], ids=["jobs1", "jobs2"])
+def crashed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Stopped:
+    """The run, its suite process (pytest itself, or the xdist worker) killed while the slow check's CLI runs."""
+    jobs = request.param
+    base = tmp_path_factory.mktemp(f"crashed-jobs{jobs}")
+    tmp, folder = base / "tmp", base / "report"
+    marker = str(tmp).encode()
+    proc, logs = _start(tmp, folder, "--only", ROW, QUICK_ROW, "--jobs", str(jobs))
+    try:
+        deadline = time.monotonic() + 180
+        while not (slow := [pid for pid, cmd in _processes(marker) if SLOW_ARGV in cmd]):
+            assert proc.poll() is None, f"the run ended (exit {proc.returncode}) before its slow check ran"
+            assert time.monotonic() < deadline, "the slow check's CLI never started"
+            time.sleep(0.05)
+        chain = _ancestors(slow[0])
+        at = next(i for i, (_, cmd) in enumerate(chain) if b"pytest" in cmd and b"--conformance-report" in cmd)
+        victim, what = chain[at] if jobs == 1 else chain[at - 1]
+        assert at >= (0 if jobs == 1 else 1) and b"--conformance-report" in what or jobs == 2, chain
+        if jobs == 2:
+            assert b"pytest" not in what and b"python" in what, f"not an xdist worker: {what!r}"
+        t0 = time.monotonic()
+        os.kill(victim, signal.SIGKILL)
+        code = proc.wait(timeout=BOUND + 60)
+        seconds = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    left = _settle(marker)
+    return Stopped(CRASHED, folder, tmp, code, seconds, left, (logs / "stdout").read_text(encoding="utf-8"),
+                   (logs / "stderr").read_text(encoding="utf-8"))
+
+
+def test_a_crashed_suite_process_ends_the_run_as_an_interrupt(crashed: Stopped) -> None:
+    """Exit 3 within the bound, one line saying the suite process crashed, nothing of the run left; the
+    report is the stopped run's (the check in flight "interrupted", never a fail of the tool, nothing
+    claimed, no COMPLIANCE.md) and it is sealed: ``report verify`` finds nothing wrong. Before, with
+    ``--jobs 2``, xdist replaced the worker and the run went on."""
+    assert crashed.code == 3, f"exit {crashed.code}; stderr {crashed.stderr[-800:]!r}"
+    assert crashed.seconds < BOUND, f"the run took {crashed.seconds:.1f}s to stop (bound {BOUND}s)"
+    assert crashed.left == [], f"processes of the run still alive after it exited: {crashed.left}"
+    # The run's private folder (the context, the secrets in clear) is gone; what the killed process itself made
+    # in TMPDIR (the CLI's isolated home) it could not remove.
+    private = [p for p in crashed.tmp.iterdir() if p.name.startswith("agentd-conformance-")]
+    assert private == [], f"the run left its private folder: {private}"
+    last = crashed.stderr.strip().splitlines()[-1]
+    assert "the suite process crashed" in last and str(crashed.folder) in last, crashed.stderr[-800:]
+    assert "Traceback" not in crashed.stderr, crashed.stderr[-2000:]
+    assert "replacing crashed worker" not in (crashed.folder / "pytest.log").read_text(encoding="utf-8")
+    report = load_report(crashed.folder, default_registry())
+    assert report.identity.interrupted == CRASHED
+    row = report.requirements[ROW]
+    assert row.status == NOT_MEASURED and unfinished(row.status, row.note), (row.status, row.note)
+    assert not [rid for rid, e in report.rows("fail", "partial")], "a crashed run recorded a fail"
+    assert report.identity.tier_claimed is None and not [g for g, s in report.summary.items() if s.satisfied]
+    assert not (crashed.folder / "COMPLIANCE.md").exists()
+    assert f"Interrupted ({CRASHED})" in crashed.stdout and "Tier claimed: none" in crashed.stdout
+    checked, problems = verify(crashed.folder, default_registry())
+    assert problems == [] and checked is not None, problems
 
 
 def test_the_whole_run_ends_within_the_bound(stopped: Stopped) -> None:

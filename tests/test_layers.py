@@ -32,7 +32,7 @@ LAYERS: list[set[str]] = [
 ]
 #: Below every layer: they import no layer (only one another, the standard library and third parties).
 BASE = {"paths", "yamldoc", "revision", "registry", "outcome", "evidence", "context", "redact", "scrub", "interrupts",
-        "provenance", "allure_labels", "agentd_page", "tls", "fixtures", "__init__", "__main__"}
+        "provenance", "allure_labels", "agentd_page", "tls", "fixtures", "pytest_main", "__init__", "__main__"}
 RANK = {name: i for i, group in enumerate(LAYERS) for name in group}
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from conformance.a2a.security import declares_security, requires_credential
 from conformance.clicheck.features import OWNERS
 from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
@@ -108,8 +109,9 @@ COMPLETED = (0, 1)
 #: a2a: the card is served at the well-known path; each declared interface speaks its binding.
 OWN_FAILS = {
     "agentd": {"AGENTD_DECL_001", "AGENTD_DECL_002", "AGENTD_DECL_003", "AGENTD_DECL_005", "AGENTD_DECL_013"},
-    # a card served without caching headers fails the rows that demand them (A2A_CARD_008/009, SHOULD)
-    "a2a": {"A2A_CARD_001", "A2A_CARD_007", "A2A_CARD_008", "A2A_CARD_009"},
+    # a card served without caching headers fails the rows that demand them (A2A_CARD_008/009, SHOULD;
+    # A2A_CARD_013, Last-Modified, a MAY)
+    "a2a": {"A2A_CARD_001", "A2A_CARD_007", "A2A_CARD_008", "A2A_CARD_009", "A2A_CARD_013"},
 }
 
 
@@ -133,6 +135,14 @@ def _excluded(condition: str, card: dict[str, Any] | None) -> bool:
     caps = card.get("capabilities") or {}
     bindings = {i.get("protocolBinding") for i in card.get("supportedInterfaces") or []}
     spelled = {"JSON-RPC": "JSONRPC", "HTTP+JSON": "HTTP+JSON", "gRPC": "GRPC"}
+    if condition == "the card declares capabilities.extendedAgentCard and a security scheme":
+        return not (caps.get("extendedAgentCard") is True and declares_security(card))
+    if condition.startswith("the card declares security requirements every caller must meet"):
+        return not requires_credential(card)
+    if condition.startswith("the card declares a security scheme"):
+        return not declares_security(card)
+    if condition.startswith("the card declares signatures"):
+        return not card.get("signatures")
     if condition.startswith("the card declares capabilities."):
         return caps.get(condition.rsplit(".", 1)[1]) is not True
     if condition.startswith("the card declares a") and condition.endswith("interface"):
@@ -252,8 +262,10 @@ def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None
       behaviour row, is what the target got wrong), including A2A_CARD_004/005/006.
     * Rows conditional on what this card does not declare are na, genuinely: SUB/STREAM on
       capabilities.streaming, PUSH on capabilities.pushNotifications, ERR_002/ERR_005 on a gRPC or
-      HTTP+JSON interface. Rows conditional on a JSON-RPC interface (ERR_003/004, DATA_003, VER_005)
+      HTTP+JSON interface, CARD_010/SEC_002/SEC_003/LIST_009 on security it does not declare, CARD_011/012 on signatures
+      it does not carry. Rows conditional on a JSON-RPC interface (ERR_003/004, DATA_003, VER_005)
       are not na: their condition holds, so they are blocked like the others.
+    * A2A_CARD_008/009/013 fail: the card is served without the caching headers they ask for.
     """
     with serve_a2a_nothing() as url:
         code, report, err = _run_agent(url, "a2a", tmp_path / "r")
@@ -265,10 +277,10 @@ def test_an_a2a_shaped_nothing_passes_only_its_card_rows(tmp_path: Path) -> None
     assert passes <= {"A2A_CARD_001", "A2A_CARD_002", "A2A_CARD_003"}, passes
     assert reqs["A2A_CARD_007"].status == "fail", reqs["A2A_CARD_007"]
     assert "-32601" in (reqs["A2A_CARD_007"].note or "")
-    # The card's caching headers (A2A_CARD_008/009, SHOULD) are judged on the card itself: a card served
-    # without them fails them, whatever else the target does.
+    # The card's caching headers (A2A_CARD_008/009, SHOULD; A2A_CARD_013, MAY) are judged on the card
+    # itself: a card served without them fails them, whatever else the target does.
     for rid, e in reqs.items():
-        if rid in passes or rid in ("A2A_CARD_007", "A2A_CARD_008", "A2A_CARD_009"):
+        if rid in passes or rid in ("A2A_CARD_007", "A2A_CARD_008", "A2A_CARD_009", "A2A_CARD_013"):
             continue
         assert e.status in ("not_measured", "na"), (rid, e)
         if e.status == "not_measured":

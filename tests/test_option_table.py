@@ -5,6 +5,7 @@ so a target the command can check is one a matrix can check; and a key given rea
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,17 +15,18 @@ import yaml
 
 from conformance.campaign.targets_file import _KEYS, load_targets
 from conformance.command.parser import build_parser
+from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
 from conformance.report import load_report
+from conformance.targets.options import OPTIONS, options_of, options_table_md
 from tests.test_cli_robustness import cli_runs
 from tests.test_command import _env
 
 #: Flags that are about the run, not the target (a matrix sets them once for every target, or has its own).
 RUN_FLAGS = {"jobs", "report_dir", "timeout", "allure_dir", "baseline", "write_baseline", "rerun_failed",
              "require_tier", "require_level"}
-#: Flags whose targets-file key is spelled otherwise (a list or mapping of what the flag gives one at a time).
-RENAMED = {"fact": "facts", "token": "tokens_env", "defect": "defects", "allow_origin": "allow_origins",
-           "container_env": "container", "container_env_plain": "container"}
+#: Flags naming what to run, whose targets-file keys are the entry's own (not a target option).
+ENTRY_FLAGS = {"tier", "family", "name", "only"}
 
 
 def _flags(command: str) -> set[str]:
@@ -34,16 +36,40 @@ def _flags(command: str) -> set[str]:
 
 
 @pytest.mark.parametrize("command", ["cli", "agent"])
-def test_every_flag_describing_the_target_is_a_targets_file_key(command: str) -> None:
-    keys = _KEYS[command]
-    missing = sorted(f for f in _flags(command) - RUN_FLAGS if RENAMED.get(f, f) not in keys)
-    assert not missing, f"`{command}` flags a targets file cannot say: {missing}"
+def test_every_flag_describing_the_target_comes_from_the_one_table(command: str) -> None:
+    """The parser's flags are the table's options, the run's flags and the entry's: nothing added by hand
+    beside the table; and every option's key is a key of the targets file."""
+    table = {o.dest for o in options_of(command)}
+    assert _flags(command) - RUN_FLAGS - ENTRY_FLAGS == table, _flags(command) ^ table
+    assert {o.key for o in options_of(command)} | (_flags(command) & ENTRY_FLAGS) <= _KEYS[command]
 
 
-def test_the_exemptions_name_real_flags() -> None:
-    """The two lists above cannot hold a flag that is gone (an exemption that no longer exempts anything)."""
-    flags = _flags("cli") | _flags("agent")
-    assert not (RUN_FLAGS | set(RENAMED)) - flags, (RUN_FLAGS | set(RENAMED)) - flags
+def test_the_readme_names_every_option_as_a_flag_and_as_a_key() -> None:
+    """The docs are held to the table: the README names each flag, and each key a flag does not spell."""
+    readme = (PACKAGE_DIR.parent / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|[a-z][a-z_]*)(?![\w-])", readme))
+    missing = [o.flag for o in OPTIONS if o.flag not in named]
+    missing += [o.key for o in OPTIONS if o.key not in named]
+    assert not missing, f"the README does not name: {missing}"
+
+
+def test_the_readme_shows_the_table_as_it_is() -> None:
+    readme = (PACKAGE_DIR.parent / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("<!-- options:begin -->\n", 1)[1].split("<!-- options:end -->", 1)[0]
+    assert shown == options_table_md(), "README.md's options table differs from conformance/targets/options.py"
+
+
+def test_every_key_of_the_table_is_read_by_the_loader(tmp_path: Path) -> None:
+    """A value of the wrong form is refused naming the key, for every key the table gives a form to check."""
+    wrong = {"text": 3, "path": 3, "seconds": 0, "pairs": ["x"], "list": "x"}
+    for opt in OPTIONS:
+        if opt.form not in wrong or opt.form == "pairs" and opt.key == "container":
+            continue
+        entry = {"name": "x", "kind": opt.kind, opt.key: wrong[opt.form]}
+        f = tmp_path / "t.yaml"
+        f.write_text(yaml.safe_dump({"targets": [entry]}), encoding="utf-8")
+        with pytest.raises(ValueError, match=rf"targets\[0\] \(x\)\.{opt.key}"):
+            load_targets(f)
 
 
 def test_bad_values_of_the_new_keys_are_errors_naming_the_key(tmp_path: Path) -> None:

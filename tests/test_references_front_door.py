@@ -41,6 +41,15 @@ NEED_A_WORKING_TASK = {"A2A_CANCEL_001", "A2A_SUB_001", "A2A_MULTI_001", "A2A_SE
 JSONRPC_ONLY_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005"}
 #: Neither card marks an extension required, and a running agent cannot be restarted marking one: na.
 NO_REQUIRED_EXTENSION_NA = {"A2A_EXT_002"}
+#: The scripted agent served so declares no security scheme, and a running agent cannot be restarted
+#: declaring one: the rows about refusing a caller without a credential do not apply (conditional).
+NO_SECURITY_NA = {"A2A_CARD_010", "A2A_SEC_002", "A2A_LIST_009", "A2A_SEC_003"}
+#: The rows needing two callers of different principals (a task of one hidden from the other).
+TWO_CALLERS = {"A2A_LIST_009", "A2A_SEC_003"}
+#: Two more principals of the reference agentd, peers of each other (neither an operator), and their tokens.
+PEER_TOKENS = {"user": "front-door-peer-user-41d7c0e9", "agent": "front-door-peer-agent-9a2e5b73"}
+#: Neither reference signs its card as served, and a running agent cannot be restarted signing it: na.
+UNSIGNED_NA = {"A2A_CARD_011", "A2A_CARD_012"}
 REFERENCE = [*REFERENCE_AGENTD, "--principal", f"op:{TOKEN}:operator"]
 BOTH = [pytest.param(REFERENCE, {"Authorization": f"Bearer {TOKEN}"}, id="reference-agentd"),
         pytest.param(SCRIPTED_CORE, {}, id="scripted-agent")]
@@ -131,10 +140,13 @@ def _judge(reqs: dict[str, Any], not_measured: set[str], na: frozenset[str] | se
 
 @pytest.mark.timeout(600)
 def test_the_reference_agentd_passes_the_a2a_family_through_url(tmp_path: Path) -> None:
-    """Given the operator's token and the message it holds a task for (``hold``)."""
-    with served(REFERENCE) as url:
-        reqs = _a2a_report(tmp_path, url, "--token", f"operator={TOKEN}", "--long-running-text", "hold")
-    _judge(reqs, NEED_A_MOVED_TASK, JSONRPC_ONLY_NA | NO_REQUIRED_EXTENSION_NA)
+    """Given the operator's token and the message it holds a task for (``hold``), and the tokens of two peer
+    principals (user, agent), so a task of one is seen hidden from the other (A2A_LIST_009, A2A_SEC_003)."""
+    peers = [f"--principal={role[:2]}:{tok}:{role}" for role, tok in PEER_TOKENS.items()]
+    tokens = [a for role, tok in PEER_TOKENS.items() for a in ("--token", f"{role}={tok}")]
+    with served([*REFERENCE, *peers]) as url:
+        reqs = _a2a_report(tmp_path, url, "--token", f"operator={TOKEN}", *tokens, "--long-running-text", "hold")
+    _judge(reqs, NEED_A_MOVED_TASK, JSONRPC_ONLY_NA | NO_REQUIRED_EXTENSION_NA | UNSIGNED_NA)
 
 
 @pytest.mark.timeout(600)
@@ -142,7 +154,19 @@ def test_the_scripted_agent_passes_the_a2a_family_through_url(tmp_path: Path) ->
     """Checked without its long-running text, so the rows needing a working task say how to give one."""
     with served(SCRIPTED_CORE) as url:
         reqs = _a2a_report(tmp_path, url)
-    _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK, NO_REQUIRED_EXTENSION_NA)
+    _judge(reqs, NEED_A_MOVED_TASK | NEED_A_WORKING_TASK, NO_REQUIRED_EXTENSION_NA | NO_SECURITY_NA | UNSIGNED_NA)
+
+
+@pytest.mark.timeout(300)
+def test_one_credential_leaves_the_rows_of_two_callers_not_measured(tmp_path: Path) -> None:
+    """Through --url with the operator's token alone, whether a task of one caller is hidden from another
+    cannot be seen: not_measured (never a fail), saying that two --token roles would measure it."""
+    with served(REFERENCE) as url:
+        reqs = _a2a_report(tmp_path, url, "--token", f"operator={TOKEN}", "--only", *sorted(TWO_CALLERS))
+    for rid in TWO_CALLERS:
+        assert reqs[rid]["status"] == "not_measured", (rid, reqs[rid])
+        assert "two callers" in reqs[rid]["note"] and "--token user=TOKEN --token agent=TOKEN" in reqs[rid]["note"], (
+            rid, reqs[rid]["note"])
 
 
 #: The reference agentd's principals, one per role, as a user configures their daemon and hands the tokens over.

@@ -182,7 +182,7 @@ def test_card_lists_interfaces_in_order_with_versions_tenants_and_schemes(
         ("JSONRPC", "0.3", None),
     ]
     assert [i["url"] for i in served["supportedInterfaces"]] == [
-        agent.grpc_target,
+        agent.grpc_url,
         agent.rest_url,
         agent.jsonrpc_url,
     ]

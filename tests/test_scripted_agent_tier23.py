@@ -484,7 +484,7 @@ def test_a_required_extension_not_requested_is_refused_on_every_binding(http: ht
 def test_grpc_only_and_two_transport_cards(http: httpx.Client) -> None:
     with ScriptedAgent(Script(card=CardSpec(interfaces=(Interface("GRPC"),))), grpc=True) as agent:
         card = http.get(agent.card_url).json()
-        assert card["supportedInterfaces"] == [{"url": agent.grpc_target, "protocolBinding": "GRPC",
+        assert card["supportedInterfaces"] == [{"url": agent.grpc_url, "protocolBinding": "GRPC",
                                                 "protocolVersion": "1.0"}]
         channel, stub = grpc_stub(agent)
         with channel:
@@ -654,3 +654,35 @@ def test_each_conform_defect_breaks_a_strict_reading_of_a_smoke_check_step(http:
             except (ParseError, a2a_errors.InvalidParamsError) as exc:
                 broken.append(f"{type(proto).__name__}: {exc}")
         assert bool(broken) == (defect is not None), f"{defect}: {broken}"
+
+
+# ----------------------------------------------------------------------------- tasks per caller
+
+
+def _send_as(http: httpx.Client, agent: ScriptedAgent, token: str) -> dict[str, Any]:
+    msg = {"messageId": f"m-{uuid.uuid4()}", "role": "ROLE_USER", "parts": [{"text": "mine"}]}
+    answer = rpc(http, agent, "SendMessage", {"message": msg}, {"Authorization": f"Bearer {token}"}).json()
+    return dict(answer["result"]["task"])
+
+
+@pytest.mark.parametrize("defect", [None, "list-shows-others-tasks", "get-reveals-others-task"])
+def test_a_task_is_its_makers_where_the_scheme_tells_callers_apart(http: httpx.Client, defect: str | None) -> None:
+    """A bearer scheme accepting two callers' tokens: a task is visible to the caller that made it only (the other
+    gets TaskNotFoundError from GetTask and CancelTask, and ListTasks leaves it out); each defect undoes exactly its
+    own operation. With one token there is one caller, and every task is shared as before."""
+    script = core_script(secured="tok-maker", callers=("tok-other",), defects=[defect] if defect else [])
+    with ScriptedAgent(script, grpc=True) as agent:
+        task = _send_as(http, agent, "tok-maker")
+        other = {"Authorization": "Bearer tok-other"}
+        got = rpc(http, agent, "GetTask", {"id": task["id"]}, other).json()
+        listed = rpc(http, agent, "ListTasks", {}, other).json()["result"].get("tasks", [])
+        cancel = rpc(http, agent, "CancelTask", {"id": task["id"]}, other).json()
+        mine = rpc(http, agent, "GetTask", {"id": task["id"]}, {"Authorization": "Bearer tok-maker"}).json()
+    assert mine["result"]["id"] == task["id"]
+    assert cancel["error"]["code"] == -32001, cancel
+    assert (got.get("result", {}).get("id") == task["id"]) == (defect == "get-reveals-others-task"), got
+    assert (got.get("error") or {}).get("code", -32001) == -32001, got
+    assert ([t["id"] for t in listed] == [task["id"]]) == (defect == "list-shows-others-tasks"), listed
+    with ScriptedAgent(core_script(secured="tok-only"), grpc=True) as agent:
+        rec = agent.task(_send_as(http, agent, "tok-only")["id"])
+        assert rec is not None and rec.owner is None

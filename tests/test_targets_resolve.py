@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from conformance.targets import WELL_KNOWN_PATH, AgentLocation, resolve
+from conformance.targets.resolve import WELL_KNOWN_PATH, AgentLocation, resolve
 from tests.wire_servers import serve_http
 
 BASE = "/agents/x"

@@ -8,6 +8,7 @@ from a2a.types import a2a_pb2 as pb
 
 from conformance.a2a.messages import text_message
 from conformance.a2a.tasks import event_kind, event_state
+from conformance.judge import blocked_by
 from conformance.outcome import fail
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller, StreamAnswer
@@ -33,17 +34,28 @@ def stream_message(caller: Caller, text: str = "conformance stream") -> StreamAn
     return caller.stream("SendStreamingMessage", {"message": text_message(text)}, deadline=DEADLINE, idle=IDLE)
 
 
-def must_stream(ans: StreamAnswer, what: str) -> None:
+#: The row whose own text demands that SendStreamingMessage answers a stream.
+STREAM_ROW = "A2A_STREAM_001"
+
+
+def must_stream(ans: StreamAnswer, what: str, owner: str | None = None) -> None:
     """The answer must be a stream with at least one event (its frames are read leniently: their form is
-    A2A_STREAM_002's and the DATA rows' to judge)."""
+    A2A_STREAM_002's and the DATA rows' to judge). ``owner``: the row whose own text demands the stream
+    (e.g. :data:`STREAM_ROW`), for a check of another row that only reads one: no stream is then that row's
+    fail, and this check is blocked by it."""
+    def end(why: str) -> None:
+        if owner is not None:
+            blocked_by(owner, why)
+        fail(why)
+
     if ans.transport_error:
-        fail(f"{what}: {ans.transport_error}")
+        end(f"{what}: {ans.transport_error}")
     if ans.error is not None and not ans.events:
-        fail(f"{what}: answered an error instead of a stream: {ans.quote()}")
+        end(f"{what}: answered an error instead of a stream: {ans.quote()}")
     if not ans.is_stream:
-        fail(f"{what}: not a stream: {ans.quote()}")
+        end(f"{what}: not a stream: {ans.quote()}")
     if not ans.events:
-        fail(f"{what}: the stream carried no event: {ans.quote()}")
+        end(f"{what}: the stream carried no event: {ans.quote()}")
 
 
 def subscribe_and_move(agent: CoreAgent, caller: Caller, tid: str, to: str) -> StreamAnswer:

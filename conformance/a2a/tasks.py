@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from conformance.judge.blame import blocked_by
@@ -76,3 +76,17 @@ def timestamps(obj: Any, path: str = "$") -> Iterable[tuple[str, Any]]:
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             yield from timestamps(v, f"{path}[{i}]")
+
+
+#: The row whose own text demands that every new task gets an id of its own.
+UNIQUE_ID_ROW = "A2A_SEND_003"
+
+
+def distinct(*tasks: Mapping[str, Any]) -> None:
+    """Tasks a check made to tell apart must have ids of their own; when the agent gave two of them the same
+    id, the check is blocked by :data:`UNIQUE_ID_ROW` (the id's uniqueness is that row's, not the caller's)."""
+    seen = [str(t.get("id")) for t in tasks]
+    repeated = sorted({i for i in seen if seen.count(i) > 1})
+    if repeated:
+        blocked_by(UNIQUE_ID_ROW, f"the agent gave {len(seen)} new tasks the id(s) {repeated}, so they cannot be "
+                                  "told apart")

@@ -58,16 +58,20 @@ from typing import Any
 import yaml
 
 from conformance.targets.model import AgentTarget, CliTarget
+from conformance.targets.options import keys_of
 
+#: Per kind of target, the keys of an entry: what to run (name, kind, family, only, tier) and the target's own
+#: options, from the one table of them (:mod:`conformance.targets.options`).
 _KEYS = {
-    "cli": {"name", "kind", "exe", "adapter", "skill", "env", "env_plain", "tier", "only", "cli_timeout",
-            "language", "repository", "maintainer"},
-    "agent": {"name", "kind", "family", "launch", "url", "unix", "container", "tokens_env", "facts", "only",
-              "defects", "long_running_text", "call_timeout", "allow_origins", "agentd_binary", "schema_source",
-              "spec_revision"},
+    "cli": {"name", "kind", "tier", "only"} | keys_of("cli"),
+    "agent": {"name", "kind", "family", "only"} | keys_of("agent"),
 }
 CONTAINER_KEYS = {"image", "port", "env", "secret_env_from", "socket_dir", "tokens_env", "switches", "ready_path",
                   "ready_timeout", "network", "command"}
+
+
+#: What the list keys hold, for their error messages.
+_LIST_OF = {"defects": "defect names", "allow_origins": "origins (scheme://host:port)"}
 
 
 class TargetFileError(ValueError):
@@ -143,14 +147,13 @@ def load_targets(path: Path) -> list[Entry]:
         if unknown:
             raise _err(path, where, f"unknown key(s) {sorted(unknown)}")
         t = dict(raw)
-        for key in ("exe", "url", "unix", "launch", "family", "long_running_text", "language", "repository",
-                    "maintainer", "agentd_binary", "schema_source", "spec_revision"):
+        for key in sorted(keys_of(kind, "text", "path") | {"family"}):
             if key in t and t[key] is not None and not isinstance(t[key], str):
                 raise _err(path, f"{where}.{key}", "must be a string")
-        for key in ("adapter", "skill", "unix"):
+        for key in sorted(keys_of(kind, "path")):
             if t.get(key):
                 t[key] = str((path.parent / t[key]).resolve()) if not os.path.isabs(t[key]) else t[key]
-        for key in ("env", "env_plain", "facts", "tokens_env"):
+        for key in sorted(keys_of(kind, "pairs") - keys_of(kind, "container")):
             v = t.get(key)
             if v is not None and not (isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
                                                                    for k, x in v.items())):
@@ -159,7 +162,7 @@ def load_targets(path: Path) -> list[Entry]:
             raise _err(path, f"{where}.only", "must be a list of requirement ids")
         if kind == "cli" and "tier" in t and t["tier"] not in (1, 2, 3):
             raise _err(path, f"{where}.tier", "must be 1, 2 or 3")
-        for key in ("cli_timeout", "call_timeout"):
+        for key in sorted(keys_of(kind, "seconds")):
             seconds = t.get(key, 1)
             if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds < float("inf"):
                 raise _err(path, f"{where}.{key}", "must be a positive number of seconds")
@@ -169,12 +172,9 @@ def load_targets(path: Path) -> list[Entry]:
                 raise _err(path, where, f"give one of launch, url, unix, container (got {given})")
             if "container" in t:
                 _check_container(path, f"{where}.container", t["container"])
-            if "defects" in t and not (isinstance(t["defects"], list) and all(isinstance(x, str) and x
-                                                                              for x in t["defects"])):
-                raise _err(path, f"{where}.defects", "must be a list of defect names")
-            if "allow_origins" in t and not (isinstance(t["allow_origins"], list)
-                                             and all(isinstance(x, str) and x for x in t["allow_origins"])):
-                raise _err(path, f"{where}.allow_origins", "must be a list of origins (scheme://host:port)")
+            for key in sorted(keys_of(kind, "list")):
+                if key in t and not (isinstance(t[key], list) and all(isinstance(x, str) and x for x in t[key])):
+                    raise _err(path, f"{where}.{key}", f"must be a list of {_LIST_OF.get(key, 'strings')}")
             if t.get("family", "agentd") not in ("agentd", "a2a"):
                 raise _err(path, f"{where}.family", "must be agentd or a2a")
             for role, var in (t.get("tokens_env") or {}).items():

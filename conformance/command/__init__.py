@@ -31,6 +31,7 @@ from conformance.command.errors import (
     EXIT_USAGE,
     HarnessFailure,
     NothingToRerun,
+    SuiteCrashed,
     UsageFailure,
     one_line,
 )
@@ -77,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = one_line(exc)
         sys.stderr.write(f"agentd-conformance: {text}\n" if not text.startswith("agentd-conformance") else f"{text}\n")
         return EXIT_USAGE
+    except SuiteCrashed as exc:
+        from conformance.command.run import crashed
+
+        return crashed(exc)
     except (HarnessFailure, RegistryError) as exc:
         sys.stderr.write(f"agentd-conformance: {one_line(exc)}\n")
         return EXIT_HARNESS

@@ -23,6 +23,7 @@ from conformance.command.run import (
     read_report,
     run_suite,
     started,
+    workers,
 )
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
@@ -31,9 +32,7 @@ from conformance.pipeline import conclude
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, RunInfo
 from conformance.targets import lifecycle
-from conformance.targets.core import speaks_only_0_3
 from conformance.targets.model import CONTAINER, LAUNCH, AgentTarget, TargetError
-from conformance.targets.preflight import preflight
 from conformance.targets.run_image import argv_for
 
 #: The JSON Schema bundles of the agentd page (``--schema-source``).
@@ -90,9 +89,11 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
         except ReportWriteError as exc:
             raise HarnessFailure(str(exc)) from exc
         return planned.conclude(0, opts)
-    sys.stderr.write(f"agentd-conformance: checking {name} ({opts.family}) → {out}\n")
+    jobs = workers(opts.jobs, opts.family, planned.ids)
+    ctx.run["jobs"] = jobs.line()
+    sys.stderr.write(f"agentd-conformance: checking {name} ({opts.family}) → {out}; --jobs {jobs.line()}\n")
     try:
-        code = run_suite(suite, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)
+        code = run_suite(suite, ctx, out, jobs.n, opts.timeout, opts.allure_dir)
     finally:
         if target.kind == CONTAINER:
             lifecycle.cleanup(target)
@@ -104,6 +105,11 @@ def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> str | None:
     the user did not give or refuses the one given (exit 3, with a report whose every row is
     not_measured, naming the reason). Returns why the a2a family does not apply when the agent speaks only
     A2A 0.3 (said in one line), else None."""
+    # Here, not at the top: the probes' HTTP client (httpx, the A2A SDK) is start-up a run of a launched or
+    # contained target never needs in this process (tests/test_front_imports.py).
+    from conformance.targets.core import speaks_only_0_3
+    from conformance.targets.preflight import preflight
+
     url = target.url or f"unix://{target.path}"
     tokens = target.tokens
     bearer = tokens.get("operator") or next(iter(tokens.values()), None)

@@ -21,7 +21,7 @@ from conformance.command.identity import (
     secret_free_argv,
     tool_version,
 )
-from conformance.command.run import RunOptions, command_line, pairs, plan, run_suite, started
+from conformance.command.run import RunOptions, command_line, pairs, plan, run_suite, started, workers
 from conformance.context import RunContext
 from conformance.paths import SUITES_DIR
 from conformance.registry import default_registry
@@ -79,10 +79,12 @@ def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None
              "bundled_target": bundled, "caveats": caveats, "env_given": sorted(given_env),
              "command": command_line(public_argv(secret_free_argv(sys.argv[1:]))), "started": started()},
         secrets=target.secrets(), scope=planned.ids, scope_note=planned.note)
-    sys.stderr.write(f"agentd-conformance: checking {shlex.join(target.prefix)} → {out}\n")
+    jobs = workers(opts.jobs, "a2acli", planned.ids)
+    ctx.run["jobs"] = jobs.line()
+    sys.stderr.write(f"agentd-conformance: checking {shlex.join(target.prefix)} → {out}; --jobs {jobs.line()}\n")
     t0 = time.monotonic()
-    code = run_suite(SUITE, ctx, out, opts.jobs, opts.timeout, opts.allure_dir)
+    code = run_suite(SUITE, ctx, out, jobs.n, opts.timeout, opts.allure_dir)
     wall = time.monotonic() - t0
     result = planned.conclude(code, opts)
-    print(Cost(*cli_process_seconds(out), wall, opts.jobs).line())
+    print(Cost(*cli_process_seconds(out), wall, jobs.n).line())
     return result

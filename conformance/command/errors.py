@@ -13,6 +13,16 @@ class HarnessFailure(Exception):
     """The harness could not run: reported as one line, exit 3."""
 
 
+class SuiteCrashed(HarnessFailure):
+    """A process of the suite died before the run finished (``what``: which, and how); the run ended as an
+    interrupted one, its (incomplete) report in ``report_dir``. Exit 3, like a run stopped by a signal."""
+
+    def __init__(self, what: str, report_dir: str) -> None:
+        super().__init__(f"the suite process crashed ({what})")
+        self.what = what
+        self.report_dir = report_dir
+
+
 class NothingToRerun(Exception):
     """``--rerun-failed`` found every row of the earlier report settled."""
 

@@ -29,7 +29,7 @@ from conformance.targets.model import CONTAINER, AgentTarget, CliTarget, TargetE
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise UsageFailure("--jobs must be at least 1")
     positive(args.timeout, "--timeout")
     path = Path(args.targets)
@@ -83,7 +83,7 @@ def _check_image(where: str, container: dict[str, Any]) -> None:
         raise UsageFailure(f"{where}: {exc}") from None
 
 
-def _run_entry(entry: Entry, folder: Path, jobs: int, timeout: float | None) -> Report:
+def _run_entry(entry: Entry, folder: Path, jobs: int | None, timeout: float | None) -> Report:
     """One target of the file, run as the ``cli`` / ``agent`` command would run it; its report."""
     try:
         target = entry.target()

@@ -6,10 +6,10 @@ import argparse
 from typing import NoReturn
 
 from conformance import __version__
-from conformance.agentd_page import ROLES
 from conformance.command.errors import UsageFailure
 from conformance.registry import FAMILIES
 from conformance.revision import NEWEST, REVISIONS
+from conformance.targets.options import add_target_options
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -56,8 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--only", nargs="+", metavar="ID", help="run only the checks of these requirement ids")
-        sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="parallel test processes (default 1; never more than the rows selected)")
+        sp.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="parallel test processes (default: automatic, 2 for the cli and agentd families when "
+                             "the run selects at least 16 rows and the machine's load is below its CPUs, else 1; "
+                             "never more than the rows selected; the report's run.jobs says why)")
         sp.add_argument("--report-dir", metavar="DIR",
                         help="where to write the report (default reports/<target>/<timestamp>)")
         sp.add_argument("--timeout", type=float, default=None, metavar="S",
@@ -71,65 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
                              "and write a merged report")
 
     c = sub.add_parser("cli", help="check an a2a-cli client (default: the bundled reference CLI)")
-    c.add_argument("--exe", metavar="CMD", help="the CLI under test as a command line (argv prefix)")
-    c.add_argument("--adapter", metavar="FILE", help="adapter YAML mapping the spec's grammar onto the tool's")
-    c.add_argument("--skill", metavar="PATH", help="the Agent Skill (SKILL.md) the tool ships, if any")
+    add_target_options(c, "cli")
     c.add_argument("--tier", type=int, choices=(1, 2, 3), default=3, help="run checks up to this tier (default 3)")
     c.add_argument("--require-tier", type=int, choices=(1, 2, 3), metavar="N",
                    help="exit 1 unless tier N is satisfied")
-    c.add_argument("--cli-timeout", type=float, default=None, metavar="S",
-                   help="bound on each invocation of the CLI (default 20 s; also caps longer waits checks ask for)")
-    c.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                   help="environment variable for the CLI under test, its value a secret kept out of every file "
-                        "the run writes (repeatable; the run is otherwise isolated)")
-    c.add_argument("--env-plain", action="append", default=[], metavar="KEY=VALUE",
-                   help="environment variable for the CLI under test whose value is not a secret: the report "
-                        "shows it (repeatable)")
     c.add_argument("--name", metavar="NAME", help="target name for the report folder")
-    c.add_argument("--language", metavar="LANG", help="the tool's implementation language, for the report's identity")
-    c.add_argument("--repository", metavar="URL", help="the tool's repository, for the report's identity")
-    c.add_argument("--maintainer", metavar="WHO", help="the tool's maintainer or contact, for the report's identity")
     common(c)
 
     a = sub.add_parser("agent", help="check a running A2A agent (default: launch the reference agentd)")
-    where = a.add_mutually_exclusive_group()
-    where.add_argument("--url", help="base URL of the agent (loopback or a test network)")
-    where.add_argument("--unix", metavar="PATH", help="unix socket of the agent's JSON-RPC binding")
-    where.add_argument("--launch", metavar="NAME", help="start a bundled target: reference (default), scripted, sdk")
-    where.add_argument("--container", metavar="IMAGE",
-                       help="start IMAGE (a local image; nothing is pulled) once per configuration the checks need")
-    a.add_argument("--container-env", action="append", default=[], metavar="KEY=VALUE",
-                   help="(with --container) an environment variable for every container, its value a secret kept "
-                        "out of every file the run writes (at least 4 characters); repeatable")
-    a.add_argument("--container-env-plain", action="append", default=[], metavar="KEY=VALUE",
-                   help="(with --container) the same for a value that is not a secret (the report may show it)")
-    a.add_argument("--token", action="append", default=[], metavar="ROLE=TOKEN",
-                   help=f"bearer token for a role ({', '.join(ROLES)}); repeatable")
-    a.add_argument("--fact", action="append", default=[], metavar="KEY=VALUE",
-                   help="a declared fact about the target the harness cannot switch (e.g. events=on)")
-    a.add_argument("--long-running-text", metavar="TEXT",
-                   help="a message text the agent answers with a task that stays working until canceled "
-                        "(lets the core checks that need a working task measure a --url target)")
-    a.add_argument("--call-timeout", type=float, default=None, metavar="S",
-                   help="seconds to wait for one answer of the agent (default 60, for agents that answer through "
-                        "a model); a call cut by it is not_measured, never a fail. --timeout bounds the whole run")
-    a.add_argument("--spec-revision", metavar="REV", default=None,
-                   help=f"the revision of the A2A text to judge by where revisions differ ({', '.join(REVISIONS)}; "
-                        f"default {NEWEST}, the newest); the report names it")
-    a.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                   help="(with --url/--unix) an origin besides the one given whose interfaces are the agent's own "
-                        "(a reverse proxy, another port); a card interface anywhere else fails the card row and "
-                        "is never called; repeatable")
+    add_target_options(a, "agent")
     a.add_argument("--family", choices=("agentd", "a2a"), default="agentd")
-    a.add_argument("--defect", action="append", default=[], metavar="NAME",
-                   help="(launched reference targets only) switch on a named defect, as the kill matrix does")
-    a.add_argument("--schema-source", default="ours", metavar="ours|target|DIR",
-                   help="JSON Schema bundles to validate frames, results and annotations against: ours (default), "
-                        "target (printed by the target's binary: see --agentd-binary), or a folder holding "
-                        "command.schema.json, events.schema.json and task-annotations.schema.json")
-    a.add_argument("--agentd-binary", metavar="CMD",
-                   help="the target's executable, for --schema-source target (default for --launch reference: "
-                        "the bundled reference)")
     a.add_argument("--require-level", choices=("must", "should"), metavar="LEVEL",
                    help="exit 1 unless every requirement of this level is satisfied")
     a.add_argument("--name", metavar="NAME", help="target name for the report folder")
@@ -142,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--previous", metavar="PATH", help="an earlier matrix.yaml (or its folder), to flag regressions")
     m.add_argument("--shard", metavar="I/N", help="run only shard I of N (targets at positions I-1 mod N)")
     m.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is flagged")
-    m.add_argument("--jobs", "-j", type=int, default=1, metavar="N")
+    m.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="parallel test processes per target (default: automatic, as `cli`/`agent` choose)")
     m.add_argument("--report-dir", metavar="DIR", help="default reports/matrix/<timestamp>")
     m.add_argument("--timeout", type=float, default=None, metavar="S", help="per-target time limit")
 

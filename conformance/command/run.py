@@ -10,6 +10,11 @@ the command forwards SIGINT to the suite's process group (pytest, its xdist work
 checks in flight short, tears every fixture down (the CLIs under test, launched agents, containers) and
 writes the report as interrupted; after :data:`STOP_GRACE` whatever is left of the group is killed. Then
 :func:`interrupted` shows and seals that report and the command exits 3, one line naming the signal.
+
+A suite process that dies ends the run the same way (``conformance.interrupts.CRASHED``): an xdist
+worker's death is the controller's to act on (``plugin/session.py``; ``--max-worker-restart 0`` keeps
+xdist from replacing it), the death of pytest's own process the command's. Either way what is left of
+the group is stopped, the report is the stopped run's, and :func:`crashed` seals it and exits 3.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,11 +48,12 @@ from conformance.command.errors import (
     EXIT_UNSATISFIED,
     HarnessFailure,
     NothingToRerun,
+    SuiteCrashed,
     UsageFailure,
 )
 from conformance.context import RunContext, private_dir
 from conformance.evidence import SecretSet, redact_tree, slug
-from conformance.interrupts import INTERRUPT_FILE, RunInterrupted, signame, unfinished
+from conformance.interrupts import CRASH_FILE, CRASHED, INTERRUPT_FILE, RunInterrupted, signame, unfinished
 from conformance.outcome import FAIL, NA, NOT_MEASURED, PARTIAL, PASS
 from conformance.paths import PLUGIN_ARGS, SUITES_DIR, python_module
 from conformance.registry import default_registry
@@ -74,7 +81,8 @@ class RunOptions:
     tier: int | None = None
     #: The summary group that must be satisfied for exit 0 (``tier_N`` / ``level_must``), if any.
     require: str | None = None
-    jobs: int = 1
+    #: ``--jobs``; None: chosen by :func:`workers`.
+    jobs: int | None = None
     report_dir: str | None = None
     timeout: float | None = None
     allure_dir: str | None = None
@@ -88,7 +96,7 @@ class RunOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace, family: str, require: str | None,
                   tier: int | None = None) -> RunOptions:
-        if args.jobs < 1:
+        if args.jobs is not None and args.jobs < 1:
             raise UsageFailure("--jobs must be at least 1")
         positive(args.timeout, "--timeout")
         folder_arg(args.report_dir, "--report-dir")
@@ -169,6 +177,64 @@ def command_line(argv: Sequence[str]) -> str:
     return shlex.join(["agentd-conformance", *argv])
 
 
+#: Without ``--jobs``: the families whose checks wait enough (on the CLI under test, on the agentd reference's
+#: configurations) for a second process to pay, and the least rows a run must select for it to. Measured on 2
+#: cores (benchmarks/cli_tiers.py, agentd_family.py): the CLI's 66 ids 45-53 s with two processes against 89-90 s
+#: with one, the agentd family 17 s against 27 s; a run of a few rows pays more for the second worker's start-up
+#: (it imports and collects everything again) than it gains. The a2a family always runs in one process: --jobs 2
+#: was never faster there (issue 20: 8 of 8 rounds, on four agents).
+AUTO_FAMILIES = ("a2acli", "agentd")
+AUTO_MIN_ROWS = 16
+AUTO_JOBS = 2
+
+
+class Jobs(NamedTuple):
+    """How many test processes a run uses, and why (the report's ``run.jobs``, the command's first line)."""
+
+    n: int
+    why: str
+
+    def line(self) -> str:
+        return f"{self.n} ({self.why})"
+
+
+def choose_jobs(family: str, rows: int, load: float | None, cpus: int) -> Jobs:
+    """The automatic number of test processes (no ``--jobs``) for a run of ``rows`` rows of ``family`` on a
+    machine whose 1-minute load is ``load`` (None: unknown) with ``cpus`` CPUs: :data:`AUTO_JOBS` for a family
+    of :data:`AUTO_FAMILIES` when the run has at least :data:`AUTO_MIN_ROWS` rows and the load is below the
+    CPUs (a busy machine gives the second process no CPU to run on); else 1."""
+    if family not in AUTO_FAMILIES:
+        return Jobs(1, f"automatic: the {family} family runs in one process, a second was never faster")
+    if rows < AUTO_MIN_ROWS:
+        return Jobs(1, f"automatic: {rows} row(s) selected, fewer than {AUTO_MIN_ROWS}")
+    if load is None:
+        return Jobs(1, "automatic: the machine's load is unknown")
+    if load >= cpus:
+        return Jobs(1, f"automatic: load {load:.2f} is not below the {cpus} CPU(s)")
+    return Jobs(AUTO_JOBS, f"automatic: {family} family, {rows} rows selected, load {load:.2f} below "
+                           f"the {cpus} CPU(s)")
+
+
+def workers(jobs: int | None, family: str, scope: Sequence[str] | None) -> Jobs:
+    """The test processes a run uses: ``--jobs`` as given, else :func:`choose_jobs` on this machine; never more
+    than the rows selected (``scope``; None: the whole family). Each worker imports and collects everything
+    again, so more workers than rows only add start-up (a one-row run with --jobs 2 took 2.5 times as long as
+    with --jobs 1)."""
+    rows = len(scope) if scope is not None else len(default_registry().select(family=family))
+    if jobs is None:
+        try:
+            load: float | None = os.getloadavg()[0]
+        except (OSError, AttributeError):
+            load = None
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        choice = choose_jobs(family, rows, load, cpus)
+    else:
+        choice = Jobs(jobs, f"--jobs {jobs}")
+    if choice.n > max(1, rows):
+        return Jobs(max(1, rows), f"{choice.why}, at most one per row selected ({rows})")
+    return choice
+
+
 def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout: float | None,
               allure_dir: str | None = None) -> int:
     """Run one suite folder under pytest in a child process; returns pytest's exit code.
@@ -197,7 +263,8 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
     ctx.secret_dir = str(tmp)
     ctx_path = tmp / "context.json"
     ctx.dump(ctx_path)
-    cmd = [*python_module("pytest"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
+    # pytest, ended without the interpreter's teardown once it returns (conformance/pytest_main.py).
+    cmd = [*python_module("conformance.pytest_main"), str(suite), "-c", str(SUITES_DIR / "pytest.ini"),
            "--rootdir", str(SUITES_DIR), *PLUGIN_ARGS, "-p", "no:cacheprovider",
            "--conformance-report", str(report_dir), "--conformance-context", str(ctx_path),
            "--conformance-family", ctx.family, "--conformance-progress", "-q", "-rN",
@@ -206,7 +273,8 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
     # than rows only add start-up (a one-row run with --jobs 2 took 2.5 times as long as with --jobs 1).
     workers = jobs if ctx.scope is None else min(jobs, len(ctx.scope))
     if workers > 1:
-        cmd += ["-p", "xdist", "-n", str(workers)]
+        # A worker that dies ends the run (the controller's pytest_testnodedown): never replaced.
+        cmd += ["-p", "xdist", "-n", str(workers), "--max-worker-restart", "0"]
     if allure_dir:
         cmd += ["-p", "allure_pytest", "--alluredir", str(Path(allure_dir).resolve())]
     env = dict(os.environ)
@@ -222,7 +290,7 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
         proc = subprocess.Popen(cmd, stdout=fh, stderr=None, stdin=subprocess.DEVNULL, env=env,
                                 cwd=tmp, start_new_session=True)
         try:
-            return proc.wait(timeout=timeout)
+            code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _stop(proc, tmp / INTERRUPT_FILE, f"--timeout {timeout:g}s")
             _report_stop(report_dir, ctx, f"--timeout {timeout:g}s")
@@ -233,6 +301,64 @@ def _run_child(suite: Path, ctx: RunContext, tmp: Path, report_dir: Path, jobs: 
             _stop(proc, tmp / INTERRUPT_FILE, name)
             _report_stop(report_dir, ctx, name)
             raise RunInterrupted(name, str(report_dir)) from None
+    what = _crash(code, proc.pid, tmp)
+    if what is not None:
+        _stop_group(proc.pid)
+        _report_stop(report_dir, ctx, CRASHED)
+        raise SuiteCrashed(what, str(report_dir))
+    return code
+
+
+def _crash(code: int, pid: int, tmp: Path) -> str | None:
+    """Which suite process died and how, when one did: an xdist worker, as the controller recorded it, or
+    pytest's own process, killed by a signal. None for a run that ended by itself."""
+    try:
+        return (tmp / CRASH_FILE).read_text(encoding="utf-8").strip() or "an xdist worker died"
+    except OSError:
+        pass
+    if code < 0:
+        try:
+            how = signal.Signals(-code).name
+        except ValueError:
+            how = f"signal {-code}"
+        return f"pytest, pid {pid}, was killed by {how}"
+    return None
+
+
+def _stop_group(pgid: int) -> None:
+    """Stop what is left of the suite's process group once its leader has gone (the workers of a killed
+    controller): SIGINT, then SIGKILL to whatever is still there after :data:`STOP_GRACE`."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGINT)
+        deadline = time.monotonic() + STOP_GRACE
+        while _group_alive(pgid):
+            if time.monotonic() > deadline:
+                os.killpg(pgid, signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a live process (not a zombie waiting for its reaper) is still in the group ``pgid``."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc: ask the kernel (a zombie counts, until reaped)
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
 
 
 def _stop(proc: subprocess.Popen[bytes], marker: Path, name: str) -> None:
@@ -291,6 +417,22 @@ def interrupted(exc: KeyboardInterrupt) -> int:
         except (ReportError, HarnessFailure):
             where = ""
     sys.stderr.write(f"agentd-conformance: interrupted ({name}): the run was stopped before it finished{where}\n")
+    return EXIT_HARNESS
+
+
+def crashed(exc: SuiteCrashed) -> int:
+    """The end of a run whose suite process died: as :func:`interrupted`, one line saying so."""
+    folder = Path(exc.report_dir)
+    where = ""
+    if (folder / REPORT_FILE).is_file():
+        try:
+            print_summary(load_report(folder, default_registry()), folder)
+            seal(folder)
+            where = f"; its report is incomplete and claims nothing: {folder}"
+        except (ReportError, HarnessFailure):
+            where = ""
+    sys.stderr.write(f"agentd-conformance: the suite process crashed ({exc.what}): the run was stopped before it "
+                     f"finished{where}\n")
     return EXIT_HARNESS
 
 

@@ -8,11 +8,15 @@ never reported, then hands everything to :func:`conformance.pipeline.conclude`: 
 A run stopped by a signal (SIGINT, SIGTERM or SIGHUP: ``conformance.interrupts``, installed in every
 process of the suite) ends like Ctrl-C: the check in flight is cut off, every fixture is torn down (the
 CLIs under test, launched agents, containers), and the report says the run was interrupted, each check
-that did not report ``not_measured`` "interrupted" — never a fail of the tool.
+that did not report ``not_measured`` "interrupted" — never a fail of the tool. An xdist worker that dies
+ends the run the same way (:meth:`Controller.pytest_testnodedown`), the report naming
+:data:`~conformance.interrupts.CRASHED`: xdist would replace the worker and go on, the crashed check
+reported as a fail of the target, and a run whose suite was killed would not end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import shutil
@@ -65,6 +69,26 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Scrubber(state.secrets), "agentd-conformance-scrubber")
     if not state.is_worker:
         config.pluginmanager.register(Controller(state), "agentd-conformance-controller")
+    elif state.report_dir is not None:
+        config.add_cleanup(_end_worker)
+
+
+def _end_worker() -> None:
+    """The end of an xdist worker of a conformance run, once pytest is done with it (the last of its cleanups;
+    the controller has had "workerfinished", its last word): the exit handlers, then the process ends without
+    the interpreter's module teardown, which the controller waits for before it writes the report (1.3-2.4 s
+    of every ``--jobs 2`` run on this 2-core machine at load 7-8, against 0.02-0.04 s; issue 20, figures in
+    benchmarks/results/README.md). ``conformance/pytest_main.py`` does the same for the controller."""
+    import atexit
+    import os
+
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(0)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -92,6 +116,27 @@ class Controller:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         _logreport(self.state, report)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker that died (``error``: killed, crashed; None for one that finished) ends the run as
+        Ctrl-C does, unless the run is already stopping: the other workers are interrupted, every check
+        that did not report is "interrupted", and the report names :data:`~conformance.interrupts.CRASHED`.
+        The command's own run passes ``--max-worker-restart 0`` besides, so that xdist never replaces it."""
+        state = self.state
+        if error is None or state.report_dir is None or interrupts.received() is not None:
+            return
+        marker = state.secret_dir / interrupts.INTERRUPT_FILE
+        if marker.exists():  # the command is stopping the run (a signal, --timeout): a worker's end is part of it
+            return
+        worker = getattr(getattr(node, "gateway", None), "id", None) or "?"
+        try:
+            (state.secret_dir / interrupts.CRASH_FILE).write_text(f"xdist worker {worker} died: {error}",
+                                                                  encoding="utf-8")
+            marker.write_text(interrupts.CRASHED, encoding="utf-8")
+        except OSError:
+            pass
+        interrupts.stop_group(interrupts.CRASHED)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:

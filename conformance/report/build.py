@@ -54,6 +54,8 @@ class RunInfo:
     finished: str | None = None
     command: str | None = None
     scope: str | None = None
+    #: How many test processes the run used, and why (``conformance.command.run.workers``).
+    jobs: str | None = None
     environment: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     #: The signal that stopped the run before it finished (``conformance.interrupts``), if one did.
@@ -110,7 +112,8 @@ def _identity(registry: Registry, family: str, run: RunInfo | None,
         ident.caveats = list(r.caveats)
         ident.adapter_used = r.adapter is not None
         ident.adapter = AdapterInfo(**r.adapter) if r.adapter is not None else None
-        ident.run = RunTimes(started=r.started, finished=r.finished, command=r.command, scope=r.scope)
+        ident.run = RunTimes(started=r.started, finished=r.finished, command=r.command, scope=r.scope,
+                             jobs=r.jobs)
         ident.extra = dict(r.extra)
     return ident
 

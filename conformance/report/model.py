@@ -193,21 +193,23 @@ class BundledTarget:
 
 @dataclass
 class RunTimes:
-    """When the run started and finished, and the command line that made it (each only when known)."""
+    """When the run started and finished, the command line that made it, and how many test processes it used
+    and why (each only when known)."""
 
     started: str | None = None
     finished: str | None = None
     command: str | None = None
     scope: str | None = None
+    jobs: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in (("started", self.started), ("finished", self.finished),
-                                  ("command", self.command), ("scope", self.scope)) if v}
+                                  ("command", self.command), ("scope", self.scope), ("jobs", self.jobs)) if v}
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> RunTimes:
         d = r.mapping(value, where)
-        names = ("started", "finished", "command", "scope")
+        names = ("started", "finished", "command", "scope", "jobs")
         r.keys(d, where, (), names)
         return cls(**{k: r.text(d.get(k), f"{where}.{k}", null=True) for k in names})
 

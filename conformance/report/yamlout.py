@@ -6,6 +6,7 @@ per requirement) so a person can diff them, and remain plain YAML that any parse
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -23,8 +24,30 @@ def _style(value: Any) -> str | None:
     return '"' if edge or any(b in value for b in _BREAKS) else None
 
 
+#: The YAML of scalars already written (a report repeats most of its words: of some 600 scalars, 200 differ),
+#: keyed by type and repr, which tell apart what ``==`` would not (``True``/``1``/``1.0``, ``0.0``/``-0.0``).
+_WRITTEN: dict[tuple[bool, type, str], str] = {}
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _cached(in_flow: bool, value: Any, render: Callable[[Any], str]) -> str:
+    if not isinstance(value, _PLAIN):
+        return render(value)
+    key = (in_flow, type(value), repr(value))
+    text = _WRITTEN.get(key)
+    if text is None:
+        if len(_WRITTEN) >= 8192:
+            _WRITTEN.clear()
+        text = _WRITTEN[key] = render(value)
+    return text
+
+
 def scalar(value: Any) -> str:
     """One YAML scalar (block context), quoted when it needs to be; always a single line."""
+    return _cached(False, value, _scalar)
+
+
+def _scalar(value: Any) -> str:
     text = yaml.safe_dump(value, default_flow_style=True, width=10**6, allow_unicode=True,
                           default_style=_style(value))
     text = text.strip()
@@ -37,6 +60,10 @@ def _flow_scalar(value: Any) -> str:
     """One scalar as it must be written inside a flow collection (where ``,{}[]`` are indicators)."""
     if isinstance(value, dict | list):
         return scalar(value)
+    return _cached(True, value, _flow_plain)
+
+
+def _flow_plain(value: Any) -> str:
     text = yaml.safe_dump([value], default_flow_style=True, width=10**6, allow_unicode=True,
                           default_style=_style(value)).strip()
     return text[1:-1]

@@ -17,8 +17,23 @@
   :mod:`~conformance.targets.serve` (its entry point), :mod:`~conformance.targets.run_image`.
 """
 
-from conformance.targets.model import AgentTarget, CliTarget, TargetError
-from conformance.targets.resolve import WELL_KNOWN_PATH, AgentLocation, Attempt, Endpoint, resolve
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["WELL_KNOWN_PATH", "AgentLocation", "AgentTarget", "Attempt", "CliTarget", "Endpoint", "TargetError",
-           "resolve"]
+from conformance.targets.model import AgentTarget, CliTarget, TargetError
+
+if TYPE_CHECKING:
+    from conformance.targets.resolve import WELL_KNOWN_PATH, AgentLocation, Attempt, Endpoint
+
+__all__ = ["WELL_KNOWN_PATH", "AgentLocation", "AgentTarget", "Attempt", "CliTarget", "Endpoint", "TargetError"]
+
+#: What :mod:`~conformance.targets.resolve` lends the package, imported when first asked for: it pulls in the
+#: A2A SDK and the HTTP client, which the command's own process does not need to describe a target. (Its
+#: function ``resolve`` is not lent: the name is the module's, ``conformance.targets.resolve.resolve``.)
+_RESOLVE = ("WELL_KNOWN_PATH", "AgentLocation", "Attempt", "Endpoint")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RESOLVE:
+        return getattr(importlib.import_module("conformance.targets.resolve"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

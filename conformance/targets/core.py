@@ -337,8 +337,9 @@ class CoreAgent:
         return self._silent[binding]
 
     def caller(self, binding: str, recorder: Recorder, wanted: tuple[str, ...] = STANDARD_BINDINGS, *,
-               probe: bool = True, timeout: float | None = None) -> Caller:
-        """A caller for ``binding`` (a parameter value from :func:`binding_params`). With ``probe`` (for
+               probe: bool = True, timeout: float | None = None, role: str | None = None) -> Caller:
+        """A caller for ``binding`` (a parameter value from :func:`binding_params`), carrying the credential
+        of ``role`` (one of :attr:`tokens`; by default :attr:`token`, the first role held). With ``probe`` (for
         every check but A2A_CARD_007's own) its first call is blocked by :data:`INTERFACE_ROW` when the
         interface gives no A2A answer at all, so a silent interface is blamed on that row alone. ``timeout``
         bounds each call below the run's per-call timeout (for a row whose own text demands an answer at once)."""
@@ -361,7 +362,8 @@ class CoreAgent:
             not_measured(f"the card's {binding} interface declares protocol version {version!r}, not 1.0; "
                          "the harness speaks A2A 1.0")
         wait = self.call_timeout if timeout is None else min(timeout, self.call_timeout)
-        caller = Caller(binding, itf, token=self.token, recorder=recorder, timeout=wait)
+        token = self.token if role is None else self.tokens[role]
+        caller = Caller(binding, itf, token=token, recorder=recorder, timeout=wait)
         if probe:
             caller.before = lambda: self._answering(binding)
         elif (away := self.outside(binding)) is not None:
@@ -378,7 +380,8 @@ class CoreAgent:
 
     def variant(self, **card: bool) -> CoreAgent | None:
         """The same launched target started with capabilities flipped (``streaming``, ``push``,
-        ``extended``, ``required_extension``), or None when this target cannot be switched so."""
+        ``extended``, ``required_extension``, ``secured``: a declared security scheme, the variant holding
+        its credential), or None when this target cannot be switched so."""
         key = tuple(sorted(card.items()))
         if key not in self._variants:
             inst = self.targets.core(**card) if self.targets is not None else None

@@ -280,7 +280,11 @@ class AgentTargets:
         """An instance for the core (``a2a``) family checks, launching it when the target is launched.
 
         ``card`` flips capabilities of a launched target's card (``streaming``, ``push``,
-        ``extended``; on the scripted agent also ``required_extension``: an extension marked required) so
+        ``extended``; on the scripted agent also ``required_extension``: an extension marked required;
+        ``secured``: a declared bearer scheme every A2A request needs, the instance holding its token (on the
+        scripted agent two: the user's and the agent role's, two principals each seeing only its own tasks);
+        ``signed``, on the scripted agent only: a card signature, A2A §8.4;
+        on the reference agentd that is its principals' configuration) so
         both sides of a capability claim can be measured; the result is None when
         this target cannot be switched that way (a running target never can). Launch names:
         ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
@@ -293,8 +297,10 @@ class AgentTargets:
         kind, name = self.target.kind, self.target.name
         if kind not in (LAUNCH, CONTAINER):
             return None if card else self._external({})
-        if "required_extension" in card and name != "scripted":
-            return None  # only the scripted agent can be started marking an extension required
+        if ("required_extension" in card or "signed" in card) and name != "scripted":
+            return None  # only the scripted agent can be started marking an extension required, or signing its card
+        if card.get("secured") and name == "sdk":
+            return None  # the plain SDK agent declares no security scheme
         if name == "reference" or kind == CONTAINER:
             if "streaming" in card:
                 return None  # the reference agentd always streams
@@ -303,6 +309,10 @@ class AgentTargets:
                 needs["push"] = card["push"]
             if "extended" in card:
                 needs["auth"] = card["extended"]  # it declares an extended card exactly when it has a scheme
+            if card.get("secured"):
+                if card.get("extended") is False:
+                    return None  # with principals it always declares an extended card
+                needs["auth"] = True
             if kind == CONTAINER and card:
                 try:
                     return self.agentd(**needs)
@@ -316,10 +326,16 @@ class AgentTargets:
             return self._cache[key]
         server: Any
         control: Control | None = None
+        tokens: dict[str, str] = {}
         if name == "scripted":
             from conformance.fixtures.scripted_agent.core import start_core_agent
 
-            server = start_core_agent(defects=self.defects, **card)
+            flips: dict[str, Any] = dict(card)
+            if flips.pop("secured", False):
+                tokens["user"] = flips["secured"] = self._token("user")
+                tokens["agent"] = self._token("agent")  # a second principal (A2A_LIST_009, A2A_SEC_003)
+                flips["callers"] = (tokens["agent"],)
+            server = start_core_agent(defects=self.defects, **flips)
             control = ScriptedControl(server)
         elif name == "sdk":
             from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
@@ -330,7 +346,7 @@ class AgentTargets:
         else:
             return None
         self._started.append(server)
-        inst = Instance(url=server.base_url + "/", uds_path=None, tokens={}, facts={}, launched=server,
+        inst = Instance(url=server.base_url + "/", uds_path=None, tokens=tokens, facts={}, launched=server,
                         control=control)
         self._cache[key] = inst
         return inst

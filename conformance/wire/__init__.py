@@ -7,10 +7,23 @@ reinterpret what a target sends: parsing into SDK types is the job of :mod:`conf
 
 from __future__ import annotations
 
-from conformance.wire.exchange import Exchange, Recorder
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conformance.wire.exchange import Exchange, Recorder
 
 #: Seconds the harness waits for one answer of the agent under test unless told otherwise
 #: (``--call-timeout``): long enough for an agent that answers through a model (seconds per turn).
 DEFAULT_CALL_TIMEOUT = 60.0
 
 __all__ = ["DEFAULT_CALL_TIMEOUT", "Exchange", "Recorder"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Exchange`` and ``Recorder`` are imported when first asked for: the package's HTTP client (httpx, and
+    what it pulls in) costs start-up that the command's own process, which reads only
+    :data:`DEFAULT_CALL_TIMEOUT` through the target model, never needs (tests/test_front_imports.py)."""
+    if name in ("Exchange", "Recorder"):
+        return getattr(importlib.import_module("conformance.wire.exchange"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

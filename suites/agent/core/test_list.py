@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 
+from conformance.a2a.security import refusal, separate_callers
 from conformance.a2a.steps import completed_task, get_task, held_task, new_task, terminal_task
-from conformance.a2a.tasks import history_ids, state_of
-from conformance.judge import quote, succeeded
+from conformance.a2a.tasks import UNIQUE_ID_ROW, distinct, history_ids, state_of
+from conformance.judge import in_time, quote, succeeded
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
+from conformance.wire import Recorder
 from conformance.wire.caller import Caller
 
 MAX_PAGES = 20
@@ -80,10 +82,12 @@ def test_list_pages_with_a_cursor(caller: Caller) -> None:
 
 
 @pytest.mark.requirement("A2A_LIST_003")
+@pytest.mark.depends_on(UNIQUE_ID_ROW)
 def test_context_filter_returns_that_context_only(caller: Caller) -> None:
     """contextId returns the tasks of that context and no other. Defect: list-context-filter-ignored."""
     mine = new_task(caller, "in my context")
     other = new_task(caller, "elsewhere")
+    distinct(mine, other)
     if other["contextId"] == mine["contextId"]:
         not_measured("the agent put two unrelated sends in one context, so a filter cannot tell them apart")
     page = list_tasks(caller, contextId=mine["contextId"], pageSize=100)
@@ -169,6 +173,7 @@ def _when(task: dict[str, Any]) -> datetime | None:
 
 
 @pytest.mark.requirement("A2A_LIST_007")
+@pytest.mark.depends_on(UNIQUE_ID_ROW)
 def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: Caller) -> None:
     """Tasks are ordered by status timestamp, newest first; a task updated last comes first (on a target
     the harness steers, a task it moves after the others settled). Only settled tasks are compared, so
@@ -176,6 +181,7 @@ def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: C
     moved = held_task(core_agent, caller, "working", moved=True) if core_agent.control is not None else None
     older = terminal_task(caller, "older")
     newer = terminal_task(caller, "newer")
+    distinct(older, newer, *([{"id": moved}] if moved else []))
     if moved is not None:
         core_agent.need_control().move(moved, "completed")
     elif _when(older) is None or _when(newer) is None:
@@ -198,3 +204,60 @@ def test_tasks_come_most_recently_updated_first(core_agent: CoreAgent, caller: C
     if moved is not None:
         assert order.index(moved) < order.index(newer["id"]), (
             f"task {moved}, completed after the others settled, is not listed before them: {order[:5]}")
+
+
+def _scan(caller: Caller, task_id: str, **params: Any) -> tuple[bool, bool]:
+    """Whether ListTasks (``params`` added) lists ``task_id`` to ``caller``, following every page; and whether
+    the pages were all read (False: more than MAX_PAGES). nextPageToken is read leniently: its presence is
+    A2A_LIST_001's to judge."""
+    query: dict[str, Any] = {"pageSize": 100, "historyLength": 0, **params}
+    for _ in range(MAX_PAGES):
+        page = list_tasks(caller, **query)
+        if task_id in ids(page):
+            return True, True
+        nxt = page.get("nextPageToken")
+        if not isinstance(nxt, str) or not nxt:
+            return False, True
+        query["pageToken"] = nxt
+    return False, False
+
+
+@pytest.mark.requirement("A2A_LIST_009")
+def test_list_shows_a_caller_only_the_tasks_it_may_see(core_agent: CoreAgent, binding: str,
+                                                     recorder: Recorder) -> None:
+    """§3.1.4: ListTasks MUST return only tasks visible to the authenticated client; §13.1: results are scoped
+    to the caller's authorization even when no contextId or other filter is given. On a card declaring a
+    security scheme (a launched target is started so), with credentials of two principals (two --token roles,
+    the second not an operator's): a task the first makes is listed to it (so its absence elsewhere means
+    something) and is not listed to the second, neither unfiltered (every page) nor filtered by the task's
+    contextId. The second's ListTasks refused as a whole shows nothing, and measures nothing.
+    Defect: list-shows-others-tasks."""
+    agent, maker, other = separate_callers(core_agent)
+    if binding not in agent.interfaces:
+        not_measured(f"the card declaring a security scheme offers no {binding} interface")
+    with agent.caller(binding, recorder, role=maker) as first, agent.caller(binding, recorder, role=other) as second:
+        task = new_task(first, "conformance check: a task of one caller")
+        tid, ctx = task["id"], task.get("contextId")
+        seen, whole = _scan(first, tid)
+        if not seen:
+            within = "" if whole else f" in its first {MAX_PAGES} pages"
+            not_measured(f"ListTasks does not list task {tid} to the caller that made it ({maker}){within}, so its "
+                         "absence for another caller would say nothing of scoping")
+        probe = second.call("ListTasks", {"pageSize": 1, "historyLength": 0})
+        in_time(probe, f"ListTasks by the second caller ({other})")
+        if not probe.has_result:
+            not_measured(f"ListTasks by the second caller ({other}) got no result ({refusal(probe)}), so what it "
+                         "would list cannot be judged; its refusal shows no task")
+        filters: list[dict[str, Any]] = [{}]
+        if isinstance(ctx, str) and ctx:
+            filters.append({"contextId": ctx})
+        for params in filters:
+            shown, whole = _scan(second, tid, **params)
+            how = f"filtered by the task's contextId {ctx!r}" if params else "without a filter"
+            if shown:
+                fail(f"ListTasks {how} lists task {tid}, made by the {maker} caller, to the {other} caller, a "
+                     "different principal: a task of one caller is shown to another (§3.1.4: only tasks visible "
+                     "to the authenticated client)")
+            if not whole:
+                not_measured(f"ListTasks {how} gave the {other} caller more than {MAX_PAGES} pages of 100 tasks; "
+                             "the last page was not reached")

@@ -1,0 +1,66 @@
+"""The command's own process (the front) imports only what it uses (issue 20: the fixed cost of a run).
+
+The checks run in pytest's process (and its xdist workers), which import the wire clients, the A2A SDK and
+what they pull in (httpx imports click, rich and pygments for its own command line; the SDK imports
+protobuf). The front describes the target, starts pytest, waits, and reads the report back: none of that
+needs them, and each was start-up paid on every run (about 0.2 s of the front's 0.4 s of imports, measured
+with ``python -X importtime``; figures in /work/helpers/notes/jobs.md, never asserted here). The front's
+``sys.modules`` is read at its exit, after ``--help`` and after real runs of a CLI and of a launched agent
+(the probe of a running agent, ``targets.preflight``, does need the HTTP client, and imports it then).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_command import _env
+
+#: Modules only the suite's processes need.
+CHILD_ONLY = ("httpx", "a2a", "google.protobuf", "grpc", "starlette", "rich", "click", "pygments", "docker")
+#: The front as ``agentd-conformance`` runs it, writing the names of its modules to argv[1] as it exits.
+FRONT = ("import atexit, json, sys\n"
+         "def _dump():\n"
+         "    with open(sys.argv[1], 'w') as fh:\n"
+         "        json.dump(sorted(sys.modules), fh)\n"
+         "atexit.register(_dump)\n"
+         "from conformance.command import main\n"
+         "sys.exit(main(sys.argv[2:]))\n")
+
+
+def _front_modules(tmp_path: Path, *args: str) -> tuple[int, list[str], str]:
+    dump = tmp_path / "modules.json"
+    proc = subprocess.run([sys.executable, "-c", FRONT, str(dump), *args], capture_output=True, text=True,
+                          env=_env(), cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL)
+    modules: list[str] = json.loads(dump.read_text(encoding="utf-8"))
+    return proc.returncode, modules, proc.stderr
+
+
+def _heavy(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == c or m.startswith(f"{c}.") for c in CHILD_ONLY)]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["cli", "--help"], ["agent", "--help"], ["matrix", "--help"]],
+                         ids=["help", "cli-help", "agent-help", "matrix-help"])
+def test_help_imports_none_of_the_suites_modules(tmp_path: Path, args: list[str]) -> None:
+    code, modules, err = _front_modules(tmp_path, *args)
+    assert code == 0, err
+    assert _heavy(modules) == [], _heavy(modules)
+
+
+@pytest.mark.parametrize("args", [
+    ["cli", "--exe", "/bin/true", "--only", "A2ACLI_SEND_001"],
+    ["agent", "--launch", "scripted", "--family", "a2a", "--only", "A2A_CARD_001"],
+], ids=["cli", "agent-launched"])
+def test_a_run_imports_none_of_the_suites_modules_in_the_front(tmp_path: Path, args: list[str]) -> None:
+    """A whole run (the suite ran: the report is there) whose front never imported the clients. Before:
+    httpx, the A2A SDK, protobuf, rich, click and pygments, through the target model's import of the wire
+    package and the targets package's of the card resolver."""
+    code, modules, err = _front_modules(tmp_path, *args, "--report-dir", str(tmp_path / "report"))
+    assert code == 0, err
+    assert (tmp_path / "report" / "compliance-report.yaml").is_file()
+    assert _heavy(modules) == [], _heavy(modules)
