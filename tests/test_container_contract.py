@@ -108,6 +108,23 @@ def test_a_need_the_document_does_not_take_is_not_measured_naming_it() -> None:
         pool.configuration({"events": False})
 
 
+@pytest.mark.parametrize("how", ["takes", "no-config"])
+def test_a_structured_need_is_named_by_its_members_so_the_reason_fits_the_note(how: str) -> None:
+    """The standard workflows are named by name, never by their repr: against agentd 2.5.1's image (config-takes:
+    principals) 18 rows' notes were ``needs workflows=(Workflow(name='build', roles=...`` cut at the note's limit
+    before the reason (the document does not take workflows)."""
+    from conformance.agentd import configs
+    from conformance.verdict import NOTE_LIMIT
+
+    labels = LABELS if how == "takes" else {f"{P}.port": "8420"}
+    with pytest.raises(NotMeasured) as info:
+        _pool(labels).configuration({"auth": True, "workflows": configs.workflows()})
+    note = str(info.value)
+    assert "Workflow(" not in note and "workflows build, hold, ask, review" in note, note
+    reason = "does not take workflows" if how == "takes" else "cannot be given"
+    assert reason in note[:NOTE_LIMIT], note
+
+
 def test_reference_format_writes_the_references_config_fields() -> None:
     pool = _pool({f"{P}.config": "path=/etc/agentd/agentd.yaml"})
     _env, _listen, tokens, _facts, document = pool.configuration({"auth": True, "events": False})
@@ -204,3 +221,18 @@ def test_the_ca_bundle_is_given_on_a_unix_socket_too_and_the_server_pair_only_on
     files = ContainerAgent(spec, {}, listen="tcp").tls_files(env)
     assert sorted(files) == ["/etc/echo-agent/tls/cert.pem", "/etc/echo-agent/tls/key.pem", f"{TLS_DIR}/ca.crt"]
     assert env == {"ECHO_PUSH_CA": f"{TLS_DIR}/ca.crt"}
+
+
+def test_a_capability_the_image_cannot_be_switched_to_leaves_the_served_side_to_judge() -> None:
+    """``core(push=...)`` on an image with no way to switch push is None (as on a running target), so the
+    capability rows judge the side the image serves: against agentd 2.5.1's image (push off, no push switch)
+    A2A_CARD_005 was not_measured 'needs push=on' although its undeclared side was measurable (all four config
+    methods answer PushNotificationNotSupportedError there)."""
+    from conformance.targets.instances import AgentTargets
+
+    targets = AgentTargets(AgentTarget.build(container={"image": "x:1"}), SecretSet())
+    assert targets.containers is not None
+    targets.containers._spec = _pool(LABELS)._spec
+    assert targets.core(push=True) is None
+    with pytest.raises(NotMeasured, match="no switch for push"):
+        targets.agentd(push=True)  # a check that needs push on itself still says why it cannot be measured

@@ -108,3 +108,20 @@ def test_an_image_on_the_hosts_network_binds_and_advertises_the_loopback_origin_
     urls = [ex["url"] for a in evidence["attachments"] if a["name"] == "wire exchanges" for ex in a["data"]]
     assert urls and all(u.startswith("https://127.0.0.1:") and u.endswith("/rpc") for u in urls), urls
 
+
+
+@pytest.mark.timeout(600)
+def test_a_row_an_undeclared_extension_gates_is_blocked_by_it_before_a_configuration_need(
+        engine: Any, foreign: str, tmp_path: Path) -> None:
+    """An image whose card declares none of the extensions page's URIs and whose configuration document takes no
+    workflows: a command row that needs workflows is blocked by AGENTD_DECL_001 (the declaration it depends on),
+    not "needs workflows" — giving workflows would not make it measurable. Seen on agentd 2.5.1's release image:
+    29 rows named the workflows need while DECL_001 failed."""
+    run_id = f"foreign-gate-{os.getpid()}"
+    out = tmp_path / "gate"
+    proc = _command(["agent", "--family", "agentd", "--container", foreign, "--only", "AGENTD_CMD_007",
+                     "--report-dir", str(out)], _env(run_id), timeout=500)
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+    row = _report(out)["requirements"]["AGENTD_CMD_007"]
+    assert row["status"] == "not_measured" and row["note"].startswith("blocked by AGENTD_DECL_001:"), row
+    assert _left(engine, run_id) == []

@@ -460,3 +460,13 @@ def test_missing_data_dir_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RegistryError) as caught:
         load_registry(tmp_path / "no-such-dir")
     assert "no-such-dir" in str(caught.value)
+
+
+def test_a_need_a_container_can_supply_names_the_label_that_supplies_it() -> None:
+    """A --container run short of a need is told which label gives it: against agentd 2.5.1's release image the
+    eight unix-socket rows said only '(--unix PATH)', a --url/--unix user's remedy, and the configuration need
+    named only contract v1's config switch, not contract v2's config label."""
+    from conformance.registry import needs_note
+
+    assert "dev.agentd-conformance.socket-dir" in needs_note(["unix_socket"])
+    assert "dev.agentd-conformance.config" in needs_note(["launch_config"]).replace(".switches", "")

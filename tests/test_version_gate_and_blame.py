@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -30,7 +31,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("version-gate")
     plans = {
         "version": ["agent", "--family", "a2a", "--launch", "scripted", "--defect", "card-declares-0.3",
-                    "--only", *VERSION_ROWS],
+                    "--defect", "accepts-newer-major", "--only", *VERSION_ROWS, "A2A_VER_002"],
         "decl": ["agent", "--family", "agentd", "--launch", "scripted", "--defect", "card-unknown-member",
                  "--only", *DECL_ROWS],
         "uds": ["agent", "--family", "agentd", "--launch", "reference", "--defect", "no-command-declaration",
@@ -38,7 +39,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     }
     with ThreadPoolExecutor(len(plans)) as pool:
         futures = {name: pool.submit(run_command, args, tmp / name) for name, args in plans.items()}
-        return {name: f.result().to_dict()["requirements"] for name, f in futures.items()}
+        out = {name: f.result().to_dict()["requirements"] for name, f in futures.items()}
+    out["version"]["_dir"] = tmp / "version"
+    return out
 
 
 def test_a_card_saying_0_3_on_an_interface_speaking_1_0_fails_the_card_row(runs: dict[str, dict[str, Any]]) -> None:
@@ -48,6 +51,19 @@ def test_a_card_saying_0_3_on_an_interface_speaking_1_0_fails_the_card_row(runs:
     assert "'0.3.0'" in row["note"] and "speaks 1.0 only" in row["note"], row["note"]
     send = reqs["A2A_SEND_001"]
     assert send["transports"]["JSONRPC"] == "pass", send  # judged on what the wire does
+
+
+def test_a_version_row_judged_on_the_wire_does_not_say_the_card_declares_what_the_wire_speaks(
+        runs: dict[str, dict[str, Any]]) -> None:
+    """The 1.0 rows on an interface whose card says 0.3.0 are judged as 1.0 (the wire's), and their notes say
+    so: against agentd 2.5.1 A2A_VER_002's note read "the JSONRPC interface declares ['1.0']", which its card
+    does not (it declares 0.3.0)."""
+    messages = [json.loads(f.read_text("utf-8"))["message"]
+                for f in (runs["version"]["_dir"] / "evidence" / "A2A_VER_002").glob("*JSONRPC-major.json")]
+    assert messages, runs["version"]["_dir"]
+    for message in messages:
+        assert "declares ['1.0']" not in message, message
+        assert "its card declares ['0.3']" in message and "1.0 method names" in message, message
 
 
 def test_a_daemon_declaring_no_extension_uri_is_told_so(runs: dict[str, dict[str, Any]]) -> None:

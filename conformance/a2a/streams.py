@@ -12,6 +12,7 @@ from conformance.judge import blocked_by
 from conformance.outcome import fail
 from conformance.targets.core import CoreAgent
 from conformance.wire.caller import Caller, StreamAnswer
+from conformance.wire.states import TERMINAL
 
 #: Seconds of silence after which the harness stops waiting for a stream to end.
 IDLE = 5.0
@@ -74,6 +75,12 @@ def subscribe_and_move(agent: CoreAgent, caller: Caller, tid: str, to: str) -> S
 
 def states(ans: StreamAnswer) -> list[str | None]:
     return [event_state(e) for e in ans.events]
+
+
+def ended_before_followed(ans: StreamAnswer) -> str | None:
+    """The terminal state a stream's first event shows (the task had ended before the stream took it), or None."""
+    seen = states(ans)
+    return seen[0] if seen and seen[0] in TERMINAL else None
 
 
 def kinds(ans: StreamAnswer) -> list[str]:

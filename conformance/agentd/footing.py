@@ -19,7 +19,7 @@ from conformance.agentd_page import (
     EVENTS,
 )
 from conformance.judge import blocked_by
-from conformance.outcome import not_measured
+from conformance.outcome import NotMeasured, not_measured
 
 if TYPE_CHECKING:
     from conformance.targets.instances import AgentTargets, Instance
@@ -162,7 +162,16 @@ def declaring(agent_targets: AgentTargets, *uris: str, fresh: bool = False, **ne
         for uri in uris:
             require_declared(card, uri)
         _needs_it_can_have(agent_targets, card, needs)
-    inst = agent_targets.agentd(fresh=fresh, **needs)
+    try:
+        inst = agent_targets.agentd(fresh=fresh, **needs)
+    except NotMeasured:
+        if uris and needs:
+            # A configuration the target cannot be given: when the extension the check is about is not declared
+            # anyway, that is what blocks it (giving the configuration would not make it measurable).
+            plain = card_of(agent_targets.agentd())
+            for uri in uris:
+                require_declared(plain, uri)
+        raise
     card = card_of(inst)
     for uri in uris:
         require_declared(card, uri)

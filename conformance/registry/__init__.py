@@ -42,9 +42,11 @@ TCK_ID = re.compile(r"[A-Z][A-Z_]*(?:-[A-Z][A-Z_]*)*-\d{3}[a-z]?")
 NEEDS: dict[str, str] = {
     "executable": "the target's own executable (--agentd-binary CMD, or your agent as a --container image)",
     "launch_config": ("a target the harness starts and configures itself: your agent as a --container image that "
-                      "takes a configuration document (switch `config`, label dev.agentd-conformance.switches)"),
+                      "takes a configuration document (switch `config`, label dev.agentd-conformance.switches; or "
+                      "contract v2's label dev.agentd-conformance.config)"),
     "restartable": "a target the harness can restart: your agent as a --container image",
-    "unix_socket": "a target listening on a unix socket on this host (--unix PATH)",
+    "unix_socket": ("a target listening on a unix socket on this host (--unix PATH, or a --container image whose "
+                    "label dev.agentd-conformance.socket-dir names the folder its socket is made in)"),
     "root": "the harness running as root (to start a client under another uid)",
     "logs": "the target's own log output: your agent as a --container image (the harness reads its log stream)",
 }

@@ -21,11 +21,11 @@ from conformance.agentd_page import ROLES
 from conformance.agentd_page.launch import ConfigError, Principal, document, harness_document
 from conformance.context import RunContext
 from conformance.evidence import SecretSet
-from conformance.outcome import not_measured
+from conformance.outcome import NotMeasured, not_measured
 from conformance.targets.control import ContainerControl, Control, ReferenceControl, ScriptedControl
 from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
 from conformance.targets.origins import origin_of
-from conformance.targets.pool import ContainerHandle, ContainerPool
+from conformance.targets.pool import ContainerHandle, ContainerPool, need_text
 from conformance.targets.resolve import AgentLocation, resolve
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 
@@ -255,7 +255,7 @@ class AgentTargets:
             if key == "fresh":
                 continue
             if key in REFERENCE_ONLY:
-                not_measured(f"needs a configuration ({key}={want!r}) that a running target cannot be switched "
+                not_measured(f"needs a configuration ({need_text(key, want)}) that a running target cannot be switched "
                              "to; give your agent as a --container image that takes a configuration document "
                              "(switch config) to measure it")
             have = facts.get(key)
@@ -319,6 +319,13 @@ class AgentTargets:
                 if card.get("extended") is False:
                     return None  # with principals it always declares an extended card
                 needs["auth"] = True
+            if kind == CONTAINER and card:
+                try:
+                    return self.agentd(**needs)
+                except NotMeasured:
+                    # The image cannot be switched so (no switch, not in its document): like a running target,
+                    # the side it serves is judged alone rather than the whole row lost.
+                    return None
             return self.agentd(**needs)
         key = ("core", name, tuple(sorted(card.items())))
         if key in self._cache:

@@ -41,6 +41,14 @@ from conformance.targets.model import AgentTarget
 #: Needs that are reference objects: only an image with a ``config`` switch (the reference's) takes them,
 #: as one YAML document of the reference's Config fields.
 STRUCTURED = ("principals", "workflows", "grants", "tick", "instance")
+
+
+def need_text(key: str, value: Any) -> str:
+    """A structured need as a note says it: workflows and principals by name (their repr would fill a report's
+    note before its reason), anything else as ``key=value``."""
+    if isinstance(value, tuple | list) and value and all(isinstance(v, Workflow | Principal) for v in value):
+        return f"{key} {', '.join(v.name for v in value)}"
+    return f"{key}={value!r}"
 FULL_LOG_CHARS = 1_000_000
 
 
@@ -255,7 +263,8 @@ class ContainerPool:
             missing = [k for k in structured if k not in cfg.takes]
             if missing:
                 key = missing[0]
-                not_measured(f"needs {key}={structured[key]!r}; the image {spec.image}'s configuration document "
+                what = need_text(key, structured[key])
+                not_measured(f"needs {what}; the image {spec.image}'s configuration document "
                              f"does not take {key} (container config-takes: {', '.join(cfg.takes) or 'nothing'})")
             if auth and "principals" not in cfg.takes and not all(r in spec.tokens_env for r in ROLES):
                 not_measured(f"needs bearer tokens for {', '.join(ROLES)}; the image takes no principals in its "
@@ -277,7 +286,8 @@ class ContainerPool:
         elif structured:
             if "config" not in spec.switches:
                 key = next(iter(structured))
-                not_measured(f"needs a configuration ({key}={structured[key]!r}) that this image cannot be given "
+                what = need_text(key, structured[key])
+                not_measured(f"needs a configuration ({what}) that this image cannot be given "
                              "through its environment: declare a switch that takes a whole configuration document "
                              "(container.switches.config, label dev.agentd-conformance.switches) or a configuration "
                              "document of the image's own (contract v2: docs/containers.md) to measure it")
