@@ -408,32 +408,30 @@ def interrupted(exc: KeyboardInterrupt) -> int:
     line naming the signal; the exit code of a run that could not complete."""
     name = signame(exc)
     folder = Path(exc.report_dir) if isinstance(exc, RunInterrupted) and exc.report_dir else None
-    where = ""
-    if folder is not None and (folder / REPORT_FILE).is_file():
-        try:
-            print_summary(load_report(folder, default_registry()), folder)
-            seal(folder)
-            where = f"; its report is incomplete and claims nothing: {folder}"
-        except (ReportError, HarnessFailure):
-            where = ""
+    where = _stopped_report(folder)
     sys.stderr.write(f"agentd-conformance: interrupted ({name}): the run was stopped before it finished{where}\n")
     return EXIT_HARNESS
 
 
 def crashed(exc: SuiteCrashed) -> int:
     """The end of a run whose suite process died: as :func:`interrupted`, one line saying so."""
-    folder = Path(exc.report_dir)
-    where = ""
-    if (folder / REPORT_FILE).is_file():
-        try:
-            print_summary(load_report(folder, default_registry()), folder)
-            seal(folder)
-            where = f"; its report is incomplete and claims nothing: {folder}"
-        except (ReportError, HarnessFailure):
-            where = ""
+    where = _stopped_report(Path(exc.report_dir))
     sys.stderr.write(f"agentd-conformance: the suite process crashed ({exc.what}): the run was stopped before it "
                      f"finished{where}\n")
     return EXIT_HARNESS
+
+
+def _stopped_report(folder: Path | None) -> str:
+    """Print the table of a stopped run's report and seal it; the words the one line adds about it ("" when
+    there is none to show)."""
+    if folder is None or not (folder / REPORT_FILE).is_file():
+        return ""
+    try:
+        print_summary(load_report(folder, default_registry()), folder)
+        seal(folder)
+    except (ReportError, HarnessFailure):
+        return ""
+    return f"; its report is incomplete and claims nothing: {folder}"
 
 
 def _sweep(folders: list[Path], ctx: RunContext, secret_dir: Path) -> None:
