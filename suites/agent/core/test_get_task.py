@@ -9,11 +9,14 @@ import pytest
 from conformance.a2a.messages import send_params, text_message
 from conformance.a2a.steps import AT_ONCE, GET_ROW, get_task, hold_params, new_task
 from conformance.a2a.tasks import history_ids, state_of, task_of
-from conformance.judge import expect_error, judged_here, quote, succeeded, unique
+from conformance.judge import blocked_by, expect_error, judged_here, quote, succeeded, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
+
+#: The row whose own text demands that SendMessage with returnImmediately answers at once.
+RETURN_IMMEDIATELY_ROW = "A2A_SEND_006"
 
 
 @pytest.mark.requirement("A2A_TASK_001")
@@ -80,6 +83,7 @@ def _as_sent(kept: dict[str, Any], sent: dict[str, Any]) -> str | None:
 
 
 @pytest.mark.requirement("A2A_TASK_005")
+@pytest.mark.depends_on(RETURN_IMMEDIATELY_ROW)
 def test_history_keeps_the_messages_sent_in_order_and_as_sent(core_agent: CoreAgent, caller: Caller,
                                                                recorder: Recorder) -> None:
     """Two messages to one task: the long-running text (the task it starts stays working) and a second
@@ -91,8 +95,15 @@ def test_history_keeps_the_messages_sent_in_order_and_as_sent(core_agent: CoreAg
     params = hold_params(core_agent)
     params["configuration"] = {"returnImmediately": True}
     first = params["message"]
-    task = task_of(succeeded(caller.call("SendMessage", params), "SendMessage of the long-running text"),
-                   "the answer to the long-running text")
+    opening = core_agent.caller(caller.binding, recorder, timeout=AT_ONCE)
+    try:
+        opened = opening.call("SendMessage", params)
+    finally:
+        opening.close()
+    if opened.timed_out is not None:  # answering at once is A2A_SEND_006's; this row needs it to go on
+        blocked_by(RETURN_IMMEDIATELY_ROW, f"SendMessage of the long-running text with returnImmediately gave no "
+                                           f"answer within {opened.timed_out:g}s, so no second message could follow")
+    task = task_of(succeeded(opened, "SendMessage of the long-running text"), "the answer to the long-running text")
     if task is None:
         not_measured("the agent answered the long-running text with a Message, so no task holds a history; "
                      "give a message text it answers with a task that stays working (--long-running-text TEXT)")
