@@ -79,6 +79,21 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "admin-op-missing", "AGENTD_CMD_011", ("AGENTD_CMD_015",)),
     (AGENTD, "annotations-missing", "AGENTD_ANN_001", ("AGENTD_ANN_004",)),
     (AGENTD, "command-runs-as-chat", "AGENTD_CMD_001", ("AGENTD_CMD_010",)),
+    # found by the CLI differential (benchmarks.differential --reference cli): a shared precondition every check
+    # stands on, seen on the harness's agent (conformance.clicheck.gates) or in the output it reads:
+    # no A2A-Version header: the agent refuses every request, so a send (SEND_001) and a chat turn (CHAT_001)
+    # never reach what they judge
+    (CLI, "no-version-header", "A2ACLI_VER_001", ("A2ACLI_SEND_001", "A2ACLI_CHAT_001")),
+    # send returns at the first answer: what a finished send shows (INTERACT_004's ids and state, SEND_004's
+    # parts) is not there to read
+    (CLI, "no-wait-by-default", "A2ACLI_SEND_002", ("A2ACLI_INTERACT_004", "A2ACLI_SEND_004")),
+    # JSON by default: the checks reading the default text (TASK_GET_001's rendering, CONFIG_002's sources) are
+    # not judged on it
+    (CLI, "output-json-default", "A2ACLI_DEFAULT_001", ("A2ACLI_TASK_GET_001", "A2ACLI_CONFIG_002")),
+    # pretty-printed JSONL: stdout holding nothing but JSON (OUT_001's question) is not judged on the framing
+    (CLI, "pretty-jsonl", "A2ACLI_OUT_003", ("A2ACLI_OUT_001",)),
+    # one part per message: which part a --media-type binds to (SEND_005) cannot be seen
+    (CLI, "single-part-only", "A2ACLI_SEND_006", ("A2ACLI_SEND_005",)),
     # a subscription that ends after the Task with no update (found by benchmarks.differential): where a task
     # stream ends (STREAM_005) and several streams of one task (SUB_005) cannot be seen without updates
     (CORE, "subscribe-misses-updates", "A2A_SUB_004", ("A2A_STREAM_005", "A2A_SUB_005")),
@@ -102,6 +117,12 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (CLI, "no-context-in-output", "A2ACLI_OUT_001", ("A2ACLI_INTERACT_001", "A2ACLI_TASK_GET_001")),
     # errors as plain text: a wait that hits --timeout still shows the timeout by exit 5 (TASK_POLL_002)
     (CLI, "no-error-envelope", "A2ACLI_OUT_004", ("A2ACLI_TASK_POLL_002",)),
+    # an invented A2ACLI_ERR_ name for a protocol error: the stream's final error line is there (OUT_003); the
+    # code's name is OUT_004's
+    (CLI, "renames-protocol-errors", "A2ACLI_OUT_004", ("A2ACLI_OUT_003",)),
+    # JSON by default, stated as such in help: help shows the effective default (CLI_001), and --debug leaves
+    # stdout alone though the JSON carries times and ids of its own (OUT_007)
+    (CLI, "output-json-default", "A2ACLI_DEFAULT_001", ("A2ACLI_CLI_001", "A2ACLI_OUT_007")),
     # a fresh contextId made up for each new message is not an id kept from the run before (INTERACT_005)
     (CLI, "invents-context-id", "A2ACLI_INTERACT_003", ("A2ACLI_INTERACT_005",)),
 )

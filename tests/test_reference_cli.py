@@ -558,5 +558,7 @@ def test_skill_layouts(tmp_path: Path) -> None:
     assert [p.name for p in clean] == ["SKILL.md"]
     assert "help" in clean[0].read_text()
     assert len(materialize_skill(tmp_path / "two", {"two-skills"})) == 2
-    assert "MUST" in materialize_skill(tmp_path / "re", {"skill-restates-spec"})[0].read_text()
+    restated = materialize_skill(tmp_path / "re", {"skill-restates-spec"})[0].read_text()
+    assert "MUST" in restated and "--poll-interval" not in restated  # one behaviour: not the surface too
+    assert "--poll-interval" in materialize_skill(tmp_path / "ls", {"skill-lists-surface"})[0].read_text()
     assert "MUST" not in clean[0].read_text()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from conformance.cli.runner import CliResult
+from conformance.clicheck.invocations import Cli
 from conformance.fixtures.scripted_agent import ArtifactSpec, Data, Raw, Text, Url
 from conformance.judge import shown, unique
 
@@ -37,9 +38,10 @@ def all_kinds_artifact() -> tuple[ArtifactSpec, dict[str, str]]:
     return ArtifactSpec(parts=parts, name=unique("artifact")), v
 
 
-def assert_every_part_rendered(r: CliResult, v: dict[str, str]) -> None:
-    """Every part of `all_kinds_artifact` is visible in stdout: nothing dropped (AssertionError otherwise)."""
-    out = r.stdout_text
+def assert_every_part_rendered(cli: Cli, r: CliResult, v: dict[str, str]) -> None:
+    """Every part of `all_kinds_artifact` is visible in the default (text) stdout: nothing dropped
+    (AssertionError otherwise; blocked by A2ACLI_DEFAULT_001 when that output is JSON instead)."""
+    out = cli.default_text(r)
     missing = [
         f"{k}={v[k]!r}"
         for k in ("text", "data_key", "data_value", "raw_name", "raw_type", "url_name", "url_type")

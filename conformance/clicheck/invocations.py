@@ -19,8 +19,9 @@ from conformance.clicheck.features import (
     undeclared,
     used_features,
 )
+from conformance.clicheck.output import TEXT_DEFAULT_PART, TEXT_DEFAULT_ROW, json_by_default
 from conformance.evidence import Evidence, SecretSet
-from conformance.judge import DEPENDS_MARKER
+from conformance.judge import DEPENDS_MARKER, blocked_by
 from conformance.targets.model import CliTarget
 
 #: Per-invocation bound: a CLI that hangs fails its check with evidence, and the run goes on.
@@ -56,6 +57,8 @@ class Cli:
         self.own = list(own)
         self.declared = list(declared)
         self.results: list[CliResult] = []
+        #: Called with each finished run of :meth:`run` (e.g. ``conformance.clicheck.gates.EarlyReturns``).
+        self.watchers: list[Callable[[CliResult], None]] = []
 
     def run(self, *args: str, usage_error_expected: bool = False, **kwargs: Any) -> CliResult:
         """Run ``args`` (spec grammar; the adapter translates). Keyword args go to ``CliRunner.run``.
@@ -74,6 +77,8 @@ class Cli:
                               {"spec_args": [self.secrets.redact(a) for a in args], "unsupported": exc.what})
             judge_missing([Missing(f, ADAPTER_UNSUPPORTED) for f in exc.features], self.own)
         self.record(result, "run")
+        for watch in self.watchers:
+            watch(result)
         if not usage_error_expected:
             require_features(result, features, self.own, self.target.adapter)
         return result
@@ -146,6 +151,16 @@ class Cli:
         """The tool's spelling of a spec flag (through its adapter, if any)."""
         adapter = self.target.adapter
         return adapter.flag_spelling(flag) if adapter is not None else flag
+
+    def default_text(self, result: CliResult) -> str:
+        """The stdout of ``result`` for a check that reads the tool's *default* output as text: when the run
+        gave no ``--output`` flag and the tool printed JSON anyway, the check cannot read it and is blocked
+        by A2ACLI_DEFAULT_001 (text is its default), unless the check measures that row itself."""
+        json_instead = json_by_default(result.spec_args, result.stdout_text)
+        if json_instead is not None and TEXT_DEFAULT_ROW not in self.own:
+            blocked_by(TEXT_DEFAULT_ROW, f"{json_instead} where the default output should be text "
+                                         f"({TEXT_DEFAULT_PART})")
+        return result.stdout_text
 
     def require(self, result: CliResult, *features: str) -> None:
         """Apply the blame rule to ``features`` of a run made with ``usage_error_expected``: a usage

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -133,6 +134,48 @@ def one_json_document(stdout: str) -> tuple[Any, str | None]:
     return doc, problem
 
 
+#: The row whose text makes human-readable text the default output (SPEC.md §6.5), and its part.
+TEXT_DEFAULT_ROW = "A2ACLI_DEFAULT_001"
+TEXT_DEFAULT_PART = "output_human_readable_text"
+_OUTPUT_FLAGS = ("-o", "--output")
+
+
+def json_by_default(spec_args: Sequence[str], stdout: str) -> str | None:
+    """What shows the tool printed JSON where its default output (no ``-o``/``--output`` given) should be
+    text, or None: stdout is one JSON object or array, or JSON lines. Positive evidence that a check
+    reading the default output as text reads something DEFAULT_001 already gets wrong."""
+    if any(a in _OUTPUT_FLAGS or a.startswith("--output=") for a in spec_args):
+        return None
+    text = stdout.strip()
+    if not text.startswith(("{", "[")):
+        return None
+    doc, problem = parse_json_document(text)
+    if problem is None and isinstance(doc, (dict, list)):
+        return f"with no --output flag the tool printed a JSON {'object' if isinstance(doc, dict) else 'array'}"
+    objs, problems = parse_jsonl(text + "\n")
+    if objs and not problems:
+        return f"with no --output flag the tool printed {len(objs)} JSON lines"
+    return None
+
+
+def json_sequence(stdout: str) -> list[Any] | None:
+    """The JSON values stdout holds one after another (whatever the whitespace between them), or None when
+    something else is on it: stdout that is JSON throughout, though perhaps not one value per line."""
+    decoder = json.JSONDecoder()
+    text, i = stdout, 0
+    out: list[Any] = []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out or None
+        try:
+            value, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            return None
+        out.append(value)
+
+
 def several_documents(problem: str | None) -> bool:
     """Whether a :func:`parse_json_document` problem is stdout holding more than one document (OUT_002's)."""
     return problem is not None and problem.startswith(SEVERAL_DOCUMENTS)
@@ -164,8 +207,10 @@ def parse_jsonl(stdout: str) -> tuple[list[Any], list[str]]:
     return objs, problems
 
 
-def error_envelope(obj: Any) -> tuple[dict[str, Any] | None, list[str]]:
-    """The Appendix B error envelope inside ``obj``, with every shape problem found."""
+def error_envelope(obj: Any, name_codes: bool = True) -> tuple[dict[str, Any] | None, list[str]]:
+    """The Appendix B error envelope inside ``obj``, with every shape problem found. ``name_codes=False``
+    leaves out which name the code has (an ``A2ACLI_ERR_`` code outside Appendix D): that is the naming
+    row's (A2ACLI_OUT_004) question, not a row's that only asks for the envelope."""
     if not isinstance(obj, dict) or "error" not in obj:
         return None, ["not an error envelope: no top-level 'error' member"]
     err = obj["error"]
@@ -181,7 +226,7 @@ def error_envelope(obj: Any) -> tuple[dict[str, Any] | None, list[str]]:
     if "a2aCode" in err and err["a2aCode"] is not None and not isinstance(err["a2aCode"], str | int):
         problems.append(f"error.a2aCode must be a string, number or null, got {err['a2aCode']!r}")
     code = err.get("code")
-    if isinstance(code, str) and code.startswith("A2ACLI_ERR_") and code not in error_codes():
+    if name_codes and isinstance(code, str) and code.startswith("A2ACLI_ERR_") and code not in error_codes():
         problems.append(f"error.code {code!r} is in the A2ACLI_ERR_ namespace but not in Appendix D")
     return err, problems
 

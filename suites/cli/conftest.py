@@ -13,6 +13,7 @@ from urllib.parse import unquote
 
 import pytest
 
+from conformance.clicheck.gates import IMPLICIT, EarlyReturns, add_implicit_depends, version_refused
 from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.clicheck.transport_checks import short_task_script
 from conformance.context import RunContext
@@ -28,6 +29,13 @@ __all__ = ["HARNESS_HEADER", "TWO_TRANSPORTS", "card_read", "card_ref", "first_e
            "require_bindings", "subscriptions", "unspoken"]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every CLI check that starts an agent stands on the tool's version signal and on a plain send
+    waiting for the task's end (``conformance.clicheck.gates``): it declares so, unless it judges them."""
+    add_implicit_depends([it for it in items if "/cli/" in str(it.path).replace("\\", "/")])
+
+
 @pytest.fixture(scope="session")
 def cli_target(run_context: RunContext) -> CliTarget:
     return CliTarget.from_dict(run_context.target)
@@ -40,8 +48,9 @@ def _marked(node: pytest.Item, name: str) -> list[str]:
 @pytest.fixture
 def cli(cli_target: CliTarget, evidence: Evidence, run_secrets: SecretSet,
         request: pytest.FixtureRequest) -> Iterator[Cli]:
+    implicit = request.node.stash.get(IMPLICIT, ()) if isinstance(request.node, pytest.Item) else ()
     c = Cli(cli_target, evidence, run_secrets, own=_marked(request.node, "requirement"),
-            declared=_marked(request.node, DEPENDS_MARKER))
+            declared=[r for r in _marked(request.node, DEPENDS_MARKER) if r not in implicit])
     yield c
     for r in c.results:
         r.cleanup()
@@ -89,9 +98,14 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None],
     Every credential the agent mints (access and refresh tokens, device codes, webhook tokens) joins
     the run's secrets, so no report or evidence file shows it. When the tool never asked any of the
     check's agents for its card (:func:`card_never_asked`), a check that then failed or measured nothing
-    is blocked by the card row (for a check that declares it; DESIGN.md §2.8).
+    is blocked by the card row (for a check that declares it; DESIGN.md §2.8). Likewise, by the
+    ``conformance.clicheck.gates``, when an agent refused a request of the tool for its A2A-Version, or a
+    plain ``send`` of the check exited 0 while its task was still working.
     """
     started: list[ScriptedAgent] = []
+    early = EarlyReturns(lambda: started)
+    if "cli" in request.fixturenames:
+        request.getfixturevalue("cli").watchers.append(early)
 
     def start(script: Script | None = None, **kwargs: Any) -> ScriptedAgent:
         kwargs.setdefault("secrets", run_secrets)
@@ -101,9 +115,14 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None],
         return a
 
     yield start
-    never = card_never_asked(started)
-    if never is not None and isinstance(request.node, pytest.Item):
-        block_if_not_reached(request.node, Blocked(CARD_ROW, never))
+    if isinstance(request.node, pytest.Item):
+        never = card_never_asked(started)
+        if never is not None:
+            block_if_not_reached(request.node, Blocked(CARD_ROW, never))
+        implicit = request.node.stash.get(IMPLICIT, ())  # a check declaring the row itself blames it itself
+        for gate in (version_refused(started, HARNESS_HEADER), early.blocked()):
+            if gate is not None and gate.by in implicit:
+                block_if_not_reached(request.node, gate)
     for i, a in enumerate(started, 1):
         try:
             for r in a.requests:

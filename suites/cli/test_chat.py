@@ -78,6 +78,8 @@ def test_chat_carries_context_and_waiting_task_across_three_turns(
             r = s.close()
             raise AssertionError(f"expected one message per typed line (3), each with its text; got {texts}; "
                                  f"{shown(r)}")
+        if not a.tasks:
+            raise AssertionError(f"the agent created no task for the three turns it received; {shown(s.close())}")
         first = a.tasks[0]
         assert ask in shown_after[0], (f"expected turn 1's reply (the agent's INPUT_REQUIRED message) shown; "
                                        f"{shown(s.close())}")

@@ -161,7 +161,7 @@ def names_source(line: str, source: str | Path, home: IsolatedHome, cwd: Path) -
 
 
 @pytest.mark.requirement(CONFIG, part="show_source")
-@pytest.mark.depends_on("A2ACLI_CONFIG_001")
+@pytest.mark.depends_on("A2ACLI_CONFIG_001", "A2ACLI_DEFAULT_001")
 def test_config_show_names_the_source_of_each_effective_value(cli: Cli, evidence: Evidence) -> None:
     """`config show` with the agent-card reference set at flag, environment, local and global level (one
     level removed from the top per run) prints the winning value on a line that names its source — the
@@ -187,7 +187,7 @@ def test_config_show_names_the_source_of_each_effective_value(cli: Cli, evidence
             r = cli.run("config", "show", *extra, env=run_env, home=home, cwd=cwd)
             last = r
             assert r.exit_code == 0, f"expected `config show` to exit 0, got {r.exit_code}; {shown(r)}"
-            lines = [ln for ln in r.stdout_text.splitlines() if urls[level] in ln]
+            lines = [ln for ln in cli.default_text(r).splitlines() if urls[level] in ln]
             if not lines and level == "global":
                 # every other level's value was shown (asserted above): the global file is not read at all (CONFIG_001's
                 # conventional path), so there is no global value whose source could be named
@@ -202,9 +202,10 @@ def test_config_show_names_the_source_of_each_effective_value(cli: Cli, evidence
         out_lines = [ln for ln in last.stdout_text.splitlines()
                      if re.search(r"A2ACLI_OUTPUT|--output|\boutput\b", ln, re.I)]
         evidence.add("output lines", out_lines)
-        assert any(re.search(r"\btext\b", ln) and names_source(ln, "default", home, lay.outside)
-                   for ln in out_lines), (
-            f"expected the unset output format shown as the built-in default (text); got {out_lines[:2]!r}")
+        # the value shown is the tool's effective default, whichever (that it is text is DEFAULT_001's)
+        assert any(re.search(r"\b(?:text|json|yaml|table)\b", ln, re.I)
+                   and names_source(ln, "default", home, lay.outside) for ln in out_lines), (
+            f"expected the unset output format shown with the built-in default as its source; got {out_lines[:2]!r}")
     finally:
         home.cleanup()
 

@@ -22,6 +22,7 @@ from conformance.clicheck.output import (
     error_envelope,
     find_error_envelope,
     json_find,
+    json_sequence,
     one_json_document,
     parse_json_document,
     parse_jsonl,
@@ -101,7 +102,7 @@ MODES: dict[str, tuple[str, ...]] = {"text": (), "json": ("-o", "json"), "jsonl"
 
 
 @pytest.mark.requirement("A2ACLI_OUT_001")
-@pytest.mark.depends_on("A2ACLI_OUT_002", "A2ACLI_SEND_003")
+@pytest.mark.depends_on("A2ACLI_OUT_002", "A2ACLI_SEND_003", "A2ACLI_OUT_003")
 @pytest.mark.parametrize("mode", list(MODES))
 def test_send_names_task_context_and_state_with_diagnostics_on_stderr(
         cli: Cli, agent: AgentMaker, mode: str) -> None:
@@ -154,6 +155,9 @@ def check_names_and_streams(r: CliResult, mode: str, tid: str, ctx: str, state: 
             f"expected the -o json document to name ids and state; it lacks {', '.join(missing)}; {shown(r)}"
         return
     objs, problems = parse_jsonl(r.stdout_text)
+    if problems and json_sequence(r.stdout_text):
+        # nothing but JSON on stdout (this row's question), only not one object per line: OUT_003's framing
+        blocked_by("A2ACLI_OUT_003", f"stdout is JSON throughout but not JSONL: {problems[:2]}")
     assert not problems, f"expected -o json --stream stdout to be clean JSONL: {problems[:3]}; {shown(r)}"
     assert objs, f"expected JSONL lines, got none; {shown(r)}"
     missing = names_ids_and_state(objs[-1], tid, ctx, state)
@@ -279,7 +283,8 @@ def test_json_stream_ends_with_an_error_line_when_the_stream_fails(cli: Cli, age
     assert r.exit_code != 0, f"the run could not reach a terminal state, yet exited 0; {shown(r)}"
     objs, problems = parse_jsonl(r.stdout_text)
     assert not problems, f"stdout is not JSONL: {problems}; {shown(r)}"
-    env, env_problems = error_envelope(objs[-1] if objs else None)
+    # the envelope's shape is asked here; which name its code has is OUT_004's
+    env, env_problems = error_envelope(objs[-1] if objs else None, name_codes=False)
     assert env is not None, f"the last JSONL line is not an error object: {objs[-1] if objs else None!r}; {shown(r)}"
     assert not env_problems, f"the final error line is malformed: {env_problems}; {objs[-1]!r}"
 
@@ -392,7 +397,7 @@ def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: A
 
 
 @pytest.mark.requirement("A2ACLI_OUT_005", part="block_content")
-@pytest.mark.depends_on("A2ACLI_SEND_004")
+@pytest.mark.depends_on("A2ACLI_SEND_004", "A2ACLI_DEFAULT_001")
 def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: AgentMaker) -> None:
     """A multi-line text artifact and a data artifact each come out as a block: a `Label:` line, the
     content exactly, then a blank line — never running into the next block or field.
@@ -401,7 +406,7 @@ def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: Ag
     """
     a = agent(Script(send=flow("out5b-task", "out5b-ctx")))
     r = cli.run("send", "--text", "report please", *card_ref(a))
-    doc = parse_text_floor(r.stdout_text)
+    doc = parse_text_floor(cli.default_text(r))
     assert not doc.problems, f"text output breaks the floor: {doc.problems}; {shown(r)}"
     contents = [c for _, c in doc.blocks]
     assert ARTIFACT_TEXT in contents, \

@@ -98,7 +98,7 @@ def test_version_flags_print_the_tool_version(cli: Cli) -> None:
     assert outs[0] == outs[1], f"-v and --version disagree: {outs[0]!r} vs {outs[1]!r}"
 
 
-#: Each §6.5 default, and words by which a line of help can name its value.
+#: Each §6.5 default, and words by which a line of help can name the value the spec gives it.
 _DEFAULT_WORDS: dict[str, str] = {
     "transport": r"supportedInterfaces|card'?s? (order|preference)|server preference|first (supported )?"
                  r"(interface|entry)",
@@ -107,6 +107,17 @@ _DEFAULT_WORDS: dict[str, str] = {
     "detail": r"concise",
     "protocol version": r"\b1\.0\b|highest",
     "transport security": r"\btls\b|verif|certificate",
+}
+
+#: Each §6.5 default, and words by which a line of help can name *some* value of it (the spec's or
+#: another): what CLI_001 asks is that the effective value is shown, whichever it is.
+_ANY_VALUE_WORDS: dict[str, str] = {
+    "transport": _DEFAULT_WORDS["transport"] + r"|json-?rpc|http\+json|\brest\b|grpc",
+    "task completion": r"\bwait|\basync|\bblock|\breturn",
+    "output": r"\btext\b|\bjson|\byaml\b|\btable\b",
+    "detail": r"concise|verbose|brief|\bfull\b|detail",
+    "protocol version": r"\b\d+\.\d+\b|highest|latest",
+    "transport security": _DEFAULT_WORDS["transport security"] + r"|insecure|\bhttps?\b",
 }
 
 
@@ -127,18 +138,36 @@ def default_lines(help_text: str) -> list[str]:
     return out
 
 
+def _stated_defaults(cli: Cli) -> str:
+    """The lines of ``--help`` and ``send --help`` that state defaults (each run must print usage)."""
+    texts = [_usage_ok(cli.run(*args), " ".join(args)) for args in (("--help",), ("send", "--help"))]
+    return "\n".join(default_lines("\n".join(texts)))
+
+
 @pytest.mark.requirement("A2ACLI_CLI_001", part="defaults_shown")
-@pytest.mark.requirement("A2ACLI_DEFAULT_001")
 @pytest.mark.depends_on("A2ACLI_SEND_001")
 def test_help_shows_each_effective_default(cli: Cli) -> None:
-    """``--help`` or ``send --help`` states the value of each of the six §6.5 defaults on a line that
-    says it is a default (or in a "defaults" section). Catches help that lists flags but hides what
-    happens when they are not given."""
-    texts = []
-    for args in (("--help",), ("send", "--help")):
-        texts.append(_usage_ok(cli.run(*args), " ".join(args)))
-    lines = "\n".join(default_lines("\n".join(texts)))
-    missing = [name for name, pattern in _DEFAULT_WORDS.items() if not re.search(pattern, lines, re.I)]
+    """``--help`` or ``send --help`` states a value for each of the six §6.5 defaults on a line that says
+    it is a default (or in a "defaults" section): the effective value, whichever it is (that it is the
+    spec's value is DEFAULT_001's, judged beside). Catches help that lists flags but hides what happens
+    when they are not given."""
+    lines = _stated_defaults(cli)
+    missing = [name for name, pattern in _ANY_VALUE_WORDS.items() if not re.search(pattern, lines, re.I)]
     assert not missing, (
         f"help does not show the effective default for: {', '.join(missing)}; lines stating defaults: "
         f"{lines[:800]!r}")
+
+
+@pytest.mark.requirement("A2ACLI_DEFAULT_001")
+@pytest.mark.depends_on("A2ACLI_SEND_001", "A2ACLI_CLI_001")
+def test_help_states_the_spec_defaults(cli: Cli) -> None:
+    """DEFAULT_001 asks that the six baseline defaults ship and that their effective values are shown (e.g.
+    in --help): the defaults ``--help`` states are the §6.5 values (card order, wait, text, concise, 1.0 or
+    the highest mutual version, TLS verified). Catches help stating another default, or none."""
+    lines = _stated_defaults(cli)
+    unstated = [name for name, pattern in _ANY_VALUE_WORDS.items() if not re.search(pattern, lines, re.I)]
+    other = [name for name, pattern in _DEFAULT_WORDS.items()
+             if name not in unstated and not re.search(pattern, lines, re.I)]
+    assert not unstated and not other, (
+        f"help states no default for: {', '.join(unstated) or '-'}; a default other than the spec's for: "
+        f"{', '.join(other) or '-'}; lines stating defaults: {lines[:800]!r}")

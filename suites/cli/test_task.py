@@ -34,6 +34,7 @@ def _history_length_asked(req: Any) -> Any:
 
 
 @pytest.mark.requirement("A2ACLI_TASK_GET_001")
+@pytest.mark.depends_on("A2ACLI_DEFAULT_001")  # the default output is text (read here)
 def test_task_get_reports_ids_state_and_every_artifact_part(cli: Cli, agent: AgentMaker) -> None:
     """`task get <id>` asks GetTask for that id and shows the taskId, COMPLETED and each
     artifact part (text, data, inline file, URL file). Catches artifacts stripped from the output.
@@ -49,7 +50,7 @@ def test_task_get_reports_ids_state_and_every_artifact_part(cli: Cli, agent: Age
     # the task it fetched, by its id; that every output also names the context is OUT_001's (its own row)
     assert output.has_token(out, rec.id), f"task get output lacks the taskId {rec.id}; {shown(r)}"
     assert output.state_matches(out, "TASK_STATE_COMPLETED"), f"task get does not report the state; {shown(r)}"
-    assert_every_part_rendered(r, v)
+    assert_every_part_rendered(cli, r, v)
 
 
 @pytest.mark.requirement("A2ACLI_TASK_GET_001")

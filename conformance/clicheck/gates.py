@@ -1,0 +1,123 @@
+"""Shared preconditions of the CLI checks: what a check's runs show about a row it stands on but does not
+judge, so a check that then failed is blocked by that row instead (DESIGN.md §2.8, §2.11).
+
+Every CLI check that talks to the harness's agent stands on two behaviours it does not measure:
+
+* the tool signals an A2A version the agent accepts (``A2ACLI_VER_001``): a request the agent refuses as
+  VersionNotSupported never reaches the behaviour the check is about;
+* a plain ``send`` waits until the task ends or stops for the user (``A2ACLI_SEND_002``): a check that reads
+  the outcome of a send, its state, artifacts or exit status, reads nothing when the tool returned while
+  the task was still working.
+
+Each is *positive evidence*, read from the harness's own agent (never from the tool's output): the agent
+refused a request of the tool for its version; the agent's task was still submitted or working when a
+``send`` of the tool had already exited 0. :func:`add_implicit_depends` declares both rows on every CLI
+check that starts an agent (except the checks judging that very behaviour, :data:`JUDGED_BY`), so the
+blame rule lets the ``agent`` fixture turn such a check's fail into "blocked by" the row.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import pytest
+
+from conformance.cli.runner import CliResult
+from conformance.fixtures.scripted_agent import INTERRUPTED_STATES, TERMINAL_STATES, ScriptedAgent
+from conformance.fixtures.scripted_agent.versions import version_refusal
+from conformance.judge import DEPENDS_MARKER, Blocked
+
+#: The row whose subject is the A2A-Version the tool signals (SPEC.md §13.2).
+VERSION_ROW: Final = "A2ACLI_VER_001"
+#: The row whose subject is that a plain `send` waits for the task's end (SPEC.md §10.2).
+WAIT_ROW: Final = "A2ACLI_SEND_002"
+
+#: Per gate row: the (requirement, part) pairs whose own subject is that behaviour; a check measuring one
+#: keeps its own verdict (part None: the whole row).
+JUDGED_BY: Final[dict[str, frozenset[tuple[str, str | None]]]] = {
+    VERSION_ROW: frozenset({(VERSION_ROW, None), ("A2ACLI_DEFAULT_001", "protocol_version_highest_mutual")}),
+    WAIT_ROW: frozenset({(WAIT_ROW, None), ("A2ACLI_DEFAULT_001", "task_completion_wait_by_default")}),
+}
+
+#: Where the rows declared by :func:`add_implicit_depends` are kept on an item (they govern no feature of
+#: the check's own invocations: the CLI fixture leaves them out of its feature check).
+IMPLICIT = pytest.StashKey[tuple[str, ...]]()
+
+_A2A_BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
+
+
+def _judges(item: pytest.Item, row: str) -> bool:
+    marks = [(rid, m.kwargs.get("part")) for m in item.iter_markers("requirement") for rid in m.args]
+    judged = JUDGED_BY[row]
+    return any((rid, None) in judged or (rid, part) in judged for rid, part in marks)
+
+
+def add_implicit_depends(items: Sequence[pytest.Item]) -> None:
+    """Declare :data:`VERSION_ROW` and :data:`WAIT_ROW` on every check that starts an agent and measures a
+    row (the blame rule needs a block to name a declared row), unless the check judges that behaviour, or
+    declares the row itself: such a check blames it where its own runs need it (e.g. a timeout reached by
+    a `send`, else by `task get --wait`) and a send that returned early elsewhere in it proves nothing."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "agent" not in fixtures or not any(item.iter_markers("requirement")):
+            continue
+        explicit = {rid for m in item.iter_markers(DEPENDS_MARKER) for rid in m.args}
+        rows = tuple(r for r in JUDGED_BY if not _judges(item, r) and r not in explicit)
+        if rows:
+            item.add_marker(pytest.mark.depends_on(*rows))
+            item.stash[IMPLICIT] = rows
+
+
+def version_refused(agents: Sequence[ScriptedAgent], harness_header: str) -> Blocked | None:
+    """A block by :data:`VERSION_ROW` when one of the agents refused a request of the tool for the
+    A2A-Version it signalled (the agent's own version policy, judged on the request as recorded)."""
+    for a in agents:
+        for q in a.a2a_requests():
+            if harness_header in q.headers:
+                continue
+            source = "header" if "a2a-version" in q.headers else ("query" if q.a2a_version is not None else None)
+            refusal = version_refusal(a.script, q.a2a_version, source)
+            if refusal is not None:
+                sent = "no A2A-Version" if q.a2a_version is None else f"A2A-Version {q.a2a_version!r}"
+                return Blocked(VERSION_ROW, f"the agent refused the tool's {q.operation or q.method} ({q.binding}), "
+                                            f"which signalled {sent}, as VersionNotSupported: {refusal}")
+    return None
+
+
+def _plain_send(spec_args: Sequence[str]) -> bool:
+    return bool(spec_args) and spec_args[0] == "send" and not {"--async", "--stream"} & set(spec_args)
+
+
+@dataclass
+class EarlyReturns:
+    """Watches a check's CLI runs (``Cli.watchers``): a plain ``send`` that exited 0 while a task the agent
+    started or restarted during the run was still neither ended nor waiting for the user."""
+
+    agents: Callable[[], Sequence[ScriptedAgent]]
+    seen: list[str] = field(default_factory=list)
+
+    def __call__(self, result: CliResult) -> None:
+        if result.exit_code != 0 or not _plain_send(result.spec_args):
+            return
+        began = time.time() - result.duration
+        for a in self.agents():
+            for task in a.tasks:
+                if task.started_wall < began:
+                    continue
+                state = task.state()  # read now, just after the exit: a later state only ends it sooner
+                if state not in TERMINAL_STATES and state not in INTERRUPTED_STATES:
+                    self.seen.append(f"`send` exited 0 while task {task.id} was still {state} on the agent")
+
+    def blocked(self) -> Blocked | None:
+        """A block by :data:`WAIT_ROW` when a plain send returned early in this check."""
+        if not self.seen:
+            return None
+        more = f" (and {len(self.seen) - 1} more)" if len(self.seen) > 1 else ""
+        return Blocked(WAIT_ROW, f"{self.seen[0]}{more}: the tool does not wait for the task's end by default")
+
+
+__all__ = ["IMPLICIT", "JUDGED_BY", "VERSION_ROW", "WAIT_ROW", "EarlyReturns",
+           "add_implicit_depends", "version_refused"]
