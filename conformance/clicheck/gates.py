@@ -10,18 +10,19 @@ Every CLI check that talks to the harness's agent stands on two behaviours it do
   the task was still working.
 
 Each is *positive evidence*, read from the harness's own agent (never from the tool's output): the agent
-refused a request of the tool for its version; the agent's task was still submitted or working when a
-``send`` of the tool had already exited 0. :func:`add_implicit_depends` declares both rows on every CLI
+refused a request of the tool for its version; a ``send`` of the tool exited 0 when the agent's last answer
+to it showed the task still submitted or working. :func:`add_implicit_depends` declares both rows on every CLI
 check that starts an agent (except the checks judging that very behaviour, :data:`JUDGED_BY`), so the
 blame rule lets the ``agent`` fixture turn such a check's fail into "blocked by" the row.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import pytest
 
@@ -91,25 +92,49 @@ def _plain_send(spec_args: Sequence[str]) -> bool:
     return bool(spec_args) and spec_args[0] == "send" and not {"--async", "--stream"} & set(spec_args)
 
 
+def told_state(body: bytes) -> str | None:
+    """The task state an answer of the agent told the tool: the shallowest ``status.state`` of a JSON body
+    (a SendMessage result's task, a GetTask result); None when the body says none."""
+    try:
+        level: list[Any] = [json.loads(body)]
+    except (ValueError, UnicodeDecodeError):
+        return None
+    while level:
+        for node in level:
+            status = node.get("status") if isinstance(node, dict) else None
+            if isinstance(status, dict) and isinstance(status.get("state"), str):
+                return str(status["state"])
+        level = [v for node in level for v in (node.values() if isinstance(node, dict) else
+                                                node if isinstance(node, list) else ())]
+    return None
+
+
 @dataclass
 class EarlyReturns:
-    """Watches a check's CLI runs (``Cli.watchers``): a plain ``send`` that exited 0 while a task the agent
-    started or restarted during the run was still neither ended nor waiting for the user."""
+    """Watches a check's CLI runs (``Cli.watchers``): a plain ``send`` that exited 0 when the last thing the
+    agent told it, in answer to its last request of the run (a SendMessage or GetTask over an HTTP binding,
+    whose answer the agent recorded), was a task still neither ended nor waiting for the user. A run whose
+    last request was a stream, or over gRPC, shows nothing here."""
 
     agents: Callable[[], Sequence[ScriptedAgent]]
+    harness_header: str
     seen: list[str] = field(default_factory=list)
 
     def __call__(self, result: CliResult) -> None:
         if result.exit_code != 0 or not _plain_send(result.spec_args):
             return
         began = time.time() - result.duration
-        for a in self.agents():
-            for task in a.tasks:
-                if task.started_wall < began:
-                    continue
-                state = task.state()  # read now, just after the exit: a later state only ends it sooner
-                if state not in TERMINAL_STATES and state not in INTERRUPTED_STATES:
-                    self.seen.append(f"`send` exited 0 while task {task.id} was still {state} on the agent")
+        asked = [q for a in self.agents() for q in a.a2a_requests()
+                 if q.wall >= began and self.harness_header not in q.headers]
+        if not asked:
+            return
+        last = max(asked, key=lambda q: q.wall)
+        if last.operation not in ("SendMessage", "GetTask") or last.binding not in ("JSONRPC", "HTTP+JSON"):
+            return
+        state = told_state(last.response_body)
+        if state is not None and state not in TERMINAL_STATES and state not in INTERRUPTED_STATES:
+            self.seen.append(f"`send` exited 0 after its last request ({last.operation}) was answered with the "
+                             f"task still {state}")
 
     def blocked(self) -> Blocked | None:
         """A block by :data:`WAIT_ROW` when a plain send returned early in this check."""

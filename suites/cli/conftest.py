@@ -103,7 +103,7 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None],
     plain ``send`` of the check exited 0 while its task was still working.
     """
     started: list[ScriptedAgent] = []
-    early = EarlyReturns(lambda: started)
+    early = EarlyReturns(lambda: started, HARNESS_HEADER)
     if "cli" in request.fixturenames:
         request.getfixturevalue("cli").watchers.append(early)
 

@@ -12,14 +12,15 @@ import pytest
 from conformance.agentd.answers import answer_message
 from conformance.agentd.clients import rpc_client
 from conformance.agentd.commands import send_command
-from conformance.agentd.footing import BASE_ROWS, COMMAND_ROW, DECLARED_BY, declaring
+from conformance.agentd.footing import BASE_ROWS, COMMAND_ROW, CORE_ROW, DECLARED_BY, declaring
 from conformance.agentd_page import COMMAND
 from conformance.judge import judged_here, quote
 from conformance.outcome import fail
 from conformance.targets.instances import AgentTargets
 from conformance.wire import Recorder
 
-pytestmark = pytest.mark.depends_on(*BASE_ROWS, DECLARED_BY[COMMAND])
+# CORE_ROW: finding the instance sends core requests naming no extension (footing.core_answers)
+pytestmark = pytest.mark.depends_on(*BASE_ROWS, CORE_ROW, DECLARED_BY[COMMAND])
 
 
 def _document(part: Any) -> Any:
