@@ -46,6 +46,8 @@ from urllib.parse import urlsplit
 import httpx
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
+from conformance.wire.tlsdefault import verify_arg
+
 WELL_KNOWN_PATH = AGENT_CARD_WELL_KNOWN_PATH
 #: The host name used for requests over a unix socket.
 UDS_ORIGIN = "http://localhost"
@@ -186,9 +188,9 @@ def resolve(given: str, *, uds: str | None = None, timeout: float = 5.0, bearer:
     """
     if uds is None and given.startswith("unix://"):
         uds = given[len("unix://"):]
-    transport = httpx.HTTPTransport(uds=uds) if uds else None
+    transport = httpx.HTTPTransport(uds=uds, verify=verify_arg()) if uds else None
     attempts: list[Attempt] = []
-    with httpx.Client(transport=transport, timeout=timeout, follow_redirects=False) as client:
+    with httpx.Client(transport=transport, verify=verify_arg(), timeout=timeout, follow_redirects=False) as client:
         for url, any_json in candidates(given, uds):
             credential = False
             try:
