@@ -15,6 +15,11 @@ __version__ = "0.1.0"
 
 _HERE = Path(__file__).resolve().parent
 
+# httpx's package imports its command-line client (click, rich, pygments: 65 ms of every process's start-up,
+# issue 20) only to offer ``httpx.main``; marked absent, httpx falls back to its own stub, which says the CLI
+# is not installed. Nothing here runs httpx's CLI. Done before any harness module imports httpx.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
 
 def _alias_checkout_dir(name: str) -> None:
     """Expose ``<checkout>/<name>`` as ``conformance.<name>`` when running from a checkout."""

@@ -22,11 +22,12 @@ from tests.test_command import _env
 
 #: Modules only the suite's processes need.
 CHILD_ONLY = ("httpx", "a2a", "google.protobuf", "grpc", "starlette", "rich", "click", "pygments", "docker")
-#: The front as ``agentd-conformance`` runs it, writing the names of its modules to argv[1] as it exits.
+#: The front as ``agentd-conformance`` runs it, writing the names of its modules to argv[1] as it exits (not
+#: the names marked absent: conformance/__init__.py marks httpx's CLI so).
 FRONT = ("import atexit, json, sys\n"
          "def _dump():\n"
          "    with open(sys.argv[1], 'w') as fh:\n"
-         "        json.dump(sorted(sys.modules), fh)\n"
+         "        json.dump(sorted(k for k, v in sys.modules.items() if v is not None), fh)\n"
          "atexit.register(_dump)\n"
          "from conformance.command import main\n"
          "sys.exit(main(sys.argv[2:]))\n")
@@ -64,3 +65,41 @@ def test_a_run_imports_none_of_the_suites_modules_in_the_front(tmp_path: Path, a
     assert code == 0, err
     assert (tmp_path / "report" / "compliance-report.yaml").is_file()
     assert _heavy(modules) == [], _heavy(modules)
+
+
+#: Python that prints the names of the modules loaded (not those marked absent) as JSON.
+PRINT_LOADED = "print(json.dumps(sorted(k for k, v in sys.modules.items() if v is not None)))\n"
+
+#: What the modules every run of the agent families imports in the suite's process must not pull in: the
+#: SDK's server (starlette's routes, pydantic) for a table of method names, the SDK's 0.3 types (pydantic)
+#: for the checks that send 0.3, joserfc and cryptography for signed cards, httpx's own command line.
+SUITE_UNUSED = ("a2a.server", "a2a.compat", "pydantic", "joserfc", "rich", "click", "pygments")
+#: The harness modules the agent suites' conftests and the core checks import at collection.
+SUITE_SIDE = ("conformance.wire.methods", "conformance.wire.caller", "conformance.a2a.messages",
+              "conformance.a2a.card_signatures", "conformance.a2a.steps", "conformance.a2a.datamodel",
+              "conformance.judge", "conformance.targets.core", "conformance.targets.resolve")
+
+
+def test_the_suites_modules_import_only_what_a_run_uses() -> None:
+    """Importing what every agent run imports in pytest's process leaves out what few checks use (each
+    imported by the function that needs it); before: 0.6 s of the SDK's server, 0.25 s of its 0.3 types."""
+    code = f"import json, sys\nimport {', '.join(SUITE_SIDE)}\n{PRINT_LOADED}"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    modules = json.loads(proc.stdout)
+    found = [m for m in modules if any(m == c or m.startswith(f"{c}.") for c in SUITE_UNUSED)]
+    assert found == [], found
+
+
+def test_the_probe_of_a_running_agent_imports_no_sdk() -> None:
+    """What the front imports to probe an agent given by ``--url`` (the card resolver, the pre-flight, the
+    0.3 declaration test) needs httpx and nothing of the SDK; before: the A2A SDK's utils (protobuf,
+    starlette) for a path constant, and the checks' caller, judge and gRPC for every card, 0.3 or not."""
+    code = ("import json, sys\nimport conformance.command.agent, conformance.targets.preflight, "
+            f"conformance.wire.versions\n{PRINT_LOADED}")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    heavy = [m for m in _heavy(json.loads(proc.stdout)) if m != "httpx" and not m.startswith("httpx.")]
+    assert heavy == [], heavy

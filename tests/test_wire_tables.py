@@ -75,3 +75,12 @@ def test_views_report_what_is_missing_or_malformed() -> None:
     assert any("ErrorInfo" in m for m in bare.mismatches(errors.BY_NAME["TaskNotFoundError"]))
     wrong = errors.from_rest(400, {"error": {"code": 404, "details": []}})
     assert wrong.problems and wrong.mismatches(errors.BY_NAME["TaskNotFoundError"])
+
+
+def test_the_card_path_is_the_sdks() -> None:
+    """Written in the resolver (the command's own process does not import the SDK), the SDK's constant."""
+    from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+
+    from conformance.targets.resolve import WELL_KNOWN_PATH
+
+    assert WELL_KNOWN_PATH == AGENT_CARD_WELL_KNOWN_PATH

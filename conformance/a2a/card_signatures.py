@@ -18,13 +18,16 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 import rfc8785
-from joserfc import jws
-from joserfc.errors import JoseError
-from joserfc.jwk import KeySet
+
+if TYPE_CHECKING:
+    from joserfc.jwk import KeySet
+
+# joserfc (and through it cryptography) is imported by the two functions that verify, not with this module:
+# every run imports this module, few cards are signed, and the import is a tenth of a second (issue 20).
 
 #: The JWS algorithms the harness verifies (asymmetric: a card's reader holds no shared secret).
 ALGORITHMS = ("ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA")
@@ -138,6 +141,9 @@ def read_key_set(doc: Any) -> KeySet:
     """The JWKS document ``doc`` as keys; ValueError when it is none."""
     if not isinstance(doc, dict) or not isinstance(doc.get("keys"), list):
         raise ValueError("not a JWK Set (no keys list)")
+    from joserfc.errors import JoseError
+    from joserfc.jwk import KeySet
+
     try:
         return KeySet.import_key_set(doc)  # type: ignore[arg-type]  # a JSON object, checked above
     except (JoseError, ValueError, TypeError, KeyError) as exc:
@@ -166,6 +172,9 @@ def verify(sig: CardSignature, card: dict[str, Any], keys: KeySet) -> str | None
         candidates = [key]
     else:
         candidates = list(keys)
+    from joserfc import jws
+    from joserfc.errors import JoseError
+
     for payload in payloads(card):
         compact = f"{entry['protected']}.{b64url_encode(payload)}.{signature}"
         for key in candidates:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from a2a.compat.v0_3.conversions import to_compat_send_message_request
 from a2a.types import a2a_pb2 as pb
 from google.protobuf.json_format import ParseDict
 
@@ -49,7 +48,12 @@ def hint_send_params(hint: Mapping[str, Any]) -> dict[str, Any]:
 
 def send_params_0_3(text: str) -> dict[str, Any]:
     """The params of an A2A 0.3 JSON-RPC ``message/send`` carrying one text part, shaped by the
-    SDK's own 0.3 types (``a2a.compat.v0_3``) from the 1.0 request :func:`send_params` builds."""
+    SDK's own 0.3 types (``a2a.compat.v0_3``) from the 1.0 request :func:`send_params` builds.
+
+    The SDK's 0.3 module is imported here, by the checks that send 0.3, not with this module: it imports
+    pydantic and the 0.3 types, a quarter of a second of every run's start-up (issue 20)."""
+    from a2a.compat.v0_3.conversions import to_compat_send_message_request
+
     request = ParseDict(send_params(text), pb.SendMessageRequest())
     compat = to_compat_send_message_request(request, request_id=0)
     return dict(compat.params.model_dump(by_alias=True, exclude_none=True, mode="json"))

@@ -8,6 +8,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +108,8 @@ def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> str | None:
     A2A 0.3 (said in one line), else None."""
     # Here, not at the top: the probes' HTTP client (httpx, the A2A SDK) is start-up a run of a launched or
     # contained target never needs in this process (tests/test_front_imports.py).
-    from conformance.targets.core import speaks_only_0_3
     from conformance.targets.preflight import preflight
+    from conformance.wire.versions import declares_0_3
 
     url = target.url or f"unix://{target.path}"
     tokens = target.tokens
@@ -119,7 +120,12 @@ def _preflight(target: AgentTarget, ctx: RunContext, out: Path) -> str | None:
     if found.busy_note:
         sys.stderr.write(f"agentd-conformance: note: {found.busy_note}\n")
         ctx.run.setdefault("caveats", []).append(found.busy_note)
-    if ctx.family == "a2a" and found.verdict == "go" and found.location is not None:
+    if (ctx.family == "a2a" and found.verdict == "go" and found.location is not None
+            and isinstance(found.location.card, Mapping) and declares_0_3(found.location.card)):
+        # The wire probe (and the checks' caller, judge and SDK it imports: a quarter of a second of this
+        # process's start-up, issue 20) only for a card that declares 0.3, as speaks_only_0_3 asks first.
+        from conformance.targets.core import speaks_only_0_3
+
         legacy = speaks_only_0_3(found.location.card, token=bearer, timeout=target.call_timeout,
                                  origins=target.origins())
         if legacy is not None:

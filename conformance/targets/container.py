@@ -53,6 +53,7 @@ import httpx
 
 from conformance.targets.contract import V2, ContractError
 from conformance.targets.engine import LABEL, docker_client, owner_label
+from conformance.wire.tlsdefault import verify_arg
 
 PREFIX = "dev.agentd-conformance"
 READY_PATH = "/.well-known/agent-card.json"
@@ -371,9 +372,9 @@ class ContainerAgent:
 
     def _client(self, timeout: float) -> httpx.Client:
         if self.uds_path:
-            return httpx.Client(transport=httpx.HTTPTransport(uds=self.uds_path), base_url="http://localhost",
-                                timeout=timeout)
-        return httpx.Client(base_url=self.url.rstrip("/"), timeout=timeout)
+            return httpx.Client(transport=httpx.HTTPTransport(uds=self.uds_path, verify=verify_arg()),
+                                base_url="http://localhost", verify=verify_arg(), timeout=timeout)
+        return httpx.Client(base_url=self.url.rstrip("/"), verify=verify_arg(), timeout=timeout)
 
     def wait_ready(self) -> None:
         """Until the card answers 200 with JSON, the container exits, or ``ready_timeout`` passes."""

@@ -24,7 +24,7 @@ from conformance.targets.resolve import AgentLocation
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
 from conformance.wire.errors import current
-from conformance.wire.versions import declared_versions
+from conformance.wire.versions import declared_versions, declares_0_3
 
 #: Parameter values of ``binding`` that are not bindings: the card could not be read / declares none.
 UNAVAILABLE = "card-unavailable"
@@ -115,15 +115,6 @@ def _gist(ans: Answer) -> str:
 
 #: The note of every row of an agent that speaks only A2A 0.3 (they are ``na``): it starts so.
 SPEAKS_0_3 = "speaks A2A 0.3"
-
-
-def declares_0_3(card: Mapping[str, Any]) -> bool:
-    """Whether ``card`` is an A2A 0.3 card: a top-level protocolVersion 0.3 (the 0.3 shape), or every
-    interface it declares names protocolVersion 0.3."""
-    top = str(card.get("protocolVersion") or "")
-    entries = [e for e in card.get("supportedInterfaces") or [] if isinstance(e, Mapping)]
-    return top.startswith("0.3") or bool(entries) and all(
-        str(e.get("protocolVersion") or "").startswith("0.3") for e in entries)
 
 
 def jsonrpc_interface_0_3(card: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ import httpx
 from conformance.targets.origins import outside
 from conformance.targets.resolve import CREDENTIAL_SENT, AgentLocation, Endpoint, resolve
 from conformance.wire.states import TERMINAL
+from conformance.wire.tlsdefault import verify_arg
 
 #: How long the pre-flight waits for any answer.
 TIMEOUT = 10.0
@@ -67,7 +68,7 @@ def _probe_rpc(location: AgentLocation, bearer: str | None = None,
     ep, transport, url, auth = reach
     refused: list[httpx.Response] = []
     try:
-        with httpx.Client(transport=transport, timeout=TIMEOUT, follow_redirects=False) as client:
+        with httpx.Client(transport=transport, verify=verify_arg(), timeout=TIMEOUT, follow_redirects=False) as client:
             # Two reads that change nothing: a task that does not exist, and the task list.
             for method, params in (("GetTask", {"id": "agentd-conformance-preflight"}), ("ListTasks", {})):
                 if ep.binding == "JSONRPC":
@@ -94,7 +95,7 @@ def _first_http_interface(location: AgentLocation, bearer: str | None, origins: 
     ep = location.endpoint("JSONRPC", "HTTP+JSON")
     if ep is None or outside(ep.url, origins):
         return None
-    transport = httpx.HTTPTransport(uds=ep.uds) if ep.uds else None
+    transport = httpx.HTTPTransport(uds=ep.uds, verify=verify_arg()) if ep.uds else None
     url = "http://localhost/" if ep.uds else ep.url
     return ep, transport, url, {"Authorization": f"Bearer {bearer}"} if bearer else {}
 
@@ -107,7 +108,7 @@ def _busy(location: AgentLocation, bearer: str | None, origins: tuple[str, ...] 
         return None
     ep, transport, url, auth = reach
     try:
-        with httpx.Client(transport=transport, timeout=TIMEOUT, follow_redirects=False) as client:
+        with httpx.Client(transport=transport, verify=verify_arg(), timeout=TIMEOUT, follow_redirects=False) as client:
             if ep.binding == "JSONRPC":
                 body = {"jsonrpc": "2.0", "id": "preflight", "method": "ListTasks",
                         "params": {"pageSize": 100, "historyLength": 0}}

@@ -15,6 +15,7 @@ import httpx
 
 from conformance.wire.exchange import Binding, Exchange, Recorder
 from conformance.wire.sse import SseEvent, SseRead, StreamEnd, read_sse
+from conformance.wire.tlsdefault import verify_arg
 
 #: A header value: one line, several lines of the same name, or ``None`` to remove the header.
 HeaderValue: TypeAlias = str | Sequence[str] | None
@@ -130,7 +131,8 @@ class HttpEndpoint:
         self._open_streams = 0
 
     def _new_client(self) -> httpx.Client:
-        uds, verify, cert = self._settings["uds"], self._settings["verify"], self._settings["cert"]
+        uds, cert = self._settings["uds"], self._settings["cert"]
+        verify = verify_arg(self._settings["verify"], cert)
         transport = httpx.HTTPTransport(uds=uds, verify=verify, cert=cert) if uds else None
         return httpx.Client(transport=transport, verify=verify, cert=cert, timeout=self.timeout,
                             follow_redirects=False)

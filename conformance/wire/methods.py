@@ -1,8 +1,11 @@
-"""The core A2A method names and their proto types, taken from the SDK rather than written here.
+"""The core A2A method names and their proto types, as the SDK defines them.
 
-``CORE_METHODS`` is the JSON-RPC method table of a2a-sdk's dispatcher
-(``JsonRpcDispatcher.METHOD_TO_MODEL``); response types and streaming-ness come from the gRPC
-service descriptor in ``a2a.types.a2a_pb2``.
+``CORE_METHODS`` is the JSON-RPC method table of a2a-sdk's dispatcher (``JsonRpcDispatcher.METHOD_TO_MODEL``)
+in that table's order; request and response types and streaming-ness come from the gRPC service descriptor
+in ``a2a.types.a2a_pb2``. The names are written here rather than read from the dispatcher: importing it
+imports the SDK's server (starlette, pydantic, its routes), 0.6 s of every run's start-up for a table of
+eleven names (issue 20). tests/test_wire_tables.py holds both to the dispatcher's table, names, order and
+request types.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
 from a2a.types import a2a_pb2
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -21,11 +23,17 @@ _SERVICE: Final = a2a_pb2.DESCRIPTOR.services_by_name["A2AService"]
 #: Full gRPC service name, e.g. ``a2a.v1.A2AService``.
 SERVICE_NAME: Final[str] = _SERVICE.full_name
 
-#: The core method names, in the SDK table's order.
-CORE_METHODS: Final[tuple[str, ...]] = tuple(JsonRpcDispatcher.METHOD_TO_MODEL)
+#: The core method names, in the SDK dispatcher table's order.
+CORE_METHODS: Final[tuple[str, ...]] = (
+    "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask",
+    "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig", "SubscribeToTask", "GetExtendedAgentCard",
+)
 
 #: method name -> request proto class (JSON-RPC ``params`` / gRPC request).
-REQUEST_TYPES: Final[Mapping[str, type[Message]]] = MappingProxyType(dict(JsonRpcDispatcher.METHOD_TO_MODEL))
+REQUEST_TYPES: Final[Mapping[str, type[Message]]] = MappingProxyType(
+    {m: GetMessageClass(_SERVICE.methods_by_name[m].input_type) for m in CORE_METHODS}
+)
 
 #: method name -> response proto class (JSON-RPC ``result`` / gRPC response / stream item).
 RESPONSE_TYPES: Final[Mapping[str, type[Message]]] = MappingProxyType(

@@ -45,3 +45,12 @@ def undeclared(part: str, declared: Iterable[str]) -> list[str]:
     if part == "minor":
         return [f"1.{max([mi for ma, mi in numbered if ma == 1], default=0) + 1}"]
     return [f"{max([ma for ma, _ in numbered], default=1) + 1}.0"]
+
+
+def declares_0_3(card: Mapping[str, Any]) -> bool:
+    """Whether ``card`` is an A2A 0.3 card: a top-level protocolVersion 0.3 (the 0.3 shape), or every
+    interface it declares names protocolVersion 0.3."""
+    top = str(card.get("protocolVersion") or "")
+    entries = [e for e in card.get("supportedInterfaces") or [] if isinstance(e, Mapping)]
+    return top.startswith("0.3") or bool(entries) and all(
+        str(e.get("protocolVersion") or "").startswith("0.3") for e in entries)
