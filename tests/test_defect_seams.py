@@ -58,6 +58,7 @@ REFERENCES = [
     # The reference CLI's skill-file defects change the files it ships, not its behaviour: no seam holds them.
     Reference("conformance.fixtures.reference_cli", _cli_file_defects()),
     Reference("conformance.fixtures.reference_agentd"),
+    Reference("conformance.fixtures.scripted_agent"),
 ]
 IDS = [r.package.rsplit(".", 1)[1] for r in REFERENCES]
 
