@@ -30,15 +30,26 @@ def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
     return code, out, err
 
 
+def example() -> dict[str, Any]:
+    """The example adapter's document, to change."""
+    doc: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    return doc
+
+
+def written(path: Path, doc: dict[str, Any]) -> Path:
+    """``doc`` written as YAML to ``path``."""
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    return path
+
+
 def variant(tmp_path: Path, **changes: Any) -> Path:
-    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    doc = example()
     for key, value in changes.items():
         if value is None:
             doc.pop(key, None)
         else:
             doc[key] = {**doc.get(key, {}), **value} if isinstance(value, dict) else value
-    path = tmp_path / "variant.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    path = written(tmp_path / "variant.yaml", doc)
     return path
 
 
@@ -112,10 +123,9 @@ def test_a_renamed_flag_the_tool_rejects_is_a_warning_naming_the_adapter_key(tmp
 
 
 def test_an_output_flag_left_unmapped_is_caught_by_what_the_tool_prints(tmp_path: Path) -> None:
-    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    doc = example()
     doc["rewrites"] = [r for r in doc["rewrites"] if r["when"] != {"--output": "json"}]
-    path = tmp_path / "no-json.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    path = written(tmp_path / "no-json.yaml", doc)
     result = check_adapter(path, TWIN, probes=probes("card get -a {agent} -o json"))
     assert len(result.warnings) == 1 and "-o json" in result.warnings[0], result.warnings
 
@@ -125,11 +135,10 @@ def test_a_rewrite_that_swallows_stream_is_caught_by_what_the_agent_receives(tmp
     reference behind it) streams to wait whenever the card offers streaming, so the agent sees a stream either
     way; what shows the loss is the output: one JSON document where JSON Lines were due. (A tool that sends
     without streaming shows it at the agent too: SendMessage where SendStreamingMessage was due.)"""
-    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    doc = example()
     doc["rewrites"][0]["to"] = ["--json"]
     del doc["flag_commands"]["send"]
-    path = tmp_path / "swallow.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    path = written(tmp_path / "swallow.yaml", doc)
     result = check_adapter(path, TWIN, probes=probes("send --text probe -a {agent} -o json --stream"))
     assert len(result.warnings) == 1, result.warnings
     assert "asked for -o json --stream, the output is not JSON Lines (one object a line): '{'" in result.warnings[0]
@@ -137,10 +146,9 @@ def test_a_rewrite_that_swallows_stream_is_caught_by_what_the_agent_receives(tmp
 
 
 def test_a_command_the_tool_lacks_and_the_adapter_does_not_say_so_is_a_warning(tmp_path: Path) -> None:
-    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    doc = example()
     doc["unsupported"].remove("task list")
-    path = tmp_path / "incomplete.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    path = written(tmp_path / "incomplete.yaml", doc)
     result = check_adapter(path, TWIN, probes=probes("task list"))
     assert len(result.warnings) == 1 and "rejected task list as a usage error" in result.warnings[0], result.warnings
 
@@ -155,8 +163,7 @@ def test_a_command_the_tool_lacks_and_the_adapter_does_not_say_so_is_a_warning(t
 ])
 def test_a_malformed_file_is_one_line_naming_the_line_and_key_path(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                    doc: dict[str, Any], key: str, line: int) -> None:
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    path = written(tmp_path / "bad.yaml", doc)
     code, out, err = check(capsys, str(path), "--exe", TWIN_EXE)
     assert code == 2 and out == ""
     assert err.strip().splitlines() == [err.strip()], err
@@ -171,11 +178,10 @@ def test_a_missing_tool_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 def test_a_version_flag_listed_unsupported_says_the_entry_covers_both(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Seen writing kli's adapter: `unsupported: [-v]` (meant: the tool's -v is --verbose) also took --version."""
-    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    doc = example()
     del doc["flags"]["-v"], doc["flags"]["--version"]
     doc["unsupported"].append("-v")
-    path = tmp_path / "no-version.yaml"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    path = written(tmp_path / "no-version.yaml", doc)
     code, out, _ = check(capsys, str(path))
     assert code == 0
     assert ("version check: the spec's `--version` is not asked: unsupported by the tool (adapter) (an `unsupported` "

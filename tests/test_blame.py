@@ -13,6 +13,7 @@ import yaml
 
 from conformance.judge import Blocked, blame_violation, blocked_by
 from conformance.paths import PACKAGE_DIR, PLUGIN_ARGS
+from tests.plugin_runs import run_checks
 
 ROOT = PACKAGE_DIR.parent
 
@@ -46,12 +47,7 @@ def test_self_block():
 
 @pytest.fixture
 def report(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
-    pytester.makepyfile(test_checks=CHECKS)
-    out = pytester.path / "report"
-    pytester.runpytest(*PLUGIN_ARGS, "-p", "no:cacheprovider", "--conformance-report", str(out),
-                       "--conformance-family", "a2acli")
+    out = run_checks(pytester, monkeypatch, CHECKS, "a2acli")
     data = yaml.safe_load((out / "compliance-report.yaml").read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data

@@ -197,6 +197,15 @@ def test_a_version_1_file_may_not_use_version_2_keys() -> None:
 
 # ---- malformed version 2 files --------------------------------------------------------------------
 
+def refused(tmp_path: Path, version: int, doc: dict[str, Any]) -> tuple[Path, AdapterError]:
+    """An adapter file of ``version`` for tool ``x`` with ``doc`` written in ``tmp_path``, and how loading it fails."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"adapter": version, "tool": "x", **doc}))
+    with pytest.raises(AdapterError) as info:
+        Adapter.load(path)
+    return path, info.value
+
+
 BAD: list[tuple[dict[str, Any], str]] = [
     ({"adapter": 4}, "adapter"),
     ({"placement": ["-a"]}, "placement"),
@@ -231,12 +240,9 @@ BAD: list[tuple[dict[str, Any], str]] = [
 @pytest.mark.parametrize(("doc", "key"), BAD, ids=[f"{i}-{k}" for i, (_, k) in enumerate(BAD)])
 def test_a_malformed_version_2_file_is_refused_naming_the_key_path(tmp_path: Path, doc: dict[str, Any],
                                                                    key: str) -> None:
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump({"adapter": 2, "tool": "x", **doc}))
-    with pytest.raises(AdapterError) as info:
-        Adapter.load(path)
-    assert info.value.key == key, str(info.value)
-    assert str(path) in str(info.value)
+    path, err = refused(tmp_path, 2, doc)
+    assert err.key == key, str(err)
+    assert str(path) in str(err)
 
 
 # ---- the example -----------------------------------------------------------------------------------

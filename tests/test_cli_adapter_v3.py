@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from conformance.cli.adapter import Adapter, AdapterError, shape_of
+from tests.test_cli_adapter_v2 import refused
 
 
 def make(**keys: Any) -> Adapter:
@@ -132,11 +132,8 @@ BAD: list[tuple[dict[str, Any], str]] = [
 @pytest.mark.parametrize(("doc", "key"), BAD, ids=[f"{i}-{k}" for i, (_, k) in enumerate(BAD)])
 def test_a_malformed_version_3_entry_is_refused_naming_the_key_path(tmp_path: Path, doc: dict[str, Any],
                                                                      key: str) -> None:
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump({"adapter": 3, "tool": "x", **doc}))
-    with pytest.raises(AdapterError) as info:
-        Adapter.load(path)
-    assert info.value.key == key, str(info.value)
+    _, err = refused(tmp_path, 3, doc)
+    assert err.key == key, str(err)
 
 
 # ---- where a malformed file is wrong: the line, in one line -------------------------------------------

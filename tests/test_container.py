@@ -25,7 +25,7 @@ import yaml
 from conformance.evidence import SecretSet
 from conformance.registry import default_registry
 from conformance.targets.container import PREFIX
-from conformance.targets.engine import LABEL, EngineUnavailable, docker_client, reap
+from conformance.targets.engine import LABEL, reap
 from conformance.targets.model import AgentTarget
 
 #: Rows a container cannot measure, with the words of the reason each must give (the rest must pass, as
@@ -38,14 +38,6 @@ A2A_NOT_MEASURED: dict[str, str] = {}
 #: extension, and is not signed), on either path.
 A2A_NA = {"A2A_ERR_002", "A2A_ERR_005", "A2A_DATA_005", "A2A_EXT_002", "A2A_CARD_011", "A2A_CARD_012"}
 RUN_ID = f"{PREFIX}.run-id"
-
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    try:
-        return docker_client()
-    except EngineUnavailable as exc:
-        pytest.skip(f"not measured: no container engine for the harness's own tests ({exc})")
 
 
 @pytest.fixture(scope="module")

@@ -14,19 +14,10 @@ from typing import Any
 
 import pytest
 
-from conformance.targets.engine import EngineUnavailable, docker_client
 from tests.foreign_image import PUSH_LABELS, build
 from tests.test_container import _command, _env, _left, _report
 
 ROWS = ("A2A_CARD_001", "A2A_SEND_001", "A2A_CARD_006", "A2A_CARD_005", "A2A_PUSH_005")
-
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    try:
-        return docker_client()
-    except EngineUnavailable as exc:
-        pytest.skip(f"not measured: no container engine for the harness's own tests ({exc})")
 
 
 @pytest.fixture(scope="module")

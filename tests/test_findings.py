@@ -9,14 +9,13 @@ error; one for the check's own row is left to the check's own judgement.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from conformance.paths import PACKAGE_DIR, PLUGIN_ARGS
+from tests.plugin_runs import run_checks
 
 CHECKS = '''
 import pytest
@@ -43,13 +42,7 @@ def test_finds_on_its_own_row(record_findings):
 
 @pytest.fixture
 def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(PACKAGE_DIR.parent),
-                                                                   os.environ.get("PYTHONPATH")])))
-    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
-    pytester.makepyfile(test_checks=CHECKS)
-    report = pytester.path / "report"
-    pytester.runpytest(*PLUGIN_ARGS, "-p", "no:cacheprovider", "--conformance-report", str(report),
-                       "--conformance-family", "a2a")
+    report = run_checks(pytester, monkeypatch, CHECKS, "a2a")
     data = yaml.safe_load((report / "compliance-report.yaml").read_text(encoding="utf-8"))
     outs = [json.loads(line) for line in (report / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()]
     return data, outs

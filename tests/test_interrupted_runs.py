@@ -15,6 +15,7 @@ two workers, xdist started a new worker and the run went on, the crashed check a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +94,27 @@ def _start(tmp: Path, out: Path, *args: str) -> tuple[subprocess.Popen[bytes], P
     return proc, logs
 
 
+@contextlib.contextmanager
+def _reaped(proc: subprocess.Popen[bytes]) -> Iterator[None]:
+    """The run ``proc`` is killed on the way out if it is still running (a test that failed waiting on it)."""
+    try:
+        yield
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _slow_check(proc: subprocess.Popen[bytes], marker: bytes) -> list[int]:
+    """The pids of the slow check's CLI, once it runs; the run must not end first nor take 180 s to start it."""
+    deadline = time.monotonic() + 180
+    while not (slow := [pid for pid, cmd in _processes(marker) if SLOW_ARGV in cmd]):
+        assert proc.poll() is None, f"the run ended (exit {proc.returncode}) before its slow check ran"
+        assert time.monotonic() < deadline, "the slow check's CLI never started"
+        time.sleep(0.05)
+    return slow
+
+
 @pytest.fixture(scope="module", params=["SIGTERM", "SIGHUP"])
 def stopped(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Stopped:
     """The run, signalled while the slow check's CLI runs."""
@@ -99,27 +122,13 @@ def stopped(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     tmp, folder = base / "tmp", base / "report"
     marker = str(tmp).encode()
     proc, logs = _start(tmp, folder, "--only", ROW)
-    try:
-        deadline = time.monotonic() + 180
-        while not any(SLOW_ARGV in cmd for _, cmd in _processes(marker)):
-            assert proc.poll() is None, f"the run ended (exit {proc.returncode}) before its slow check ran"
-            assert time.monotonic() < deadline, "the slow check's CLI never started"
-            time.sleep(0.05)
+    with _reaped(proc):
+        _slow_check(proc, marker)
         t0 = time.monotonic()
         proc.send_signal(getattr(signal, request.param))
         code = proc.wait(timeout=BOUND + 60)
         seconds = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    settle = time.monotonic() + 3  # a killed process leaves /proc a moment after its parent saw it go
-    left = _processes(marker)
-    while left and time.monotonic() < settle:
-        time.sleep(0.05)
-        left = _processes(marker)
-    for pid, _ in left:  # never leave them to the next test
-        os.kill(pid, signal.SIGKILL)
+    left = _settle(marker)
     return Stopped(request.param, folder, tmp, code, seconds, left, (logs / "stdout").read_text(encoding="utf-8"),
                    (logs / "stderr").read_text(encoding="utf-8"))
 
@@ -163,12 +172,8 @@ def crashed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     tmp, folder = base / "tmp", base / "report"
     marker = str(tmp).encode()
     proc, logs = _start(tmp, folder, "--only", ROW, QUICK_ROW, "--jobs", str(jobs))
-    try:
-        deadline = time.monotonic() + 180
-        while not (slow := [pid for pid, cmd in _processes(marker) if SLOW_ARGV in cmd]):
-            assert proc.poll() is None, f"the run ended (exit {proc.returncode}) before its slow check ran"
-            assert time.monotonic() < deadline, "the slow check's CLI never started"
-            time.sleep(0.05)
+    with _reaped(proc):
+        slow = _slow_check(proc, marker)
         chain = _ancestors(slow[0])
         at = next(i for i, (_, cmd) in enumerate(chain) if b"pytest" in cmd and b"--conformance-report" in cmd)
         victim, what = chain[at] if jobs == 1 else chain[at - 1]
@@ -179,10 +184,6 @@ def crashed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         os.kill(victim, signal.SIGKILL)
         code = proc.wait(timeout=BOUND + 60)
         seconds = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     left = _settle(marker)
     return Stopped(CRASHED, folder, tmp, code, seconds, left, (logs / "stdout").read_text(encoding="utf-8"),
                    (logs / "stderr").read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ from conformance.agentd_page import ROLES
 from conformance.judge import blocked_by
 from conformance.outcome import fail, na, not_measured
 from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
-from conformance.targets.instances import AgentTargets, Instance
+from conformance.targets.instances import AgentTargets, Instance, Reach
 from conformance.targets.origins import another_port, outside, outside_note, unconfirmed_note
 from conformance.targets.resolve import AgentLocation
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
@@ -161,29 +161,16 @@ def wire_version(caller: Caller) -> WireVersion:
 
 
 @dataclass
-class CoreAgent:
+class CoreAgent(Reach):
     """One agent under test (or one variant of a launched one)."""
 
     location: AgentLocation
     tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
     launched: Any
     targets: AgentTargets | None = None
-    #: How the harness steers tasks on this target (a launched reference or scripted agent); None elsewhere.
-    control: Control | None = None
     #: The target's long-running hint: ``{"text": ..., "metadata": {...}}``, a message the agent answers
     #: with a task that stays working until canceled (``--long-running-text``); None when not given.
     long_running: dict[str, Any] | None = None
-    #: Where the harness's webhook listens so this agent reaches it (Instance.callback_host).
-    callback_host: str | None = "127.0.0.1"
-    #: How it serves (Instance.callback_scheme), and why a call back cannot be provoked (Instance.callback_gap).
-    callback_scheme: str = "http"
-    callback_gap: str | None = None
-    #: Seconds to wait for one answer (the run's ``--call-timeout``).
-    call_timeout: float = DEFAULT_CALL_TIMEOUT
-    #: Where the target's interfaces may be, and what a user can do about one outside (Instance.origins).
-    origins: tuple[str, ...] | None = None
-    origin_remedy: str = ""
-    other_ports_unconfirmed: bool = False
     _variants: dict[tuple[tuple[str, bool], ...], CoreAgent | None] = field(default_factory=dict)
     _silent: dict[str, str | None] = field(default_factory=dict)
     _refuses_1_0: dict[str, str | None] = field(default_factory=dict)
@@ -193,11 +180,7 @@ class CoreAgent:
     def open(cls, instance: Instance, targets: AgentTargets | None) -> CoreAgent:
         hint = targets.target.long_running if targets is not None else None
         return cls(location=instance.location, tokens=dict(instance.tokens), launched=instance.launched,
-                   targets=targets, long_running=dict(hint) if hint else None, control=instance.control,
-                   callback_host=instance.callback_host, callback_scheme=instance.callback_scheme,
-                   callback_gap=instance.callback_gap, call_timeout=instance.call_timeout,
-                   origins=instance.origins, origin_remedy=instance.origin_remedy,
-                   other_ports_unconfirmed=instance.other_ports_unconfirmed)
+                   targets=targets, long_running=dict(hint) if hint else None, **instance.reach())
 
     @classmethod
     def broken(cls, why: str) -> CoreAgent:

@@ -29,7 +29,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -368,6 +368,35 @@ def build_reference(tag: str | None = None, *, mirror: str | None = None,
         return _build_reference(tag, mirror, log)
 
 
+@contextlib.contextmanager
+def _building(ref: str, work: Path) -> Iterator[None]:
+    """Building ``ref`` in the folder ``work``: a failure is one :class:`ImageBuildError` line, and ``work``
+    is removed after."""
+    try:
+        yield
+    except ImageBuildError:
+        raise
+    except Exception as exc:  # docker.errors.BuildError / APIError: one line
+        raise ImageBuildError(f"docker build of {ref} failed: {' '.join(str(exc).split())[:300]}") from exc
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _docker_build(client: Any, ctx: Path, ref: str, *, labels: dict[str, str] | None = None) -> None:
+    """Build the context tar ``ctx`` as ``ref`` with no network and nothing pulled."""
+    with open(ctx, "rb") as fh:
+        client.images.build(fileobj=fh, custom_context=True, tag=ref, pull=False, rm=True, forcerm=True,
+                            network_mode="none", use_config_proxy=False, timeout=900, labels=labels)
+
+
+def _built_id(client: Any, ref: str) -> str:
+    """The id of the image just built as ``ref``."""
+    image_id = _image_id(client, ref)
+    if image_id is None:
+        raise ImageBuildError(f"the build did not produce {ref}")
+    return image_id
+
+
 def _build_reference(tag: str | None, mirror: str | None, log: Callable[[str], None]) -> Built:
     t0 = time.monotonic()
     mirror = mirror or os.environ.get("AGENTD_CONFORMANCE_DEBIAN_MIRROR") or DEFAULT_MIRROR
@@ -382,25 +411,15 @@ def _build_reference(tag: str | None, mirror: str | None, log: Callable[[str], N
         log(f"building {ref} from {base}")
         work = Path(tempfile.mkdtemp(prefix="context-", dir=cache_dir()))
         ctx = work / "context.tar"
-        try:
+        with _building(ref, work):
             if not (deps / ".compiled").is_file():
                 _compile(client, base, deps)
                 (deps / ".compiled").write_text("unchecked-hash\n", encoding="utf-8")
             harness = _stage_harness(work)
             _compile(client, base, harness)
             _context(base, digest, deps, harness, ctx)
-            with open(ctx, "rb") as fh:
-                client.images.build(fileobj=fh, custom_context=True, tag=ref, pull=False, rm=True, forcerm=True,
-                                    network_mode="none", use_config_proxy=False, timeout=900)
-        except ImageBuildError:
-            raise
-        except Exception as exc:  # docker.errors.BuildError / APIError: one line
-            raise ImageBuildError(f"docker build of {ref} failed: {' '.join(str(exc).split())[:300]}") from exc
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        image_id = _image_id(client, ref)
-        if image_id is None:
-            raise ImageBuildError(f"the build did not produce {ref}")
+            _docker_build(client, ctx, ref)
+        image_id = _built_id(client, ref)
         _prune(client, ref)
     if tag and tag != ref:
         repo, _, name = tag.rpartition(":") if ":" in tag.rsplit("/", 1)[-1] else (tag, "", "latest")
@@ -434,7 +453,7 @@ def build_on_base(repository: str, files: dict[str, bytes], steps: list[str], la
         # The labels go through the build API, not a LABEL line: a Dockerfile would expand a template's ${...}.
         dockerfile = "\n".join([f"FROM {base}", f"COPY deps {SITE}", "COPY app /opt/app", *steps, ""])
         work = Path(tempfile.mkdtemp(prefix="context-", dir=cache_dir()))
-        try:
+        with _building(ref, work):
             ctx = work / "context.tar"
             with tarfile.open(ctx, "w") as tar:
                 for name, data in [("Dockerfile", dockerfile.encode())] + [(f"app/{n}", b) for n, b in
@@ -446,14 +465,6 @@ def build_on_base(repository: str, files: dict[str, bytes], steps: list[str], la
                     if not child.name.startswith("."):
                         tar.add(child, arcname=f"deps/{child.name}")
             log(f"building {ref} from {base}")
-            with open(ctx, "rb") as fh:
-                client.images.build(fileobj=fh, custom_context=True, tag=ref, pull=False, rm=True, forcerm=True,
-                                    network_mode="none", use_config_proxy=False, timeout=900, labels=labels)
-        except Exception as exc:  # docker.errors.BuildError / APIError: one line
-            raise ImageBuildError(f"docker build of {ref} failed: {' '.join(str(exc).split())[:300]}") from exc
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        image_id = _image_id(client, ref)
-        if image_id is None:
-            raise ImageBuildError(f"the build did not produce {ref}")
+            _docker_build(client, ctx, ref, labels=labels)
+        image_id = _built_id(client, ref)
         return Built(tag=ref, image_id=image_id, cached=False, seconds=time.monotonic() - t0)

@@ -13,7 +13,7 @@ among the target's declared facts (``--fact events=on``) ends ``not_measured`` n
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -46,18 +46,11 @@ FRESH_NEEDED = ("needs an instance of its own: the check runs controls that chan
 REFERENCE_ONLY = ("principals", "workflows", "grants", "ring", "stream_deadline", "tick", "instance")
 
 
-@dataclass
-class Instance:
-    """One agent under test: what names it (``url``: the given ``--url``, or where a launched target
-    listens; ``uds_path``: its socket), who may call it, and what is known about it. Every endpoint
-    comes from :attr:`location`, the card the one resolver finds."""
+@dataclass(kw_only=True)
+class Reach:
+    """How the harness reaches one agent and is reached by it, and where its interfaces may be: what an
+    :class:`Instance` knows and the :class:`~conformance.targets.core.CoreAgent` made from it keeps."""
 
-    url: str
-    uds_path: str | None
-    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
-    facts: dict[str, str]
-    launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
-    recorder: Recorder = field(default_factory=Recorder)
     #: How the harness puts its tasks into a chosen state (a launched reference or scripted agent, or an
     #: image serving the control socket).
     control: Control | None = None
@@ -80,6 +73,24 @@ class Instance:
     #: Whether an interface on another port of the host given is only unconfirmed (not measured) rather than
     #: outside (the card row's fail): so for ``--url``/``--unix``; a container's ports are all known.
     other_ports_unconfirmed: bool = False
+
+    def reach(self) -> dict[str, Any]:
+        """These fields by name (to make another :class:`Reach` that reaches the same agent)."""
+        return {f.name: getattr(self, f.name) for f in fields(Reach)}
+
+
+@dataclass
+class Instance(Reach):
+    """One agent under test: what names it (``url``: the given ``--url``, or where a launched target
+    listens; ``uds_path``: its socket), who may call it, and what is known about it. Every endpoint
+    comes from :attr:`location`, the card the one resolver finds."""
+
+    url: str
+    uds_path: str | None
+    tokens: dict[str, str] = field(repr=False)  # pytest prints a failing check's fixtures
+    facts: dict[str, str]
+    launched: Any = None  # the ReferenceAgentd (or other fixture server) when the harness started it
+    recorder: Recorder = field(default_factory=Recorder)
     _location: AgentLocation | None = field(default=None, repr=False)
 
     @property

@@ -11,7 +11,7 @@ import base64
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from google.protobuf.message import Message
 
@@ -200,3 +200,16 @@ def _scrub(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, list):
         return [_scrub(v, secrets) for v in value]
     return value
+
+
+class Client:
+    """What every binding client is: something to :meth:`close`, also as a context manager."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

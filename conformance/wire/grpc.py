@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from google.rpc import status_pb2
 
 from conformance.wire.errors import ErrorView, any_to_dict, from_grpc, status_from_metadata
-from conformance.wire.exchange import Exchange, Recorder
+from conformance.wire.exchange import Client, Exchange, Recorder
 from conformance.wire.methods import grpc_path
 from conformance.wire.sse import StreamEnd
 
@@ -94,7 +94,7 @@ def merge_metadata(*layers: MetadataSpec | None) -> Metadata:
     return [(k, v) for k, values in merged.items() for v in values]
 
 
-class GrpcClient:
+class GrpcClient(Client):
     """A channel to one target (``host:port`` or ``unix:/path``) that records every call."""
 
     def __init__(
@@ -122,12 +122,6 @@ class GrpcClient:
 
     def close(self) -> None:
         self._channel.close()
-
-    def __enter__(self) -> GrpcClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _exchange(self, method: str, request: Message, md: Metadata) -> Exchange:
         scheme = "grpcs" if self._secure else "grpc"

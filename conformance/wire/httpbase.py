@@ -9,11 +9,11 @@ import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self, TypeAlias, TypedDict
+from typing import Any, TypeAlias, TypedDict
 
 import httpx
 
-from conformance.wire.exchange import Binding, Exchange, Recorder
+from conformance.wire.exchange import Binding, Client, Exchange, Recorder
 from conformance.wire.sse import SseEvent, SseRead, StreamEnd, read_sse
 from conformance.wire.tlsdefault import verify_arg
 
@@ -282,7 +282,7 @@ class HttpEndpoint:
         )
 
 
-class HttpClient:
+class HttpClient(Client):
     """What the HTTP binding clients share: the one recording :class:`HttpEndpoint` they talk
     through (``self._http``), its recorder, and closing it (also as a context manager)."""
 
@@ -302,12 +302,6 @@ class HttpClient:
 
     def close(self) -> None:
         self._http.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _read_plain(response: httpx.Response, deadline: float, idle: float | None) -> tuple[SseRead, bytes]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias, Unpack
+from typing import Any, TypeAlias, TypedDict, Unpack
 from urllib.parse import quote
 
 from google.protobuf.json_format import MessageToDict
@@ -32,6 +32,14 @@ def default_headers() -> Mapping[str, str]:
 
 Body: TypeAlias = Mapping[str, Any] | ProtoMessage | bytes | str | None
 Query: TypeAlias = Mapping[str, Any] | None
+
+
+class _Outgoing(TypedDict):
+    verb: str
+    path: str
+    headers: list[tuple[str, str]]
+    content: bytes | None
+    params: Query
 
 
 class RestClient(HttpClient):
@@ -70,14 +78,7 @@ class RestClient(HttpClient):
     ) -> HttpReply:
         """One request to ``path`` exactly as given (no tenant prefix); ``json`` may be a dict, a
         proto message, or raw bytes/str sent verbatim."""
-        return self._http.send(
-            verb.upper(),
-            path,
-            headers=merge_headers(self.headers, headers),
-            content=_content(json),
-            params=params,
-            timeout=timeout,
-        )
+        return self._http.send(**self._outgoing(verb, path, json, params, headers), timeout=timeout)
 
     def stream_request(
         self,
@@ -93,15 +94,17 @@ class RestClient(HttpClient):
     ) -> StreamReply:
         """A streamed request read as SSE (see :meth:`HttpEndpoint.stream`)."""
         return self._http.stream(
-            verb.upper(),
-            path,
-            headers=merge_headers(self.headers, headers),
-            content=_content(json),
-            params=params,
+            **self._outgoing(verb, path, json, params, headers),
             deadline=deadline,
             idle_timeout=idle_timeout,
             until=until,
         )
+
+    def _outgoing(self, verb: str, path: str, json: Body, params: Query, headers: HeaderSpec | None) -> _Outgoing:
+        """What :meth:`request` and :meth:`stream_request` hand the endpoint: the verb, the path as given,
+        this client's headers with ``headers`` on top, and ``json`` encoded."""
+        return _Outgoing(verb=verb.upper(), path=path, headers=merge_headers(self.headers, headers),
+                         content=_content(json), params=params)
 
     # -- the A2A routes ----------------------------------------------------------------------
 
