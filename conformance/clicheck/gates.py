@@ -28,7 +28,7 @@ import pytest
 
 from conformance.cli.runner import CliResult
 from conformance.fixtures.scripted_agent import INTERRUPTED_STATES, TERMINAL_STATES, ScriptedAgent
-from conformance.fixtures.scripted_agent.versions import version_refusal
+from conformance.fixtures.scripted_agent.versions import asked_version, version_refusal
 from conformance.judge import DEPENDS_MARKER, Blocked
 
 #: The row whose subject is the A2A-Version the tool signals (SPEC.md §13.2).
@@ -79,8 +79,9 @@ def version_refused(agents: Sequence[ScriptedAgent], harness_header: str) -> Blo
         for q in a.a2a_requests():
             if harness_header in q.headers:
                 continue
-            source = "header" if "a2a-version" in q.headers else ("query" if q.a2a_version is not None else None)
-            refusal = version_refusal(a.script, q.a2a_version, source)
+            # the agent's own reading of the request's version (header, else query parameter)
+            asked, source = asked_version(q.headers, {k: v[0] for k, v in q.query_params.items() if v})
+            refusal = version_refusal(a.script, asked, source)
             if refusal is not None:
                 sent = "no A2A-Version" if q.a2a_version is None else f"A2A-Version {q.a2a_version!r}"
                 return Blocked(VERSION_ROW, f"the agent refused the tool's {q.operation or q.method} ({q.binding}), "
