@@ -89,9 +89,14 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (CLI, "no-wait-by-default", "A2ACLI_SEND_002", ("A2ACLI_INTERACT_004", "A2ACLI_SEND_004")),
     # JSON by default: the checks reading the default text (TASK_GET_001's rendering, CONFIG_002's sources) are
     # not judged on it
-    (CLI, "output-json-default", "A2ACLI_DEFAULT_001", ("A2ACLI_TASK_GET_001", "A2ACLI_CONFIG_002")),
+    # (OUT_005: its field-line and terminal checks read the default text)
+    (CLI, "output-json-default", "A2ACLI_DEFAULT_001", ("A2ACLI_TASK_GET_001", "A2ACLI_CONFIG_002",
+                                                         "A2ACLI_OUT_005")),
     # pretty-printed JSONL: stdout holding nothing but JSON (OUT_001's question) is not judged on the framing
     (CLI, "pretty-jsonl", "A2ACLI_OUT_003", ("A2ACLI_OUT_001",)),
+    # a wait that polls on through INPUT_REQUIRED/AUTH_REQUIRED: what a tool shows when it stops for the user
+    # (INTERACT_004's ids and the resume command) is never shown
+    (CLI, "waits-through-input-required", "A2ACLI_TASK_POLL_003", ("A2ACLI_INTERACT_004",)),
     # one part per message: which part a --media-type binds to (SEND_005) cannot be seen
     (CLI, "single-part-only", "A2ACLI_SEND_006", ("A2ACLI_SEND_005",)),
     # a subscription that ends after the Task with no update (found by benchmarks.differential): where a task
@@ -123,6 +128,11 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # JSON by default, stated as such in help: help shows the effective default (CLI_001), and --debug leaves
     # stdout alone though the JSON carries times and ids of its own (OUT_007)
     (CLI, "output-json-default", "A2ACLI_DEFAULT_001", ("A2ACLI_CLI_001", "A2ACLI_OUT_007")),
+    # usage errors under exit 1: an orphan --media-type (SEND_005) and --continue (INTERACT_005) are still
+    # refused, as A2ACLI_ERR_USAGE; which status a usage error takes is EXIT_001's
+    (CLI, "usage-exit-1", "A2ACLI_EXIT_001", ("A2ACLI_SEND_005", "A2ACLI_INTERACT_005")),
+    # a timeout reported under exit 3: a wait on UNSPECIFIED still polled on until --timeout (TASK_POLL_003)
+    (CLI, "timeout-exit-3", "A2ACLI_TASK_POLL_002", ("A2ACLI_TASK_POLL_003",)),
     # a fresh contextId made up for each new message is not an id kept from the run before (INTERACT_005)
     (CLI, "invents-context-id", "A2ACLI_INTERACT_003", ("A2ACLI_INTERACT_005",)),
 )

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conformance.clicheck.gates import told_state
+from conformance.clicheck.gates import told_state, told_states
 from conformance.clicheck.output import json_by_default, json_sequence
 
 
@@ -52,3 +52,16 @@ def test_a_sequence_of_pretty_printed_documents_is_json_throughout_and_a_stray_l
     assert json_sequence(pretty) == [{"a": 1}, {"b": 2}]
     assert json_sequence(pretty + "a2a-cli: stream dropped\n") is None
     assert json_sequence("   \n") is None
+
+
+def test_every_state_an_answer_told_is_read_with_its_task_from_a_body_or_each_event_of_a_stream() -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"task": _task("TASK_STATE_INPUT_REQUIRED")}}).encode()
+    assert told_states(body) == [("t1", "TASK_STATE_INPUT_REQUIRED")]
+    events = [{"jsonrpc": "2.0", "id": 1, "result": {"task": _task("TASK_STATE_WORKING")}},
+              {"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {
+                  "taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_AUTH_REQUIRED"}}}}]
+    stream = "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode()
+    assert told_states(stream) == [("t1", "TASK_STATE_WORKING"), ("t1", "TASK_STATE_AUTH_REQUIRED")]
+    assert told_states(b"data: {not json\n\n") == []
+    # a status without the task it belongs to tells nothing the gate can follow
+    assert told_states(json.dumps({"status": {"state": "TASK_STATE_INPUT_REQUIRED"}}).encode()) == []

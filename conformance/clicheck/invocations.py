@@ -57,7 +57,7 @@ class Cli:
         self.own = list(own)
         self.declared = list(declared)
         self.results: list[CliResult] = []
-        #: Called with each finished run of :meth:`run` (e.g. ``conformance.clicheck.gates.EarlyReturns``).
+        #: Called with each finished run or session this check records (``conformance.clicheck.gates``).
         self.watchers: list[Callable[[CliResult], None]] = []
 
     def run(self, *args: str, usage_error_expected: bool = False, **kwargs: Any) -> CliResult:
@@ -77,8 +77,6 @@ class Cli:
                               {"spec_args": [self.secrets.redact(a) for a in args], "unsupported": exc.what})
             judge_missing([Missing(f, ADAPTER_UNSUPPORTED) for f in exc.features], self.own)
         self.record(result, "run")
-        for watch in self.watchers:
-            watch(result)
         if not usage_error_expected:
             require_features(result, features, self.own, self.target.adapter)
         return result
@@ -141,6 +139,8 @@ class Cli:
         self.results.append(result)
         label = f"cli {kind} {len(self.results)}" + (f" ({how})" if how else "")
         self.evidence.add(label, result.to_evidence(self.secrets.redact))
+        for watch in self.watchers:
+            watch(result)
 
     def command_words(self, *spec_command: str) -> list[str]:
         """The words by which the tool under test names a spec command (through its adapter, if any)."""

@@ -13,7 +13,13 @@ from urllib.parse import unquote
 
 import pytest
 
-from conformance.clicheck.gates import IMPLICIT, EarlyReturns, add_implicit_depends, version_refused
+from conformance.clicheck.gates import (
+    IMPLICIT,
+    EarlyReturns,
+    PollsThroughInterruption,
+    add_implicit_depends,
+    version_refused,
+)
 from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.clicheck.transport_checks import short_task_script
 from conformance.context import RunContext
@@ -100,12 +106,14 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None],
     check's agents for its card (:func:`card_never_asked`), a check that then failed or measured nothing
     is blocked by the card row (for a check that declares it; DESIGN.md §2.8). Likewise, by the
     ``conformance.clicheck.gates``, when an agent refused a request of the tool for its A2A-Version, or a
-    plain ``send`` of the check exited 0 while its task was still working.
+    plain ``send`` of the check exited 0 while its task was still working, or a run of the tool polled on
+    through a task waiting for the user.
     """
     started: list[ScriptedAgent] = []
     early = EarlyReturns(lambda: started, HARNESS_HEADER)
+    through = PollsThroughInterruption(lambda: started, HARNESS_HEADER)
     if "cli" in request.fixturenames:
-        request.getfixturevalue("cli").watchers.append(early)
+        request.getfixturevalue("cli").watchers.extend((early, through))
 
     def start(script: Script | None = None, **kwargs: Any) -> ScriptedAgent:
         kwargs.setdefault("secrets", run_secrets)
@@ -120,7 +128,7 @@ def agent(evidence: Evidence, record_transport: Callable[[str], None],
         if never is not None:
             block_if_not_reached(request.node, Blocked(CARD_ROW, never))
         implicit = request.node.stash.get(IMPLICIT, ())  # a check declaring the row itself blames it itself
-        for gate in (version_refused(started, HARNESS_HEADER), early.blocked()):
+        for gate in (version_refused(started, HARNESS_HEADER), early.blocked(), through.blocked()):
             if gate is not None and gate.by in implicit:
                 block_if_not_reached(request.node, gate)
     for i, a in enumerate(started, 1):

@@ -287,9 +287,11 @@ def test_nothing_of_the_interaction_is_kept_between_runs(cli: Cli, agent: AgentM
 
 @pytest.mark.requirement("A2ACLI_INTERACT_005")
 def test_continue_flag_is_refused_as_a_usage_error(cli: Cli, agent: AgentMaker) -> None:
-    """`send --continue` (a resume-where-I-left-off mode) exits 2 and sends nothing."""
+    """`send --continue` (a resume-where-I-left-off mode) is refused and sends nothing. The row asks that
+    there be no such mode; the exit status a refused flag takes (2, a usage error) is EXIT_001's, so a tool
+    refusing it under exit 1 (`usage-exit-1`) still has no --continue."""
     a = agent(Script(send=TaskFlow.single("COMPLETED")))
     r = cli.run("send", "--continue", "--text", "more", "-a", a.base_url, usage_error_expected=True)
     cli.require(r, "send", "--text")
-    assert r.exit_code == 2, f"--continue must be refused as a usage error (exit 2); {shown(r)}"
+    assert r.exit_code not in (0, None), f"--continue must be refused (it was accepted: exit {r.exit_code}); {shown(r)}"
     assert not a.sent_messages(), f"a message was sent with --continue: {a.sent_messages()!r}"

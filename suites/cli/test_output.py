@@ -367,6 +367,7 @@ def field_label(doc: TextDoc, pred: Callable[[str], bool]) -> str | None:
 
 
 @pytest.mark.requirement("A2ACLI_OUT_005", part="field_lines")
+@pytest.mark.depends_on("A2ACLI_DEFAULT_001")
 def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: AgentMaker) -> None:
     """Two text `send` runs on different tasks print `Label: value` lines only, without control
     sequences, and use the same labels — and where a run shows the taskId, the contextId or the state as
@@ -381,7 +382,7 @@ def test_text_fields_are_label_value_lines_with_stable_labels(cli: Cli, agent: A
         tid, ctx = f"out5-task-{n}", f"out5-ctx-{n}"
         a.set_script(Script(send=flow(tid, ctx)))
         r = cli.run("send", "--text", f"report {n}", *card_ref(a))
-        doc = parse_text_floor(r.stdout_text)
+        doc = parse_text_floor(cli.default_text(r))
         assert not doc.problems, f"text output breaks the floor: {doc.problems}; {shown(r)}"
         assert doc.fields, f"expected `Label: value` field lines in text output; none; {shown(r)}"
         docs.append((doc, tid, ctx))
@@ -427,6 +428,7 @@ def test_text_artifacts_sit_in_blocks_closed_by_a_blank_line(cli: Cli, agent: Ag
 
 
 @pytest.mark.requirement("A2ACLI_OUT_005", part="non_tty_fallback")
+@pytest.mark.depends_on("A2ACLI_DEFAULT_001")
 def test_text_output_has_no_control_sequences_piped_or_on_a_terminal(cli: Cli, agent: AgentMaker) -> None:
     """Piped, text output carries no terminal control sequences and does not block on input; on a
     pseudo-terminal it keeps the same field labels and still no control sequences (§6.1, §11.2). The
@@ -443,11 +445,12 @@ def test_text_output_has_no_control_sequences_piped_or_on_a_terminal(cli: Cli, a
         r = cli.run("send", "--text", "report please", *card_ref(a), pty=pty)
         where = "on a terminal" if pty else "piped"
         assert not r.timed_out, f"expected the text run {where} to finish; it hung (waiting for input?); {shown(r)}"
+        text = cli.default_text(r)
         # positive evidence: the run printed text fields (an empty output carries no control sequence either)
-        assert parse_text_floor(r.stdout_text).fields, f"expected text output {where}: no field lines; {shown(r)}"
-        ctrl = control_sequences(r.stdout_text)
+        assert parse_text_floor(text).fields, f"expected text output {where}: no field lines; {shown(r)}"
+        ctrl = control_sequences(text)
         assert not ctrl, f"expected no control sequences {where}, found {ctrl[:5]}; {shown(r)}"
-        labels.append(sorted(set(parse_text_floor(r.stdout_text).labels)))
+        labels.append(sorted(set(parse_text_floor(text).labels)))
     assert labels[0] == labels[1], f"expected the same labels piped and on a terminal: {labels[0]} vs {labels[1]}"
 
 

@@ -237,7 +237,8 @@ def test_wait_stops_at_once_on_an_interrupted_state(cli: Cli, agent: AgentMaker,
 def test_unspecified_state_keeps_the_wait_polling_until_timeout(
         cli: Cli, agent: AgentMaker, record_error_code: RecordCode) -> None:
     """A task in TASK_STATE_UNSPECIFIED is neither terminal nor interrupted: the wait polls on and
-    ends only at `--timeout`, reporting A2ACLI_ERR_TIMEOUT, exit 5 (or 1).
+    ends only at `--timeout`, reporting A2ACLI_ERR_TIMEOUT (or exit 5). The exit status of a timeout is
+    TASK_POLL_002's: a tool reporting the timeout under the wrong status (`timeout-exit-3`) still kept polling.
 
     Catches defect `stops-on-unspecified` (told apart from a `--wait` that never waits by a control
     wait on a WORKING task).
@@ -254,9 +255,10 @@ def test_unspecified_state_keeps_the_wait_polling_until_timeout(
         f"expected the wait to keep polling TASK_STATE_UNSPECIFIED until --timeout; it stopped after "
         f"{len(polls)} GetTask; {shown(r)}")
     code = reported_timeout(r, record_error_code, "--timeout expiry on UNSPECIFIED")
+    # the part's question is that the wait polled on until --timeout, shown by the timeout's report; which exit
+    # status a timeout takes is TASK_POLL_002's (and EXIT_001's), judged by their own checks
     assert code == TIMEOUT_ERROR or r.exit_code == 5, (
         f"expected {TIMEOUT_ERROR} or exit 5 once --timeout expired, got {code!r}, exit {r.exit_code}; {shown(r)}")
-    assert r.exit_code in (5, 1), f"expected exit 5 (or 1) on --timeout, got {r.exit_code}; {shown(r)}"
 
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_003", part="unspecified_keeps_polling")
