@@ -102,6 +102,20 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # a subscription that ends after the Task with no update (found by benchmarks.differential): where a task
     # stream ends (STREAM_005) and several streams of one task (SUB_005) cannot be seen without updates
     (CORE, "subscribe-misses-updates", "A2A_SUB_004", ("A2A_STREAM_005", "A2A_SUB_005")),
+    # found by the agentd differential: the command URI declared with a trailing slash, activated all the same;
+    # an echo right for the page's declarations is the card's fail, not the echo's (NEG_007 here, NEG_006 alike)
+    (AGENTD, "uri-trailing-slash-declared", "AGENTD_DECL_001", ("AGENTD_NEG_007",)),
+    # the events extension declared with the feed off: where the feed method is routed (DECL_013) and the echo of
+    # an instance without it (NEG_010) are not judged against a card contradicting the state it was launched in
+    (AGENTD, "events-declared-when-off", "AGENTD_DECL_003", ("AGENTD_DECL_013", "AGENTD_NEG_010")),
+    # an unknown URI refused: a comma list (NEG_001) or a command's refusal (REFUSE_003) misread only because of
+    # the unknown URI among them
+    (AGENTD, "unknown-uri-refused", "AGENTD_NEG_005", ("AGENTD_NEG_001", "AGENTD_REFUSE_003")),
+    # a comma list read only to its first URI: the echo of requests naming several (NEG_006) and a feed naming
+    # events and task-annotations on one line (ANN_011)
+    (AGENTD, "header-first-uri-only", "AGENTD_NEG_001", ("AGENTD_NEG_006", "AGENTD_ANN_011")),
+    # a unix card declaring a scheme: the flag of a listener without one (CARD_006) has no socket to be read on
+    (AGENTD, "unix-declares-bearer", "AGENTD_UDS_006", ("AGENTD_CARD_006",)),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):
@@ -135,6 +149,21 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (CLI, "timeout-exit-3", "A2ACLI_TASK_POLL_002", ("A2ACLI_TASK_POLL_003",)),
     # a fresh contextId made up for each new message is not an id kept from the run before (INTERACT_005)
     (CLI, "invents-context-id", "A2ACLI_INTERACT_003", ("A2ACLI_INTERACT_005",)),
+    # found by the agentd differential: the feed refusals of requests naming an unknown URI are NEG_005's
+    (AGENTD, "unknown-uri-refused", "AGENTD_NEG_005", ("AGENTD_REFUSE_002",)),
+    # repeated header lines, one URI a line, do not stand on how a comma list is read
+    (AGENTD, "header-first-uri-only", "AGENTD_NEG_001", ("AGENTD_NEG_002",)),
+    # the feed answered without activation: a near-miss URI did not activate it (NEG_003), and the route table
+    # (DECL_013) holds: the feed method is a declared method
+    (AGENTD, "events-without-activation", "AGENTD_REFUSE_002", ("AGENTD_NEG_003", "AGENTD_DECL_013")),
+    # an empty A2A-Extensions header echoes nothing: an unknown URI changes nothing (NEG_005), a refusal echoes
+    # nothing (NEG_009); that the header is there at all is NEG_007's
+    (AGENTD, "empty-echo-header", "AGENTD_NEG_007", ("AGENTD_NEG_005", "AGENTD_NEG_009")),
+    # an inapplicable URI echoed: the socket still carries the echo unchanged (UDS_002)
+    (AGENTD, "echo-inapplicable", "AGENTD_NEG_008", ("AGENTD_UDS_002",)),
+    # the events extension declared with the feed off: a refused command's effects are read from the
+    # configuration, not from a feed the card only says is there (REFUSE_014)
+    (AGENTD, "events-declared-when-off", "AGENTD_DECL_003", ("AGENTD_REFUSE_014",)),
 )
 
 

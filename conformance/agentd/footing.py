@@ -44,6 +44,12 @@ CORE_ROW: Final = "AGENTD_DECL_005"
 #: The row whose own text says a command is run (not answered as a conversation turn): a check that sends
 #: commands stands on it (:func:`commands_run`).
 COMMAND_ROW: Final = "AGENTD_CMD_001"
+#: The row whose own text says the events extension is declared exactly while the feed is on: a check that
+#: takes the card's word for whether the feed is on stands on it (:func:`feed_contradiction`).
+FEED_ROW: Final = "AGENTD_DECL_003"
+#: The row whose own text says every URI of a comma-separated A2A-Extensions line is activated: a check
+#: that names several extensions on one line stands on it (:func:`lists_read`).
+LIST_ROW: Final = "AGENTD_NEG_001"
 
 
 def deps(*uris: str) -> tuple[str, ...]:
@@ -100,6 +106,63 @@ def commands_run(instance: Instance) -> None:
     seen = _COMMANDS_RUN[instance.url]
     if seen is not None:
         blocked_by(COMMAND_ROW, seen)
+
+
+def feed_contradiction(instance: Instance, card: Mapping[str, Any]) -> str | None:
+    """How ``card`` contradicts the feed state ``instance`` is known to have (the harness launched it so, or
+    the target's facts say so), in AGENTD_DECL_003's terms; None when they agree or the state is unknown.
+
+    A check that reads from the card whether the feed is on (which methods are declared, whether the feed
+    can be watched) cannot be judged on a card that says the opposite: that is :data:`FEED_ROW`'s fail."""
+    known = instance.facts.get("events")
+    if known not in ("on", "off"):
+        return None
+    declared = declared_uris(card)
+    if (EVENTS in declared) == (known == "on"):
+        return None
+    return (f"the feed is {known} but the card {'declares' if EVENTS in declared else 'does not declare'} "
+            f"{EVENTS} (declared: {declared or 'none'})")
+
+
+#: Instances (by URL) on which a comma-separated A2A-Extensions line was seen read only in part.
+_LISTS_READ: dict[str, str | None] = {}
+
+
+def list_unread(instance: Instance) -> str | None:
+    """What shows that ``instance`` reads a comma-separated A2A-Extensions line only in part, or None.
+
+    The operator's ListTasks naming task-annotations alone, and then after the command URI on one line
+    (``command, task-annotations``; the command does not apply to ListTasks): task-annotations activated
+    alone (echoed, or annotating a listed task) but not on the list is a line not read past its first
+    URI, :data:`LIST_ROW`'s statement. No activation even alone, or a refusal of the list, shows nothing
+    of how the list is read. Asked once per instance."""
+    from conformance.agentd.clients import ext, rpc_client
+    from conformance.agentd.echo import echo_of, render_echo
+    from conformance.wire import Recorder
+
+    if instance.url not in _LISTS_READ:
+        def activated(reply: Any) -> bool:
+            tasks = reply.result.get("tasks") if isinstance(reply.result, dict) else None
+            return ANNOTATIONS in (echo_of(reply.headers) or []) or any(
+                isinstance(t, dict) and ANNOTATIONS in (t.get("metadata") or {}) for t in tasks or [])
+
+        with rpc_client(instance, "operator", recorder=Recorder()) as c:
+            alone = c.call("ListTasks", {"pageSize": 1}, headers=ext(ANNOTATIONS))
+            listed = c.call("ListTasks", {"pageSize": 1}, headers=ext(COMMAND, ANNOTATIONS))
+        _LISTS_READ[instance.url] = (
+            f"task-annotations named alone is activated on ListTasks, but not second on the line "
+            f"'A2A-Extensions: {COMMAND}, {ANNOTATIONS}' (echo {render_echo(echo_of(listed.headers))}, "
+            f"no annotations)"
+            if activated(alone) and listed.error is None and not activated(listed) else None)
+    return _LISTS_READ[instance.url]
+
+
+def lists_read(instance: Instance) -> None:
+    """Blocked by :data:`LIST_ROW` when ``instance`` reads a comma-separated A2A-Extensions line only in
+    part (:func:`list_unread`): a request naming several extensions on one line activates only some."""
+    seen = list_unread(instance)
+    if seen is not None:
+        blocked_by(LIST_ROW, seen)
 
 
 def card_of(instance: Instance) -> dict[str, Any]:

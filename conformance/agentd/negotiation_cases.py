@@ -22,6 +22,7 @@ from conformance.agentd.cards import declared_uris
 from conformance.agentd.clients import ext, public_card, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import UNKNOWN_URI, echo_of, expected_echo
+from conformance.agentd.footing import feed_contradiction, list_unread
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -97,6 +98,10 @@ class Negotiation:
     cases: list[Case]
     seconds: float
     setup_requests: int
+    #: How the card contradicts the feed state the instance is known to have (AGENTD_DECL_003's), or None.
+    contradiction: str | None = None
+    #: What shows that a comma-separated A2A-Extensions line is read only in part (AGENTD_NEG_001's), or None.
+    lists: str | None = None
 
     def of(self, method: str) -> list[Case]:
         return [c for c in self.cases if c.method == method]
@@ -234,7 +239,8 @@ def run_negotiation(instance: Instance, events: bool, recorder: Recorder) -> Neg
         seconds = time.monotonic() - t0
     finally:
         client.close()
-    return Negotiation(events, instance.launched is not None, card, declared, cases, seconds, runner.setup_requests)
+    return Negotiation(events, instance.launched is not None, card, declared, cases, seconds, runner.setup_requests,
+                       feed_contradiction(instance, card), list_unread(instance))
 
 
 class NegotiationCache:

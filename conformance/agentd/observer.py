@@ -11,6 +11,7 @@ from conformance.agentd.cards import declared_uris
 from conformance.agentd.clients import rpc_client, served_card
 from conformance.agentd.commands import send_command
 from conformance.agentd.feed import events_of, newest_seq, read_replay, results_of
+from conformance.agentd.footing import feed_contradiction
 from conformance.agentd_page import EVENTS
 from conformance.judge import quote
 from conformance.outcome import fail
@@ -32,7 +33,10 @@ class Observer:
 
     def __init__(self, instance: Instance, recorder: Recorder) -> None:
         self.client = rpc_client(instance, "operator", recorder=recorder)
-        self.feed = EVENTS in declared_uris(served_card(instance, recorder))
+        card = served_card(instance, recorder)
+        # The feed is watched where the card declares it, unless the card contradicts the feed state the
+        # instance is known to have (AGENTD_DECL_003's fail): then the configuration shows what ran.
+        self.feed = EVENTS in declared_uris(card) and feed_contradiction(instance, card) is None
 
     def close(self) -> None:
         self.client.close()

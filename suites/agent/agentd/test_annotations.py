@@ -22,7 +22,7 @@ from conformance.agentd.commands import command_message, send_command
 from conformance.agentd.configs import ASK_CHANNEL, ASK_SCHEMA, standard
 from conformance.agentd.echo import echo_of
 from conformance.agentd.feed import FeedReader, Sentinel, hello_of
-from conformance.agentd.footing import declaring, deps
+from conformance.agentd.footing import LIST_ROW, declaring, deps, lists_read
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -139,12 +139,13 @@ def activated(answers: list[Answer]) -> list[tuple[str, dict[str, Any]]]:
 # ---- present exactly when activated ------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_ANN_001")
-@pytest.mark.depends_on(ACTIVATED_BY)
+@pytest.mark.depends_on(ACTIVATED_BY, LIST_ROW)
 def test_every_task_answer_carries_annotations_when_activated(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With task-annotations named, every answer carrying a Task (both sends, GetTask, ListTasks,
     SubscribeToTask, CancelTask) and echoing it holds the annotations object under metadata[<URI>].
     An answer that neither echoes nor carries them was not activated, which is AGENTD_NEG_011's to
-    judge: with the others right, the row is blocked by it. Catches ``annotations-missing``."""
+    judge (or AGENTD_NEG_001's, on an instance reading only part of a line naming several URIs, as the
+    command's does): with the others right, the row is blocked by it. Catches ``annotations-missing``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         answers = task_answers(c, (ANNOTATIONS,))
@@ -154,6 +155,7 @@ def test_every_task_answer_carries_annotations_when_activated(agent_targets: Age
         fail(f"answers without the annotations object though task-annotations was activated (and echoed): "
              f"{missing}; e.g. metadata {quote(bare[missing[0]].get('metadata'))}")
     if bare:
+        lists_read(inst)
         blocked_by(ACTIVATED_BY, f"answers to requests naming task-annotations neither echo it nor carry the "
                                  f"annotations (not activated there): {sorted(bare)}")
 
@@ -369,15 +371,20 @@ def _sentinel_events(inst: Instance, recorder: Recorder, uris: tuple[str, ...]) 
 
 
 @pytest.mark.requirement("AGENTD_ANN_011")
+@pytest.mark.depends_on(LIST_ROW)
 def test_feed_task_events_carry_annotations_exactly_when_activated(agent_targets: AgentTargets,
                                                                    recorder: Recorder) -> None:
     """On a subscription naming events and task-annotations, a task event's task carries the
     annotations object; naming events alone, it does not. (What the object holds is judged by the rows
     of its members and of the bundle, AGENTD_ANN_003..010 and AGENTD_DECL_014, on every answer and
-    feed frame.) Catches ``feed-task-unannotated``."""
+    feed frame.) The subscription names both on one line: on an instance reading only part of such a
+    line (AGENTD_NEG_001's), a task event without them is blocked by that row. Catches
+    ``feed-task-unannotated``."""
     inst = declaring(agent_targets, ANNOTATIONS, EVENTS)
     for ev in _sentinel_events(inst, recorder, (EVENTS, ANNOTATIONS)):
         task = read_object(recorder, f"the task of task event seq {ev.get('seq')}", ev["data"]["task"], Task, "feed")
+        if not isinstance(annotations_of(task), dict):
+            lists_read(inst)
         _ann(task, f"the task event seq {ev.get('seq')}", own=True)
     for ev in _sentinel_events(inst, recorder, (EVENTS,)):
         if annotations_of(ev["data"]["task"]) is not None:

@@ -29,10 +29,12 @@ from conformance.agentd.commands import command_message
 from conformance.agentd.footing import (
     BASE_ROWS,
     CARD_ROW,
+    FEED_ROW,
     LISTENER_ROW,
     agentd_identifiers,
     card_of,
     deps,
+    feed_contradiction,
     instance_for,
     lacking,
     require_agentd,
@@ -375,23 +377,31 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: AgentTar
 
 # ---- the route table ------------------------------------------------------------------------------
 @pytest.mark.requirement("AGENTD_DECL_013")
-@pytest.mark.depends_on(CARD_ROW)
+@pytest.mark.depends_on(CARD_ROW, FEED_ROW)
 def test_only_core_and_declared_methods_are_routed(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """The eleven core method names of the official SDK are routed (never -32601, whatever the
     params), the declared feed method is answered when activated, and every other name — older
     spellings, near misses, made-up methods, the feed method where it is not declared — gets -32601.
-    Catches extra-method."""
+    Which methods are declared is the card's word; a card contradicting the feed state the instance is
+    known to have (AGENTD_DECL_003's fail) leaves the feed method unjudged there, and blocks when the rest
+    holds. Catches extra-method."""
     problems: list[str] = []
+    contradicted: list[str] = []
     instances = [instance_for(agent_targets, events=True)]
     if agent_targets.launchable:
         instances.append(agent_targets.agentd(events=False))
     for n, inst in enumerate(instances):
-        feed_declared = EVENTS in declared_uris(public_card(inst, recorder))
+        card = public_card(inst, recorder)
+        feed_declared = EVENTS in declared_uris(card)
         with judged_here(LISTENER_ROW):
             client = rpc_client(inst, recorder=recorder)
         with client:
             if n == 0:
                 problems += _core_and_unknown_names(client)
+            seen = feed_contradiction(inst, card)
+            if seen is not None:
+                contradicted.append(seen)
+                continue
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
             answered = bool(feed.payloads) and isinstance(feed.payloads[0], dict) and "result" in feed.payloads[0]
             if feed_declared and not answered:
@@ -402,6 +412,8 @@ def test_only_core_and_declared_methods_are_routed(agent_targets: AgentTargets, 
                                 f"{quote(feed.payloads or feed.json, 160)}, expected -32601")
     if problems:
         fail("; ".join(problems))
+    if contradicted:
+        blocked_by(FEED_ROW, f"{contradicted[0]}: where the feed method is routed cannot be judged against that card")
 
 
 def _core_and_unknown_names(client: JsonRpcClient) -> list[str]:

@@ -26,7 +26,7 @@ from conformance.agentd_page import (
     SIGN_IN_OPS,
 )
 from conformance.agentd_page.launch import Workflow
-from conformance.judge import quote
+from conformance.judge import blocked_by, quote
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -231,15 +231,20 @@ def test_declared_scheme_sets_extended_card_flag(agent_targets: AgentTargets, co
 
 
 @pytest.mark.requirement("AGENTD_CARD_006")
+@pytest.mark.depends_on("AGENTD_UDS_006")
 @pytest.mark.parametrize("config", [pytest.param({"events": True}, id="loopback"),
                                     pytest.param({"listen": "unix"}, id="unix")])
 def test_no_scheme_clears_extended_card_flag(agent_targets: AgentTargets, config: dict[str, Any],
                                              recorder: Recorder) -> None:
     """A listener that declares no scheme (loopback with nothing configured, a unix socket) sets
-    capabilities.extendedAgentCard false; leaving it out is the same (proto3 JSON omits false).
-    Catches extended-flag-true-without-scheme."""
+    capabilities.extendedAgentCard false; leaving it out is the same (proto3 JSON omits false). A unix
+    listener declaring a scheme has none to judge, and breaks AGENTD_UDS_006 ("a unix listener declares
+    no authentication scheme"): blocked by it. Catches extended-flag-true-without-scheme."""
     card = public_card(declaring(agent_targets, COMMAND, **config) if "listen" in config
                        else instance_for(agent_targets, COMMAND, **config), recorder)
+    if has_scheme(card) and "listen" in config:
+        blocked_by("AGENTD_UDS_006", f"the unix listener declares schemes {sorted(card['securitySchemes'])}, so "
+                                     "the statement about listeners without one cannot be judged on it")
     if has_scheme(card):
         not_measured(f"this listener declares schemes {sorted(card['securitySchemes'])}, so the statement about "
                      "listeners without one cannot be judged on it")

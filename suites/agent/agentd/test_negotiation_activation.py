@@ -13,7 +13,15 @@ from conformance.agentd.cards import declared_uris
 from conformance.agentd.clients import ext, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import UNKNOWN_URI, echo_of, render_echo
-from conformance.agentd.footing import CARD_ROW, card_of, core_answers, deps, instance_for, require_declared
+from conformance.agentd.footing import (
+    CARD_ROW,
+    card_of,
+    core_answers,
+    deps,
+    instance_for,
+    lists_read,
+    require_declared,
+)
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
@@ -31,6 +39,8 @@ from conformance.wire.jsonrpc import JsonRpcClient
 #: What the checks here stand on: the card and its listener, and the declarations of the extensions
 #: whose activation they judge (blocked by AGENTD_DECL_001/002/003 when one is not declared).
 NEG_DEPS = pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS, EVENTS))
+#: The row whose own text says an unknown URI is dropped, the request answered as without it.
+UNKNOWN_ROW = "AGENTD_NEG_005"
 
 
 def _task(client: JsonRpcClient) -> str:
@@ -86,6 +96,32 @@ def _activation_problems(client: JsonRpcClient, task_id: str, lines: list[str]) 
     return out
 
 
+def _without_unknown(lines: list[str]) -> list[str]:
+    """``lines`` with the unknown URI left out of each (the spacing of the other items kept), and a line
+    naming nothing else left out."""
+    kept = [",".join(i for i in line.split(",") if i.strip() != UNKNOWN_URI).strip() for line in lines]
+    return [line for line in kept if line.strip()]
+
+
+def _judge_lines(client: JsonRpcClient, task_id: str, variants: list[list[str]]) -> None:
+    """Fail on every variant (a list of header lines) that did not activate command and task-annotations.
+    A variant naming the unknown URI too, which activates them once that URI is left out, was misread for
+    that URI (dropping it is AGENTD_NEG_005's): with no other variant wrong, the row is blocked by it."""
+    problems: list[str] = []
+    unknown: list[str] = []
+    for lines in variants:
+        wrong = _activation_problems(client, task_id, lines)
+        if wrong and any(UNKNOWN_URI in line for line in lines) and not _activation_problems(
+                client, task_id, _without_unknown(lines)):
+            unknown += wrong
+        else:
+            problems += wrong
+    if problems:
+        fail("; ".join(problems))
+    if unknown:
+        blocked_by(UNKNOWN_ROW, "; ".join(unknown) + ", though the same lines without the unknown URI activate both")
+
+
 def _declares(inst: Instance, recorder: Recorder, *uris: str) -> None:
     """Activation of ``uris`` cannot even begin unless the card declares them (blocked by their row)."""
     card = card_of(inst)
@@ -94,6 +130,7 @@ def _declares(inst: Instance, recorder: Recorder, *uris: str) -> None:
 
 
 @NEG_DEPS
+@pytest.mark.depends_on(UNKNOWN_ROW)
 @pytest.mark.requirement("AGENTD_NEG_001")
 def test_comma_separated_header_activates_every_uri(events_on: Instance, recorder: Recorder) -> None:
     """Every URI of a comma-separated header line is read, in any position, with or without spaces:
@@ -102,28 +139,23 @@ def test_comma_separated_header_activates_every_uri(events_on: Instance, recorde
     _declares(events_on, recorder, COMMAND, ANNOTATIONS)
     with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
-        problems: list[str] = []
-        for line in (f"{ANNOTATIONS}, {COMMAND}", f"{UNKNOWN_URI},{ANNOTATIONS},{COMMAND}",
-                     f"{UNKNOWN_URI} ,  {COMMAND} ,{ANNOTATIONS}", f"{COMMAND},{ANNOTATIONS}"):
-            problems += _activation_problems(client, tid, [line])
-    if problems:
-        fail("; ".join(problems))
+        _judge_lines(client, tid, [[line] for line in (
+            f"{ANNOTATIONS}, {COMMAND}", f"{UNKNOWN_URI},{ANNOTATIONS},{COMMAND}",
+            f"{UNKNOWN_URI} ,  {COMMAND} ,{ANNOTATIONS}", f"{COMMAND},{ANNOTATIONS}")])
 
 
 @NEG_DEPS
+@pytest.mark.depends_on(UNKNOWN_ROW)
 @pytest.mark.requirement("AGENTD_NEG_002")
 def test_repeated_header_lines_are_all_read(events_on: Instance, recorder: Recorder) -> None:
     """A repeated A2A-Extensions header is read on every line, URIs on the second and later lines
-    activate as if listed on the first. Catches header-first-line-only."""
+    activate as if listed on the first. Each line names one URI (how a comma-separated line is read is
+    AGENTD_NEG_001's). Catches header-first-line-only."""
     _declares(events_on, recorder, COMMAND, ANNOTATIONS)
     with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
-        problems: list[str] = []
-        for lines in ([ANNOTATIONS, COMMAND], [COMMAND, ANNOTATIONS], [UNKNOWN_URI, f"{UNKNOWN_URI}, {COMMAND}",
-                                                                       ANNOTATIONS]):
-            problems += _activation_problems(client, tid, lines)
-    if problems:
-        fail("; ".join(problems))
+        _judge_lines(client, tid, [[ANNOTATIONS, COMMAND], [COMMAND, ANNOTATIONS],
+                                   [UNKNOWN_URI, UNKNOWN_URI, COMMAND, ANNOTATIONS]])
 
 
 def _case_variants(uri: str) -> list[str]:
@@ -160,10 +192,17 @@ def _inactive_problems(client: JsonRpcClient, task_id: str, variant_of: dict[str
                                                                                            {"id": task_id}))):
             out.append(f"{ann_v!r} activated task-annotations on GetTask (echo {render_echo(echo_of(r.headers))})")
     if evt_v is not None:
-        s = client.stream(EVENTS_METHOD, {}, headers=ext(evt_v), deadline=5.0, until=lambda _e: True)
-        first = s.payloads[0] if s.payloads else s.json
-        if (isinstance(first, dict) and "result" in first) or EVENTS in (echo_of(s.headers) or []):
-            out.append(f"{evt_v!r} activated the events method (first frame {quote(first, 200)})")
+        def opened(headers: dict[str, str]) -> tuple[bool, Any, list[str]]:
+            s = client.stream(EVENTS_METHOD, {}, headers=headers, deadline=5.0, until=lambda _e: True)
+            first = s.payloads[0] if s.payloads else s.json
+            return isinstance(first, dict) and "result" in first, first, echo_of(s.headers) or []
+
+        answered, first, echo = opened(ext(evt_v))
+        # A feed answered with no header at all says nothing of activation (that it is refused then is
+        # AGENTD_REFUSE_002's); then the echo alone shows what was activated.
+        if EVENTS in echo or (answered and not opened({})[0]):
+            out.append(f"{evt_v!r} activated the events method (first frame {quote(first, 200)}; "
+                       f"echo {render_echo(echo)})")
     return out
 
 
@@ -197,27 +236,38 @@ def test_uri_with_trailing_slash_activates_nothing(events_on: Instance, recorder
 
 
 @NEG_DEPS
+@pytest.mark.depends_on("AGENTD_NEG_001")
 @pytest.mark.requirement("AGENTD_NEG_005")
 def test_unknown_uri_alone_is_dropped(events_on: Instance, recorder: Recorder) -> None:
-    """A request naming only URIs agentd does not implement is answered exactly as one naming nothing,
-    with no echo; beside the command URI, only the command URI is echoed. Catches unknown-uri-refused."""
+    """A request naming only URIs agentd does not implement is answered exactly as one naming nothing
+    (answered, with the same echo); one naming such a URI and then the command URI, exactly as one naming
+    the command URI alone. The second names both on one line: read only in part, that line is
+    AGENTD_NEG_001's (the row is blocked by it when that is all that is wrong). Catches
+    unknown-uri-refused."""
     _declares(events_on, recorder, COMMAND)
     others = [UNKNOWN_URI, "urn:example:not-an-agentd-extension", "https://agentd.dev/a2a/ext/not-declared"]
     problems: list[str] = []
+    listed: list[str] = []
     with rpc_client(events_on, recorder=recorder) as client:
         tid = _task(client)
+        bare = client.call("GetTask", {"id": tid})
+        alone = client.call("SendMessage", send_params(command_message("status")), headers=ext(COMMAND))
         for uri in others:
             r = client.call("GetTask", {"id": tid}, headers=ext(uri))
-            if r.error is not None or echo_of(r.headers) is not None:
+            if (r.error is None) != (bare.error is None) or echo_of(r.headers) != echo_of(bare.headers):
                 problems.append(f"GetTask naming {uri!r}: answer {quote(r.json or r.body, 200)}, "
-                                f"echo {render_echo(echo_of(r.headers))}")
+                                f"echo {render_echo(echo_of(r.headers))}; naming nothing: echo "
+                                f"{render_echo(echo_of(bare.headers))}")
             r = client.call("SendMessage", send_params(command_message("status")), headers=ext(uri, COMMAND))
-            if r.error is not None or echo_of(r.headers) != [COMMAND]:
-                problems.append(f"status command naming {uri!r} and the command URI: "
-                                f"answer {quote(r.json or r.body, 200)}, "
-                                f"echo {render_echo(echo_of(r.headers))}, expected [{COMMAND!r}]")
+            if (r.error is None) != (alone.error is None) or echo_of(r.headers) != echo_of(alone.headers):
+                listed.append(f"status command naming {uri!r} and the command URI: "
+                              f"answer {quote(r.json or r.body, 200)}, echo {render_echo(echo_of(r.headers))}; "
+                              f"naming the command URI alone: echo {render_echo(echo_of(alone.headers))}")
     if problems:
-        fail("; ".join(problems))
+        fail("; ".join(problems + listed))
+    if listed:
+        lists_read(events_on)
+        fail("; ".join(listed))
 
 
 @NEG_DEPS
@@ -225,7 +275,8 @@ def test_unknown_uri_alone_is_dropped(events_on: Instance, recorder: Recorder) -
 def test_deliberate_refusals_echo_nothing(events_on: Instance, recorder: Recorder) -> None:
     """Refusals of several kinds, each naming every extension: a command with an unknown op, an
     unmarked command, a task that does not exist, the feed without its URI, an unknown argument.
-    Whichever of them is refused carries no echo. Catches echo-on-refusal."""
+    Whichever of them is refused echoes no URI (an empty A2A-Extensions header echoes nothing; that no
+    header at all comes with nothing activated is AGENTD_NEG_007's). Catches echo-on-refusal."""
     _declares(events_on, recorder, COMMAND)
     everything = ext(COMMAND, EVENTS, ANNOTATIONS)
     all_but_events = ext(COMMAND, ANNOTATIONS)
@@ -248,7 +299,7 @@ def test_deliberate_refusals_echo_nothing(events_on: Instance, recorder: Recorde
         if not (isinstance(body, dict) and "error" in body):
             continue  # not refused: whether it should have been is another requirement's question
         refused += 1
-        if echo_of(reply.headers) is not None:
+        if echo_of(reply.headers):
             problems.append(f"{what}: refused ({body['error'].get('code')}) yet echoed "
                             f"{render_echo(echo_of(reply.headers))}")
     if problems:

@@ -9,15 +9,18 @@ Each check below judges one statement of the page over those recorded cases.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from a2a.types.a2a_pb2 import StreamResponse
 
-from conformance.agentd.echo import render_echo
+from conformance.agentd.echo import UNKNOWN_URI, expected_echo, render_echo
 from conformance.agentd.footing import (
     CARD_ROW,
     CORE_ROW,
+    DECLARED_BY,
+    FEED_ROW,
+    LIST_ROW,
     LISTENER_ROW,
     core_answers,
     deps,
@@ -58,6 +61,8 @@ BOTH = (EVENTS_ON, EVENTS_OFF)
 #: What the checks here stand on: the card and its listener, and the declarations of the extensions
 #: whose activation they judge (blocked by AGENTD_DECL_001/002/003 when one is not declared).
 NEG_DEPS = pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS, EVENTS))
+#: The extensions the page says the card always declares (AGENTD_DECL_001, _002), whatever is switched on.
+ALWAYS: Final = (COMMAND, ANNOTATIONS)
 
 
 @pytest.fixture
@@ -119,7 +124,47 @@ def _core_routed(negotiation: Negotiation) -> None:
                                  f"{core[0].label()}")
 
 
+def _undeclared_always(negotiation: Negotiation, problems: list[tuple[Case, str]]) -> list[tuple[Case, str]]:
+    """The wrong echoes that are right for the page's declarations: the card lacks an extension the page
+    says it always declares (AGENTD_DECL_001/002: a trailing slash, a version suffix), the daemon activates
+    it all the same, and its echo is exactly requested ∩ (declared + that extension) ∩ applicable. What is
+    wrong there is the declaration, not the echo; every other wrong echo is the check's own."""
+    lacking = [u for u in ALWAYS if u not in negotiation.declared]
+    if not lacking:
+        return []
+    full = [*negotiation.declared, *lacking]
+    return [(c, msg) for c, msg in problems
+            if c.echo is not None and sorted(c.echo) == sorted(expected_echo(c.requested, full, c.method))]
+
+
+def _judge_echo(negotiation: Negotiation, evidence: Evidence, secrets: SecretSet, cases: list[Case],
+                problems: list[tuple[Case, str]], what: str) -> None:
+    """:func:`_judge`, except that with only wrong echoes :func:`_undeclared_always` finds, the row is blocked
+    by the row declaring the extension the card lacks."""
+    blamed = _undeclared_always(negotiation, problems)
+    own = [p for p in problems if p not in blamed]
+    _judge(evidence, secrets, cases, own, what)
+    if blamed:
+        lacking = next(u for u in ALWAYS if u not in negotiation.declared)
+        blocked_by(DECLARED_BY[lacking], f"the card declares no {lacking} (declared: {negotiation.declared}), yet "
+                                         f"{len(blamed)} answer(s) echo it where the page's declarations would "
+                                         f"activate it, e.g. {blamed[0][0].label()}: {blamed[0][1]}")
+
+
+def _one_per_line(negotiation: Negotiation, cases: list[Case]) -> list[Case]:
+    """``cases``, less those naming several URIs (on one comma-separated line) when the instance reads such a
+    line only in part (AGENTD_NEG_001's): what they activate is not this check's to judge."""
+    return [c for c in cases if len(c.requested) <= 1] if negotiation.lists else cases
+
+
+def _lists_read(negotiation: Negotiation) -> None:
+    """Blocked by AGENTD_NEG_001 when the cases naming several URIs were left out (:func:`_one_per_line`)."""
+    if negotiation.lists:
+        blocked_by(LIST_ROW, f"{negotiation.lists}, so the cases naming several extensions are not judged here")
+
+
 @NEG_DEPS
+@pytest.mark.depends_on(LIST_ROW)
 @pytest.mark.requirement("AGENTD_NEG_006")
 @pytest.mark.parametrize("negotiation", BOTH, indirect=True)
 def test_echo_is_requested_declared_and_applicable(negotiation: Negotiation, evidence: Evidence,
@@ -128,10 +173,11 @@ def test_echo_is_requested_declared_and_applicable(negotiation: Negotiation, evi
     unknown URI, an inapplicable one), nothing less, no repeats. Catches echo-requested,
     echo-inapplicable, events-echo-undeclared, command-not-echoed-on-stream."""
     _of_agentd(negotiation)
-    cases = _answered(negotiation, "echo")
+    cases = _one_per_line(negotiation, _answered(negotiation, "echo"))
     problems = [(c, f"echo {render_echo(c.echo)}, expected {c.expected}") for c in cases
                 if sorted(c.echo or []) != sorted(c.expected)]
-    _judge(evidence, run_secrets, cases, problems, "the echo is not the activated set")
+    _judge_echo(negotiation, evidence, run_secrets, cases, problems, "the echo is not the activated set")
+    _lists_read(negotiation)
 
 
 @NEG_DEPS
@@ -147,7 +193,7 @@ def test_nothing_activated_sends_no_header(
         not_measured("no answered request of the matrix activated nothing")
     problems = [(c, f"activated nothing but the answer has the header: {render_echo(c.echo)}")
                 for c in cases if c.echo is not None]
-    _judge(evidence, run_secrets, cases, problems, "a header came back when nothing was activated")
+    _judge_echo(negotiation, evidence, run_secrets, cases, problems, "a header came back when nothing was activated")
 
 
 @NEG_DEPS
@@ -176,13 +222,14 @@ def test_inapplicable_extension_is_not_echoed(
 def test_refused_matrix_requests_echo_nothing(
         negotiation: Negotiation, evidence: Evidence, run_secrets: SecretSet) -> None:
     """Every request of the matrix that was refused (an error, as JSON or as the stream's first frame)
-    carries no A2A-Extensions header, whatever it requested. Catches echo-on-refusal."""
+    echoes no URI, whatever it requested. (An empty A2A-Extensions header echoes nothing; that no header
+    at all comes with nothing activated is AGENTD_NEG_007's.) Catches echo-on-refusal."""
     _of_agentd(negotiation)
     cases = [c for c in negotiation.cases if c.outcome == REFUSED]
     if not cases:
         not_measured("no request of the matrix was refused on this instance")
     problems = [(c, f"refused ({c.code} {c.reason}) yet echoed {render_echo(c.echo)}")
-                for c in cases if c.echo is not None]
+                for c in cases if c.echo]
     _judge(evidence, run_secrets, cases, problems, "a refused request echoed extensions")
 
 
@@ -214,6 +261,9 @@ def test_undeclared_events_uri_is_never_echoed(
     """With the feed off, no answer of any method echoes the events URI, even when asked for it.
     Catches events-echo-undeclared."""
     _of_agentd(negotiation)
+    if negotiation.contradiction:
+        blocked_by(FEED_ROW, f"{negotiation.contradiction}: there is no instance without the events extension to "
+                             "judge")
     if EVENTS in negotiation.declared:
         not_measured(f"this instance declares {EVENTS}; the statement is about one that does not")
     cases = [c for c in negotiation.cases if EVENTS in c.requested]
@@ -250,6 +300,7 @@ def _require_declared(negotiation: Negotiation, uri: str) -> None:
 
 @NEG_DEPS
 @pytest.mark.depends_on("AGENTD_ANN_001")
+@pytest.mark.depends_on(LIST_ROW)
 @pytest.mark.requirement("AGENTD_NEG_011")
 @pytest.mark.parametrize("negotiation", BOTH, indirect=True)
 def test_annotations_echoed_on_every_task_answer(negotiation: Negotiation, evidence: Evidence,
@@ -263,6 +314,7 @@ def test_annotations_echoed_on_every_task_answer(negotiation: Negotiation, evide
     feed = EVENTS in negotiation.declared
     methods = [m for m in METHODS if m in APPLIES_TO[ANNOTATIONS] and (feed or m != EVENTS_METHOD)]
     cases, missing = _per_method(negotiation, ANNOTATIONS, methods)
+    cases = _one_per_line(negotiation, cases)
     problems: list[tuple[Case, str]] = []
     bare: list[tuple[Case, str]] = []
     annotated = False
@@ -279,6 +331,9 @@ def test_annotations_echoed_on_every_task_answer(negotiation: Negotiation, evide
         blocked_by("AGENTD_ANN_001", f"no Task of any answer naming task-annotations carries the annotations "
                                      f"(e.g. {bare[0][0].label()}), on any method")
     _judge(evidence, run_secrets, cases, problems + bare, "task-annotations was not activated")
+    _lists_read(negotiation)
+    if EVENTS_METHOD in missing and negotiation.contradiction:
+        blocked_by(FEED_ROW, f"{negotiation.contradiction}: the feed method is not answered there")
     if "SendMessage" in missing and COMMAND not in negotiation.declared:
         # The matrix's SendMessage carries the status command (a send that answers at once).
         require_declared(negotiation.card, COMMAND)
@@ -343,14 +398,13 @@ def test_matrix_answers_parse_strictly(negotiation: Negotiation, evidence: Evide
 
 
 def _feed_state(negotiation: Negotiation) -> bool:
-    """Whether the card declares the feed, held to the state the instance was launched in (a running
-    target whose card says otherwise cannot be judged for this state)."""
+    """Whether the card declares the feed, held to the state the instance is known to have: a card saying
+    otherwise is AGENTD_DECL_003's fail, and blocks (a running target whose card says otherwise, with no
+    state known, cannot be judged for this state)."""
     declared = EVENTS in negotiation.declared
+    if negotiation.contradiction:
+        blocked_by(FEED_ROW, negotiation.contradiction)
     if declared != negotiation.events:
-        if negotiation.launched:
-            fail(f"the feed is {'on' if negotiation.events else 'off'} but the card "
-                 f"{'does not declare' if negotiation.events else 'declares'} {EVENTS}; "
-                 f"declared: {negotiation.declared}")
         if negotiation.events:
             require_declared(negotiation.card, EVENTS)
         not_measured("this target's card declares the events extension, so the feed-off case cannot be "
@@ -358,26 +412,35 @@ def _feed_state(negotiation: Negotiation) -> bool:
     return declared
 
 
-@pytest.mark.depends_on(CARD_ROW, CORE_ROW)
+@pytest.mark.depends_on(CARD_ROW, CORE_ROW, FEED_ROW)
 @pytest.mark.requirement("AGENTD_DECL_013")
 @pytest.mark.parametrize("negotiation", BOTH, indirect=True)
 def test_events_method_routed_only_when_declared_and_activated(negotiation: Negotiation, evidence: Evidence,
                                                                run_secrets: SecretSet) -> None:
-    """agentd.events/SubscribeToEvents is answered (a stream) exactly when the card declares the events
-    extension and the request activates it, and is -32601 otherwise; no core method is ever -32601.
-    Catches events-undeclared-served, events-without-activation."""
+    """No core method is ever -32601, whatever the request names; agentd.events/SubscribeToEvents is
+    answered (a stream) where the card declares the events extension and the request names it alone, and
+    is -32601 where the card does not declare it. Not judged here: the feed method declared but not
+    named (its refusal is AGENTD_REFUSE_002's), named beside other URIs on one line (how that line is read
+    is AGENTD_NEG_001's), or beside an unknown URI (AGENTD_NEG_005's); nor, on a card contradicting the
+    feed state the instance is known to have, the feed method at all (blocked by AGENTD_DECL_003).
+    Catches list-unrouted-with-command."""
     declared = EVENTS in negotiation.declared
     problems: list[tuple[Case, str]] = []
     for c in negotiation.cases:
         if c.method != EVENTS_METHOD:
             if c.code == -32601:
                 problems.append((c, "a core method answered -32601 (not routed)"))
-        elif declared and EVENTS in c.requested:
+        elif negotiation.contradiction or UNKNOWN_URI in c.requested:
+            continue
+        elif declared and c.requested == (EVENTS,):
             if c.outcome != ANSWERED:
                 problems.append((c, f"declared and activated, yet {c.outcome} ({c.code} {c.reason})"))
-        elif c.outcome != REFUSED or c.code != -32601:
+        elif not declared and (c.outcome != REFUSED or c.code != -32601):
             problems.append((c, f"expected -32601, got {c.outcome} ({c.code} {c.reason})"))
     _judge(evidence, run_secrets, negotiation.cases, problems, "the route table")
+    if negotiation.contradiction:
+        blocked_by(FEED_ROW, f"{negotiation.contradiction}: where the feed method is routed cannot be judged "
+                             "against that card")
 
 
 @NEG_DEPS
@@ -391,7 +454,9 @@ def test_events_method_refusal_names_its_reason(
     events-undeclared-served, events-without-activation."""
     _of_agentd(negotiation)
     declared = _feed_state(negotiation)
-    cases = [c for c in negotiation.of(EVENTS_METHOD) if not (declared and EVENTS in c.requested)]
+    # A request naming an unknown URI is answered as without it (AGENTD_NEG_005's, judged on every method).
+    cases = [c for c in negotiation.of(EVENTS_METHOD)
+             if not (declared and EVENTS in c.requested) and UNKNOWN_URI not in c.requested]
     want = "EXTENSION_NOT_ACTIVATED" if declared else "EXTENSION_NOT_DECLARED"
     problems = [(c, f"expected -32601 {want}, got {c.outcome} ({c.code} {c.reason})") for c in cases
                 if c.outcome != REFUSED or (c.code, c.reason) != (-32601, want)]

@@ -31,6 +31,7 @@ from conformance.agentd_page import (
     COMMAND,
     EVENTS,
     EVENTS_METHOD,
+    EXTENSIONS,
 )
 from conformance.context import RunContext
 from conformance.judge import SeenRefusal, blocked_by, quote, refusal, refusal_problems, unique
@@ -653,7 +654,8 @@ def _header_run(agent_targets: AgentTargets, recorder: Recorder) -> list[Seen]:
                 lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", _marker())),
                                           headers={"A2A-Extensions": lines}),
                 f"A2A-Extensions {lines!r}", named=any(COMMAND in items for items in per_line),
-                first_line=COMMAND in per_line[0], first_item=per_line[0][0] == COMMAND))
+                first_line=COMMAND in per_line[0], first_item=per_line[0][0] == COMMAND,
+                unknown=any(i and i not in EXTENSIONS for items in per_line for i in items)))
 
         try:
             run()
@@ -665,15 +667,19 @@ def _header_run(agent_targets: AgentTargets, recorder: Recorder) -> list[Seen]:
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_003")
+@pytest.mark.depends_on("AGENTD_NEG_005")
 def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent_targets: AgentTargets,
                                                                             recorder: Recorder) -> None:
     """Generated A2A-Extensions headers: a marked admin.set whose header has no item byte for byte the
     command URI is refused with -32602 EXTENSION_NOT_ACTIVATED, never a 5xx; one naming it first on the
     first line runs (so the refusals are not of every command). One naming it only further on that is
     refused anyway was misread by the header's reader, which is AGENTD_NEG_001's and _002's to judge,
-    not this row's."""
+    not this row's. One naming a URI agentd does not implement is refused as without that URI (dropping
+    it is AGENTD_NEG_005's): refused otherwise while the same command with no header at all is refused
+    right, the row is blocked by that row."""
     seen = _header_run(agent_targets, recorder)
     problems: list[str] = []
+    unknown: list[str] = []
     for x in seen:
         if x.extra["named"]:
             if x.extra["first_item"] and x.refused is not None:
@@ -685,9 +691,19 @@ def test_a_command_runs_only_when_a_header_item_is_exactly_the_command_uri(agent
         elif x.refused is None:
             problems.append(f"{x.what}: not refused: {x.answer}")
         elif (x.refused.view.code, x.refused.view.reason) != (-32602, "EXTENSION_NOT_ACTIVATED"):
-            problems.append(f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected "
-                            f"-32602 EXTENSION_NOT_ACTIVATED")
+            (unknown if x.extra["unknown"] else problems).append(
+                f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected -32602 "
+                f"EXTENSION_NOT_ACTIVATED")
     _judge_seen(seen, problems)
+    if unknown:
+        with rpc_client(declaring(agent_targets, COMMAND, auth=True), recorder=recorder) as client:
+            bare = client.call("SendMessage", send_params(command_message("admin.set", _marker())))
+        err = bare.error
+        if err is None or err.code != -32602 or refusal(bare, "no header").view.reason != "EXTENSION_NOT_ACTIVATED":
+            fail("; ".join(unknown[:4]) + (f"; and {len(unknown) - 4} more" if len(unknown) > 4 else ""))
+        blocked_by("AGENTD_NEG_005", f"{unknown[0]}, though with no header at all it is refused -32602 "
+                                     f"EXTENSION_NOT_ACTIVATED: the header's unknown URI changed the refusal"
+                                     + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     if not any(x.extra["named"] and x.answered for x in seen):
         not_measured("no generated header named the command URI and had its command run, so the refusals "
                      "cannot be told from a refusal of every command")
