@@ -116,6 +116,17 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "header-first-uri-only", "AGENTD_NEG_001", ("AGENTD_NEG_006", "AGENTD_ANN_011")),
     # a unix card declaring a scheme: the flag of a listener without one (CARD_006) has no socket to be read on
     (AGENTD, "unix-declares-bearer", "AGENTD_UDS_006", ("AGENTD_CARD_006",)),
+    # found by the agentd differential: that a request is refused at all is the row whose text says so, and the
+    # rows of what a refusal carries stand on it. An argument the op does not take ignored (CMD_004's): the
+    # BadRequest of the bad-input run (REFUSE_013) and a workflow command's extra argument (CMD_016, whose start
+    # schema leaves its properties open) are not judged on it
+    (AGENTD, "ignore-unknown-arg", "AGENTD_CMD_004", ("AGENTD_REFUSE_013", "AGENTD_CMD_016")),
+    # arguments not held to the op's schema (CMD_003's): the table's code and reason for them (REFUSE_008) are not
+    # judged on an argument that was never refused
+    (AGENTD, "no-arg-validation", "AGENTD_CMD_003", ("AGENTD_REFUSE_008",)),
+    # session ops not served (CMD_014's): the reply kind of auth.sessions.revoke, which needs a session listed by
+    # auth.sessions first, cannot be seen (CMD_009)
+    (AGENTD, "session-ops-missing", "AGENTD_CMD_014", ("AGENTD_CMD_009",)),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):
@@ -125,11 +136,21 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
 #:   URI activated them (AGENTD_NEG_004);
 #: * permission-denied-http-200, no-bad-request: a refusal's HTTP status and BadRequest are the REFUSE rows';
 #:   a check of why a request is refused (AGENTD_CMD_017, _003, _004; CMD_003 also on its own part of the
-#:   shared bad-input run) does not read them.
+#:   shared bad-input run) does not read them; nor is the extended card's 401 (AGENTD_CARD_008) a
+#:   PERMISSION_DENIED's status;
+#: * invalid-args-wrong-reason: which reason a refusal names is its table row's (AGENTD_REFUSE_008); the
+#:   ErrorInfo carrying it (AGENTD_REFUSE_012) is there, under the domain of the reason it names;
+#: * unknown-op-wrong-code: the code of an UNKNOWN_OP refusal is AGENTD_REFUSE_007's; that the socket serves no
+#:   session op (AGENTD_UDS_007) is the refusal's reason;
+#: * extended-ops-unnarrowed: who may run admin.set is the page's table, not the card's ops list, for settable
+#:   (AGENTD_CARD_012).
 PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "audit-when-introspection-off", "AGENTD_EVT_012", ("AGENTD_REFUSE_003", "AGENTD_EVT_005")),
     (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
-    (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017",)),
+    (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017", "AGENTD_CARD_008")),
+    (AGENTD, "invalid-args-wrong-reason", "AGENTD_REFUSE_008", ("AGENTD_REFUSE_012",)),
+    (AGENTD, "unknown-op-wrong-code", "AGENTD_REFUSE_007", ("AGENTD_UDS_007",)),
+    (AGENTD, "extended-ops-unnarrowed", "AGENTD_CARD_010", ("AGENTD_CARD_012",)),
     (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004")),
     # text output without the contextId: what --context-id sends (INTERACT_001) and what task get fetches
     # (TASK_GET_001) are judged on their own text; naming the context in every output is OUT_001's
@@ -165,6 +186,33 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # configuration, not from a feed the card only says is there (REFUSE_014)
     (AGENTD, "events-declared-when-off", "AGENTD_DECL_003", ("AGENTD_REFUSE_014",)),
 )
+
+
+#: (reference, defect, rows): one wrong behaviour that each row's own text forbids, so the defect declares and
+#: fails every one of them:
+#: * grant-reaches-operator-op: the rule that lets a grant reach an operator-only op also narrows the extended
+#:   card, which then lists that op for the granted caller (AGENTD_CARD_010: only ops this caller may run; the
+#:   page: no grant reaches an operator-only op) as well as running it (AGENTD_CMD_015);
+#: * unauthenticated-http-200 (split from permission-denied-http-200): the UNAUTHENTICATED refusal's HTTP 200
+#:   is the extended card's 401 (AGENTD_CARD_008), not PERMISSION_DENIED's 403.
+OWNED: tuple[tuple[Reference, str, tuple[str, ...]], ...] = (
+    (AGENTD, "grant-reaches-operator-op", ("AGENTD_CMD_015", "AGENTD_CARD_010")),
+    (AGENTD, "unauthenticated-http-200", ("AGENTD_CARD_008",)),
+)
+
+
+@pytest.mark.parametrize(("ref", "defect", "rows"), OWNED, ids=[c[1] for c in OWNED])
+def test_the_defect_declares_and_fails_each_row_whose_text_it_breaks(ref: Reference, defect: str,
+                                                                     rows: tuple[str, ...], tmp_path: Path) -> None:
+    assert defect in ref.defects, f"no defect {defect} in the {ref.key} table"
+    undeclared = sorted(set(rows) - {rid.partition(":")[0] for rid in ref.defects[defect].ids})
+    assert not undeclared, f"{defect} breaks {undeclared}'s own text but does not declare it"
+    report = ref.run(tmp_path, ids=list(rows), defect=defect)
+    got = outcomes(tmp_path / "report")
+    for rid in rows:
+        entry = report.requirements[rid]
+        assert entry.status in DETECTED, f"{rid} under {defect}: {entry.status}: {entry.note}"
+        assert killed(got, rid), f"{rid} failed on no assertion of its own under {defect}"
 
 
 @pytest.mark.parametrize(("ref", "defect", "owner", "others"), CASES, ids=[c[1] for c in CASES])

@@ -17,7 +17,7 @@ from conformance.agentd.clients import rpc_client
 from conformance.agentd.commands import send_command
 from conformance.agentd_page import ALWAYS_OPS, INTROSPECTION_OPS, SESSION_OPS, SIGN_IN_OPS
 from conformance.judge import quote, unique
-from conformance.outcome import fail
+from conformance.outcome import CheckFailed, fail
 from conformance.wire import Recorder
 from conformance.wire.httpbase import HttpEndpoint
 from conformance.wire.jsonrpc import RpcReply
@@ -45,6 +45,17 @@ SERVED_BY: Final[Mapping[str, str]] = {
 }
 #: The rows of :data:`SERVED_BY`, for a check's ``depends_on``.
 SERVING_ROWS: Final = tuple(dict.fromkeys(SERVED_BY.values()))
+
+
+class PrerequisiteRefused(CheckFailed):
+    """The operator was refused ``op``, which :class:`OpRunner` sends first to have something another op
+    names (a run, a subagent, a session). A fail where it is not caught; a check that holds the serving
+    rows to their own text (:data:`SERVED_BY`) may read it as ``op`` not served, as it would ``op`` itself."""
+
+    def __init__(self, op: str, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+        self.kind = kind
 
 
 def reply_kind(reply: RpcReply, op: str) -> str:
@@ -115,14 +126,22 @@ class OpRunner:
         return {}
 
     # ---- what ops name -------------------------------------------------------------------------
+    def _prepare(self, op: str, args: dict[str, Any]) -> RpcReply:
+        """Send ``op`` to have what another op names; :class:`PrerequisiteRefused` when it is refused."""
+        reply = send_command(self.client, op, args)
+        if reply.error is not None:
+            kind = reply_kind(reply, op)
+            raise PrerequisiteRefused(op, kind, f"{op} (sent first, to have what another op names): {kind}")
+        return reply
+
     def _hold(self) -> dict[str, Any]:
-        return answer_task(send_command(self.client, "workflow.run", {"workflow": "hold"}),
+        return answer_task(self._prepare("workflow.run", {"workflow": "hold"}),
                            "workflow.run of the held workflow (to have a run to name)")
 
     def _run_id(self) -> str:
         if "run" not in self._cache:
             task = self._hold()
-            status = data_document(answer_message(send_command(self.client, "workflow.status"), "workflow.status"),
+            status = data_document(answer_message(self._prepare("workflow.status", {}), "workflow.status"),
                                    "workflow.status")
             runs = [r for r in status.get("runs") or [] if isinstance(r, dict) and r.get("taskId") == task["id"]]
             if not runs or not isinstance(runs[0].get("runId"), str):
@@ -136,7 +155,7 @@ class OpRunner:
     def _subagent(self) -> str:
         if "subagent" not in self._cache:
             name = unique("sub")
-            task = answer_task(send_command(self.client, "subagent.send", {"subagent": name, "text": "hi"}),
+            task = answer_task(self._prepare("subagent.send", {"subagent": name, "text": "hi"}),
                                "subagent.send (to have a subagent to name)")
             settled(self.client, task, "subagent.send")
             self._cache["subagent"] = name
@@ -159,8 +178,8 @@ class OpRunner:
         return code
 
     def _session(self, role: str) -> str:
-        doc = data_document(answer_message(send_command(self.client, "auth.sessions"), "auth.sessions"),
-                            "auth.sessions")
+        doc = data_document(answer_message(self._prepare("auth.sessions", {}), "auth.sessions (to have a session "
+                                           "to name)"), "auth.sessions")
         for s in doc.get("sessions") or []:
             if isinstance(s, dict) and s.get("role") == role and isinstance(s.get("session"), str):
                 return str(s["session"])

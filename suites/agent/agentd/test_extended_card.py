@@ -267,7 +267,7 @@ def test_extended_card_answered_to_named_callers(agent_targets: AgentTargets, ro
 def test_extended_card_refused_to_unnamed_callers_with_401(agent_targets: AgentTargets, token: str | None,
                                                             recorder: Recorder) -> None:
     """GetExtendedAgentCard from a caller no declared scheme names (no credential, a bearer nobody
-    issued) gets HTTP 401 and no card. Catches extended-card-anonymous."""
+    issued) gets HTTP 401 and no card. Catches extended-card-anonymous, unauthenticated-http-200."""
     inst = _schemed(agent_targets, recorder)
     with rpc_client(inst, recorder=recorder, token=token or "unused") as client:
         headers = {"Authorization": None} if token is None else None
@@ -361,10 +361,13 @@ def test_extended_commands_are_the_callers_workflow_commands(agent_targets: Agen
 @pytest.mark.parametrize("role", ROLES)
 def test_settable_only_for_callers_of_admin_set(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """``settable`` (the paths admin.set accepts) is given to the operator, who may run admin.set, as
-    a list of paths, and to nobody else. Catches settable-for-everyone."""
+    a list of paths, and to nobody else. Who may run admin.set is the page's table: it is operator-only,
+    and no grant reaches it. It is not read from the card's ops list (what that lists is
+    AGENTD_CARD_010's) nor from what the instance lets a caller run (AGENTD_CMD_015's).
+    Catches settable-for-everyone."""
     params = params_of(_extended(_narrowed(agent_targets, recorder), role, recorder), COMMAND,
                        f"the {role}'s extended card")
-    may = "admin.set" in op_names(params) or role == "operator"
+    may = role == "operator" or "admin.set" not in OPERATOR_ONLY_OPS
     settable = params.get("settable")
     if may and not (isinstance(settable, list) and settable and all(isinstance(p, str) for p in settable)):
         fail(f"{role} may run admin.set, yet settable is {quote(settable)}")

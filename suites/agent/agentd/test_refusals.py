@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance.a2a.messages import send_params, text_message
@@ -105,6 +105,15 @@ class Case:
     needs: str = "auth"
     fields: tuple[str, ...] = ()  # a malformed command: the BadRequest names a field containing each
     needs_task: bool = False
+    #: The row whose own text says this request is refused at all, where that is not ``rid``: REFUSE_008
+    #: gives the code and reason of a refusal of arguments, while that arguments off the op's schema are
+    #: refused is AGENTD_CMD_003's and that an argument the op does not take is refused, AGENTD_CMD_004's.
+    refused_by: str = ""
+
+    @property
+    def owner(self) -> str:
+        """The row a request of this case that was not refused at all fails."""
+        return self.refused_by or self.rid
 
 
 def _two_parts(ctx: Ctx) -> Reply:
@@ -138,11 +147,13 @@ CASES: tuple[Case, ...] = (
          lambda ctx: _send(ctx, command_message("ADMIN.SET", _marker()))),
     Case("argument-of-wrong-type", "AGENTD_REFUSE_008", -32602, "INVALID_COMMAND_ARGS",
          lambda ctx: _send(ctx, command_message("admin.set", {"path": "runs.maxConcurrent", "value": "many"})),
-         fields=("value",)),
+         fields=("value",), refused_by="AGENTD_CMD_003"),
     Case("unknown-argument", "AGENTD_REFUSE_008", -32602, "INVALID_COMMAND_ARGS",
-         lambda ctx: _send(ctx, command_message("admin.set", {**_marker(), "force": True})), fields=("force",)),
+         lambda ctx: _send(ctx, command_message("admin.set", {**_marker(), "force": True})), fields=("force",),
+         refused_by="AGENTD_CMD_004"),
     Case("missing-argument", "AGENTD_REFUSE_008", -32602, "INVALID_COMMAND_ARGS",
-         lambda ctx: _send(ctx, command_message("admin.set", {"path": "feed.note"})), fields=("value",)),
+         lambda ctx: _send(ctx, command_message("admin.set", {"path": "feed.note"})), fields=("value",),
+         refused_by="AGENTD_CMD_003"),
     Case("json-not-accepted", "AGENTD_REFUSE_009", -32005, "CONTENT_TYPE_NOT_SUPPORTED",
          lambda ctx: _send(ctx, command_message("admin.set", _marker()), accepted=["text/plain"]),
          domain=A2A_DOMAIN),
@@ -164,22 +175,24 @@ _OTHER_CAUSES = ("EXTENSION_NOT_DECLARED", "EXTENSION_NOT_ACTIVATED", "EXTENSION
 
 
 def _params(cases: tuple[Case, ...], rid: str | None = None) -> list[Any]:
-    """One param per case, measuring ``rid`` (the case's own row when None). A case measuring another
-    row stands on its own row's refusal: it depends on that row (:func:`_refused`)."""
+    """One param per case, measuring ``rid`` (the case's own row when None). A case stands on the
+    refusal itself, which the row of :attr:`Case.owner` judges: a check of another row depends on it
+    (:func:`_refused`)."""
     return [pytest.param(c, marks=[pytest.mark.requirement(rid or c.rid),
-                                   *([pytest.mark.depends_on(c.rid)] if rid and rid != c.rid else [])], id=c.name)
+                                   *([pytest.mark.depends_on(c.owner)] if (rid or c.rid) != c.owner else [])],
+                         id=c.name)
             for c in cases]
 
 
 def _refused(case: Case, reply: Reply) -> SeenRefusal:
-    """The refusal ``case`` provoked, for a check of another row (what a refusal carries, what it leaves
-    behind). A request that was not refused at all fails the case's own row (whose check sees the same
-    answer), so such a check is blocked by it: there is no refusal here to judge."""
+    """The refusal ``case`` provoked, for a check of what a refusal carries or leaves behind. A request
+    that was not refused at all fails the row owning that it is refused (:attr:`Case.owner`, whose check
+    sees the same answer), so such a check is blocked by it: there is no refusal here to judge."""
     body = reply.json
     streamed = isinstance(reply, StreamReply) and bool(reply.events)
     if streamed or not isinstance(body, dict) or "error" not in body:
         seen = [e.data for e in reply.events[:3]] if isinstance(reply, StreamReply) and streamed else body or reply.body
-        blocked_by(case.rid, f"{case.name} was not refused: HTTP {reply.status}, "
+        blocked_by(case.owner, f"{case.name} was not refused: HTTP {reply.status}, "
                              f"{'an event stream' if streamed else 'answered'} {quote(seen, 300)}")
     return refusal(reply, case.name)
 
@@ -206,8 +219,11 @@ def ctx_for(agent_targets: AgentTargets, recorder: Recorder) -> Iterator[Callabl
 def test_refusal_has_the_code_and_reason_of_its_row(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
     """Each provocation is refused with its row's JSON-RPC code and ErrorInfo reason (HTTP 403 for
     PERMISSION_DENIED; domain a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Each row's defect
-    (e.g. ``command-without-marker``, ``unknown-op-wrong-code``, ``permission-denied-http-200``) fails it."""
-    got = refusal(case.send(ctx_for(case)), case.name)
+    (e.g. ``command-without-marker``, ``unknown-op-wrong-code``, ``permission-denied-http-200``) fails it.
+    A request whose refusal at all is another row's (:attr:`Case.owner`) and that was not refused is
+    blocked by that row."""
+    reply = case.send(ctx_for(case))
+    got = _refused(case, reply) if case.owner != case.rid else refusal(reply, case.name)
     problems = refusal_problems(got, code=case.code, reason=case.reason, domain=got.view.domain or "",
                                 http_status=case.http_status)
     if case.domain == A2A_DOMAIN and got.view.domain != A2A_DOMAIN:
@@ -218,18 +234,22 @@ def test_refusal_has_the_code_and_reason_of_its_row(case: Case, ctx_for: Callabl
 
 @pytest.mark.parametrize("case", _params(CASES, "AGENTD_REFUSE_012"))
 def test_refusal_carries_errorinfo_naming_reason_and_domain(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
-    """error.data holds a google.rpc.ErrorInfo whose reason names the case, under domain agentd.dev
-    (a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Catches ``errorinfo-wrong-domain``."""
+    """error.data holds a google.rpc.ErrorInfo naming a reason, under the domain the table gives that
+    reason: agentd.dev (a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Which row of the table a
+    request is refused under (its code and reason) is that row's own text (AGENTD_REFUSE_001 to _011),
+    judged by :func:`test_refusal_has_the_code_and_reason_of_its_row`; this row is the ErrorInfo that
+    carries the reason. Catches ``errorinfo-wrong-domain``."""
     got = _refused(case, case.send(ctx_for(case)))
     v = got.view
     problems = list(v.problems)
     if not v.has_error_info:
         problems.append("error.data holds no google.rpc.ErrorInfo")
+    elif not v.reason:
+        problems.append(f"the ErrorInfo names no reason: reason {v.reason!r}")
     else:
-        if v.reason != case.reason:
-            problems.append(f"ErrorInfo.reason {v.reason!r}, expected {case.reason!r}")
-        if v.domain != case.domain:
-            problems.append(f"ErrorInfo.domain {v.domain!r}, expected {case.domain!r}")
+        domain = A2A_DOMAIN if v.reason == "CONTENT_TYPE_NOT_SUPPORTED" else AGENTD_DOMAIN
+        if v.domain != domain:
+            problems.append(f"ErrorInfo.domain {v.domain!r}, expected {domain!r} for reason {v.reason!r}")
     if problems:
         fail(f"{case.name}: {'; '.join(problems)}; error {quote(got.body.get('error'))}")
 
@@ -480,9 +500,27 @@ def _offending(b: Bundles, args: dict[str, Any]) -> set[str]:
     return out
 
 
+#: The rows whose own text says a malformed admin.set is refused at all: arguments off the op's schema
+#: (a wrong, missing or out-of-range path or value) are AGENTD_CMD_003's; an argument the op does not take
+#: is AGENTD_CMD_004's ("refused, never ignored"). An input whose only fault is an argument admin.set does
+#: not take is CMD_004's alone.
+OFF_SCHEMA = "AGENTD_CMD_003"
+NOT_TAKEN = "AGENTD_CMD_004"
+_ARGUMENT_ROWS = (OFF_SCHEMA, NOT_TAKEN)
+
+
+def _owner(b: Bundles, args: dict[str, Any]) -> str:
+    """The row owning that ``args`` are refused at all (:data:`OFF_SCHEMA` or :data:`NOT_TAKEN`)."""
+    taken = {k: v for k, v in args.items() if k in ("path", "value")}
+    return NOT_TAKEN if len(taken) < len(args) and not b.errors("command", "$defs/args/admin.set", taken) \
+        else OFF_SCHEMA
+
+
 def _arguments_run(agent_targets: AgentTargets, recorder: Recorder, run_context: RunContext) -> list[Seen]:
     """admin.set arguments its schema refuses (wrong or missing path or value, values outside a path's
-    range, unknown arguments), each sent as the operator, with the arguments a BadRequest must name."""
+    range, unknown arguments), each sent as the operator, with the arguments a BadRequest must name and
+    the row owning that it is refused at all. Two inputs are always among them: a value outside its
+    path's range alone, and an argument admin.set does not take alone (each harmless were it run)."""
     b = bundles(run_context)
     inst = declaring(agent_targets, COMMAND, auth=True)
 
@@ -492,11 +530,13 @@ def _arguments_run(agent_targets: AgentTargets, recorder: Recorder, run_context:
 
         @BAD_INPUT
         @given(_admin_set_args(b))
+        @example({"path": "feed.note", "value": "n" * 201})
+        @example({"path": "feed.note", "value": "note", "force": True})
         def run(args: dict[str, Any]) -> None:
             out.append(probe.observe(
                 lambda: probe.client.call("SendMessage", send_params(command_message("admin.set", args)),
                                           headers=ext(COMMAND)),
-                f"admin.set with {quote(args, 200)}", offending=sorted(_offending(b, args))))
+                f"admin.set with {quote(args, 200)}", offending=sorted(_offending(b, args)), owner=_owner(b, args)))
 
         try:
             run()
@@ -507,20 +547,33 @@ def _arguments_run(agent_targets: AgentTargets, recorder: Recorder, run_context:
     return _observed("arguments", inst, make)
 
 
+def _unrefused(seen: list[Seen]) -> None:
+    """Be blocked by the owner (:func:`_owner`) of the first input that was not refused at all."""
+    answered = [x for x in seen if x.refused is None]
+    if answered:
+        x = answered[0]
+        more = f" (and {len(answered) - 1} more)" if len(answered) > 1 else ""
+        blocked_by(x.extra["owner"], f"{x.what} was not refused: {x.answer}{more}")
+
+
 @pytest.mark.requirement("AGENTD_CMD_003")
+@pytest.mark.depends_on(NOT_TAKEN)
 def test_malformed_arguments_are_refused(agent_targets: AgentTargets, recorder: Recorder,
                                          run_context: RunContext) -> None:
     """admin.set arguments its schema refuses are refused (how: AGENTD_REFUSE_008 and _013), never
-    answered, never a 5xx, and not for another cause of the page's table."""
+    answered, never a 5xx, and not for another cause of the page's table. An input whose only fault is
+    an argument admin.set does not take is AGENTD_CMD_004's: not refused, it blocks this check."""
     seen = _arguments_run(agent_targets, recorder, run_context)
-    problems = [f"{x.what}: not refused: {x.answer}" for x in seen if x.refused is None]
+    problems = [f"{x.what}: not refused: {x.answer}" for x in seen
+                if x.refused is None and x.extra["owner"] == OFF_SCHEMA]
     problems += [f"{x.what}: refused for {x.refused.view.reason!r}, not for its arguments" for x in seen
                  if x.refused is not None and x.refused.view.reason in _OTHER_CAUSES]
     _judge_seen(seen, problems)
+    _unrefused(seen)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_008")
-@pytest.mark.depends_on("AGENTD_CMD_003")
+@pytest.mark.depends_on(*_ARGUMENT_ROWS)
 def test_malformed_arguments_are_refused_with_invalid_command_args(agent_targets: AgentTargets, recorder: Recorder,
                                                                    run_context: RunContext) -> None:
     """Each refusal of arguments off admin.set's schema is -32602 INVALID_COMMAND_ARGS."""
@@ -528,16 +581,21 @@ def test_malformed_arguments_are_refused_with_invalid_command_args(agent_targets
     problems = [f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected -32602 "
                 f"INVALID_COMMAND_ARGS" for x in seen if x.refused is not None
                 and (x.refused.view.code, x.refused.view.reason) != (-32602, "INVALID_COMMAND_ARGS")]
-    _judge_seen(seen, problems, unrefused_by="AGENTD_CMD_003")
+    _judge_seen(seen, problems)
+    _unrefused(seen)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_013")
-@pytest.mark.depends_on("AGENTD_CMD_003")
+@pytest.mark.depends_on(*_ARGUMENT_ROWS)
 def test_malformed_arguments_are_refused_with_field_violations(agent_targets: AgentTargets, recorder: Recorder,
                                                                run_context: RunContext) -> None:
     """Each refusal of arguments off admin.set's schema carries a BadRequest naming each offending
-    argument (extra, missing, mistyped)."""
+    argument (extra, missing, mistyped). Which arguments are at fault is the schema's reading of them,
+    which a target holds them to only when it refuses every malformed input: one that let an input
+    through (AGENTD_CMD_003's or _004's fail) blocks this check, as it may not have checked the
+    arguments its BadRequests leave out."""
     seen = _arguments_run(agent_targets, recorder, run_context)
+    _unrefused(seen)
     problems = []
     for x in seen:
         if x.refused is None:
@@ -546,25 +604,27 @@ def test_malformed_arguments_are_refused_with_field_violations(agent_targets: Ag
         missing = [f for f in x.extra["offending"] if not any(f in n for n in named)]
         if missing:
             problems.append(f"{x.what}: the BadRequest names {named!r}, not the offending argument(s) {missing!r}")
-    _judge_seen(seen, problems, unrefused_by="AGENTD_CMD_003")
+    _judge_seen(seen, problems)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_014")
-@pytest.mark.depends_on("AGENTD_CMD_003")
+@pytest.mark.depends_on(*_ARGUMENT_ROWS)
 def test_refused_malformed_arguments_run_nothing(agent_targets: AgentTargets, recorder: Recorder,
                                                  run_context: RunContext) -> None:
     """A refused admin.set with malformed arguments leaves the setting and the feed untouched."""
     seen = _arguments_run(agent_targets, recorder, run_context)
-    _judge_seen(seen, _left_behind(seen, tasks=False), unrefused_by="AGENTD_CMD_003")
+    _judge_seen(seen, _left_behind(seen, tasks=False))
+    _unrefused(seen)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_015")
-@pytest.mark.depends_on("AGENTD_CMD_003")
+@pytest.mark.depends_on(*_ARGUMENT_ROWS)
 def test_refused_malformed_arguments_create_no_task(agent_targets: AgentTargets, recorder: Recorder,
                                                     run_context: RunContext) -> None:
     """A refused admin.set with malformed arguments leaves no task behind."""
     seen = _arguments_run(agent_targets, recorder, run_context)
-    _judge_seen(seen, _left_behind(seen, tasks=True), unrefused_by="AGENTD_CMD_003")
+    _judge_seen(seen, _left_behind(seen, tasks=True))
+    _unrefused(seen)
 
 
 _MUTATIONS: dict[str, st.SearchStrategy[Any]] = {
