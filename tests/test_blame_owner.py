@@ -97,6 +97,19 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # a subscription that ends after the Task with no update (found by benchmarks.differential): where a task
     # stream ends (STREAM_005) and several streams of one task (SUB_005) cannot be seen without updates
     (CORE, "subscribe-misses-updates", "A2A_SUB_004", ("A2A_STREAM_005", "A2A_SUB_005")),
+    # found by benchmarks.differential --reference agentd: a reply kind or a frame form the check needs to go on
+    # is another row's (conformance.agentd.answers, conformance.agentd.feed): work answered with a Message
+    # leaves no task whose result artifact (CMD_008) could be read
+    (AGENTD, "work-reply-as-message", "AGENTD_CMD_007", ("AGENTD_CMD_008",)),
+    # a read answered in a TextPart: the streamed reply's document (CMD_002) is CMD_005's DataPart
+    (AGENTD, "read-reply-as-text", "AGENTD_CMD_005", ("AGENTD_CMD_002",)),
+    # the feed as one JSON body: no hello to read the cursor from (EVT_005), no stream to watch (ANN_011)
+    (AGENTD, "events-plain-json", "AGENTD_EVT_001", ("AGENTD_EVT_005", "AGENTD_ANN_011")),
+    # the extended card refused: what it lists (CARD_013's ring) cannot be seen
+    (AGENTD, "extended-card-refused", "AGENTD_CARD_007", ("AGENTD_CARD_013",)),
+    # the feed method refused for the wrong cause of the table: whether that refusal names its reason
+    # (REFUSE_012) is not the question; which cause it names is REFUSE_001's
+    (AGENTD, "events-undeclared-served", "AGENTD_REFUSE_001", ("AGENTD_REFUSE_012",)),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):
@@ -112,6 +125,15 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "annotations-without-activation", "AGENTD_ANN_002", ("AGENTD_NEG_004",)),
     (AGENTD, "permission-denied-http-200", "AGENTD_REFUSE_011", ("AGENTD_CMD_017",)),
     (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004")),
+    # found by benchmarks.differential --reference agentd:
+    # the feed as one JSON body is still routed and answered (DECL_013: the route table, not the stream's form)
+    (AGENTD, "events-plain-json", "AGENTD_EVT_001", ("AGENTD_DECL_013",)),
+    # a hello without version: the hello is not an event, whose kinds and data EVT_011 judges
+    (AGENTD, "hello-missing-version", "AGENTD_EVT_002", ("AGENTD_EVT_011",)),
+    # an undeclared kind, pushed as a real event of the ring: the replay stays in order (EVT_006)
+    (AGENTD, "undeclared-kind", "AGENTD_EVT_011", ("AGENTD_EVT_006",)),
+    # work answered with a Message: the relay's send still reaches the peer (CMD_019), watched without the task
+    (AGENTD, "work-reply-as-message", "AGENTD_CMD_007", ("AGENTD_CMD_019",)),
     # text output without the contextId: what --context-id sends (INTERACT_001) and what task get fetches
     # (TASK_GET_001) are judged on their own text; naming the context in every output is OUT_001's
     (CLI, "no-context-in-output", "A2ACLI_OUT_001", ("A2ACLI_INTERACT_001", "A2ACLI_TASK_GET_001")),

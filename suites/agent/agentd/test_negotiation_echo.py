@@ -363,8 +363,9 @@ def _feed_state(negotiation: Negotiation) -> bool:
 @pytest.mark.parametrize("negotiation", BOTH, indirect=True)
 def test_events_method_routed_only_when_declared_and_activated(negotiation: Negotiation, evidence: Evidence,
                                                                run_secrets: SecretSet) -> None:
-    """agentd.events/SubscribeToEvents is answered (a stream) exactly when the card declares the events
-    extension and the request activates it, and is -32601 otherwise; no core method is ever -32601.
+    """agentd.events/SubscribeToEvents is answered (whether as a stream is AGENTD_EVT_001's) exactly when the
+    card declares the events extension and the request activates it, and is -32601 otherwise; no core
+    method is ever -32601.
     Catches events-undeclared-served, events-without-activation."""
     declared = EVENTS in negotiation.declared
     problems: list[tuple[Case, str]] = []

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.a2a.messages import send_params, text_message
-from conformance.agentd.answers import answer_task
+from conformance.agentd.answers import READ_REPLY_ROW, answer_task
 from conformance.agentd.bundles import Bundles, bundles
 from conformance.agentd.clients import ext, rpc_client
 from conformance.agentd.commands import command_message, command_part
@@ -41,8 +41,9 @@ from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 
 #: Every row here is an error the command extension adds (blocked by AGENTD_DECL_001 when the card does
-#: not declare it).
-pytestmark = pytest.mark.depends_on(*deps(COMMAND))
+#: not declare it). What a refusal left behind is read by the operator's :class:`Observer`, from the
+#: configuration where the feed is off: that read stands on READ_REPLY_ROW.
+pytestmark = pytest.mark.depends_on(*deps(COMMAND), READ_REPLY_ROW)
 
 NEEDS: dict[str, dict[str, Any]] = {"auth": {"auth": True}, "events-off": {"auth": True, "events": False}}
 
@@ -156,6 +157,9 @@ CASES: tuple[Case, ...] = (
 )
 
 
+#: Each (reason, code, domain) of the page's table.
+TABLE: frozenset[tuple[str, int, str]] = frozenset((c.reason, c.code, c.domain) for c in CASES)
+
 #: The ErrorInfo reasons of the page's table that name a cause other than the arguments.
 _OTHER_CAUSES = ("EXTENSION_NOT_DECLARED", "EXTENSION_NOT_ACTIVATED", "EXTENSION_NOT_MARKED",
                  "COMMAND_ENVELOPE_AMBIGUOUS", "COMMAND_TASK_ID", "UNKNOWN_OP", "CONTENT_TYPE_NOT_SUPPORTED",
@@ -218,13 +222,18 @@ def test_refusal_has_the_code_and_reason_of_its_row(case: Case, ctx_for: Callabl
 @pytest.mark.parametrize("case", _params(CASES, "AGENTD_REFUSE_012"))
 def test_refusal_carries_errorinfo_naming_reason_and_domain(case: Case, ctx_for: Callable[[Case], Ctx]) -> None:
     """error.data holds a google.rpc.ErrorInfo whose reason names the case, under domain agentd.dev
-    (a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). Catches ``errorinfo-wrong-domain``."""
+    (a2a-protocol.org for CONTENT_TYPE_NOT_SUPPORTED). A refusal naming another reason of the table (with
+    that reason's code) is a refusal for another cause: choosing the cause is the case's own row's (its
+    check judges code and reason), so this check is blocked by it. Catches ``errorinfo-wrong-domain``."""
     got = _refused(case, case.send(ctx_for(case)))
     v = got.view
     problems = list(v.problems)
     if not v.has_error_info:
         problems.append("error.data holds no google.rpc.ErrorInfo")
     else:
+        if v.reason != case.reason and not problems and (v.reason, v.code, v.domain) in TABLE:
+            blocked_by(case.rid, f"{case.name} was refused for another cause of the table: {v.code} {v.reason}, "
+                                 f"not {case.code} {case.reason}; error {quote(got.body.get('error'), 300)}")
         if v.reason != case.reason:
             problems.append(f"ErrorInfo.reason {v.reason!r}, expected {case.reason!r}")
         if v.domain != case.domain:
