@@ -30,6 +30,9 @@ check, and each other row is ``not_measured`` "blocked by <owner>: ..." (never f
 * ``subscribe-misses-updates`` (scripted agent): a subscription ends after the Task, before any update
   (A2A_SUB_004); where a task stream ends (A2A_STREAM_005) and several subscriptions of one task
   (A2A_SUB_005) are watched through subscriptions.
+* ``work-reply-as-message``, ``read-reply-as-text``, ``events-plain-json``, ``extended-card-refused``: a
+  work command's Task (AGENTD_CMD_007), a read's DataPart document (AGENTD_CMD_005), the feed's event stream
+  (AGENTD_EVT_001) and the extended card (AGENTD_CARD_007) are what other agentd checks read to go on.
 
 And for defects whose behaviour a check once read beyond its own requirement (``PASSING``): the owner
 fails and the other row still passes (the differential property, DESIGN.md §2.11, on one row).
