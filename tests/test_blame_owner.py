@@ -30,6 +30,9 @@ check, and each other row is ``not_measured`` "blocked by <owner>: ..." (never f
 * ``subscribe-misses-updates`` (scripted agent): a subscription ends after the Task, before any update
   (A2A_SUB_004); where a task stream ends (A2A_STREAM_005) and several subscriptions of one task
   (A2A_SUB_005) are watched through subscriptions.
+* ``work-reply-as-message``, ``read-reply-as-text``, ``events-plain-json``, ``extended-card-refused``: a
+  work command's Task (AGENTD_CMD_007), a read's DataPart document (AGENTD_CMD_005), the feed's event stream
+  (AGENTD_EVT_001) and the extended card (AGENTD_CARD_007) are what other agentd checks read to go on.
 
 And for defects whose behaviour a check once read beyond its own requirement (``PASSING``): the owner
 fails and the other row still passes (the differential property, DESIGN.md §2.11, on one row).
@@ -127,6 +130,16 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     # session ops not served (CMD_014's): the reply kind of auth.sessions.revoke, which needs a session listed by
     # auth.sessions first, cannot be seen (CMD_009)
     (AGENTD, "session-ops-missing", "AGENTD_CMD_014", ("AGENTD_CMD_009",)),
+    # found by benchmarks.differential --reference agentd: a reply kind or a frame form the check needs to go on
+    # is another row's (conformance.agentd.answers, conformance.agentd.feed): work answered with a Message
+    # leaves no task whose result artifact (CMD_008) could be read
+    (AGENTD, "work-reply-as-message", "AGENTD_CMD_007", ("AGENTD_CMD_008",)),
+    # a read answered in a TextPart: the streamed reply's document (CMD_002) is CMD_005's DataPart
+    (AGENTD, "read-reply-as-text", "AGENTD_CMD_005", ("AGENTD_CMD_002",)),
+    # the feed as one JSON body: no hello to read the cursor from (EVT_005), no stream to watch (ANN_011)
+    (AGENTD, "events-plain-json", "AGENTD_EVT_001", ("AGENTD_EVT_005", "AGENTD_ANN_011")),
+    # the extended card refused: what it lists (CARD_013's ring) cannot be seen
+    (AGENTD, "extended-card-refused", "AGENTD_CARD_007", ("AGENTD_CARD_013",)),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):
@@ -151,7 +164,19 @@ PASSING: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "invalid-args-wrong-reason", "AGENTD_REFUSE_008", ("AGENTD_REFUSE_012",)),
     (AGENTD, "unknown-op-wrong-code", "AGENTD_REFUSE_007", ("AGENTD_UDS_007",)),
     (AGENTD, "extended-ops-unnarrowed", "AGENTD_CARD_010", ("AGENTD_CARD_012",)),
+    # the feed method refused for the wrong cause of the table: the refusal still carries an ErrorInfo naming a
+    # reason under its domain (REFUSE_012); which cause it names is REFUSE_001's
+    (AGENTD, "events-undeclared-served", "AGENTD_REFUSE_001", ("AGENTD_REFUSE_012",)),
     (AGENTD, "no-bad-request", "AGENTD_REFUSE_013", ("AGENTD_CMD_003", "AGENTD_CMD_004")),
+    # found by benchmarks.differential --reference agentd:
+    # the feed as one JSON body is still routed and answered (DECL_013: the route table, not the stream's form)
+    (AGENTD, "events-plain-json", "AGENTD_EVT_001", ("AGENTD_DECL_013",)),
+    # a hello without version: the hello is not an event, whose kinds and data EVT_011 judges
+    (AGENTD, "hello-missing-version", "AGENTD_EVT_002", ("AGENTD_EVT_011",)),
+    # an undeclared kind, pushed as a real event of the ring: the replay stays in order (EVT_006)
+    (AGENTD, "undeclared-kind", "AGENTD_EVT_011", ("AGENTD_EVT_006",)),
+    # work answered with a Message: the relay's send still reaches the peer (CMD_019), watched without the task
+    (AGENTD, "work-reply-as-message", "AGENTD_CMD_007", ("AGENTD_CMD_019",)),
     # text output without the contextId: what --context-id sends (INTERACT_001) and what task get fetches
     # (TASK_GET_001) are judged on their own text; naming the context in every output is OUT_001's
     (CLI, "no-context-in-output", "A2ACLI_OUT_001", ("A2ACLI_INTERACT_001", "A2ACLI_TASK_GET_001")),

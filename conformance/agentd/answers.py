@@ -6,14 +6,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from conformance.a2a.tasks import state_of
 from conformance.agentd.clients import ext
-from conformance.judge import quote
+from conformance.judge import blocked_by, quote
 from conformance.outcome import fail
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 from conformance.wire.states import TERMINAL
+
+#: The row whose own text demands that a task-reply op (work: workflow.run, subagent.send, a workflow's
+#: command) answers with a Task. A check that runs work to have a task (to name, to watch, to annotate)
+#: and is answered a Message is blocked by it (:func:`work_task`): the reply kind is not its subject.
+WORK_REPLY_ROW: Final = "AGENTD_CMD_007"
+#: The row whose own text demands that a message-reply op (a read) answers with a Message whose DataPart
+#: is the result document. A check that reads a document to go on (a run id, the config) and finds no
+#: such DataPart is blocked by it (:func:`read_document`).
+READ_REPLY_ROW: Final = "AGENTD_CMD_005"
 
 
 def ok_result(reply: RpcReply, what: str) -> Any:
@@ -51,6 +60,38 @@ def _answered(reply: RpcReply, what: str, member: str, shown: str) -> dict[str, 
         fail(f"{what}: expected {shown} reply, got {sorted(result)}: {quote(result)}")
     out: dict[str, Any] = result[member]
     return out
+
+
+def work_task(reply: RpcReply, what: str) -> dict[str, Any]:
+    """The Task a task-reply op answered, for a check that needs the task to go on: blocked by
+    :data:`WORK_REPLY_ROW` when the op answered a Message instead (that row's own text, not the check's)."""
+    result = send_answer(reply, what)
+    if "task" not in result and isinstance(result.get("message"), dict):
+        blocked_by(WORK_REPLY_ROW, f"{what} answered a Message, not a Task, so there is no task to go on with: "
+                                   f"{quote(result, 300)}")
+    return answer_task(reply, what)
+
+
+def read_document(reply: RpcReply, what: str) -> dict[str, Any]:
+    """The result document a message-reply op answered, for a check that needs the document to go on:
+    blocked by :data:`READ_REPLY_ROW` when the answer is a Task, or a Message without exactly one DataPart
+    holding an object (that row's own text, not the check's)."""
+    result = send_answer(reply, what)
+    message = result.get("message")
+    if "task" in result and not isinstance(message, dict):
+        blocked_by(READ_REPLY_ROW, f"{what} answered a Task, not a Message holding the result document: "
+                                   f"{quote(result, 300)}")
+    return reply_document(answer_message(reply, what), what)
+
+
+def reply_document(message: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """The result document of a read's reply Message, for a check that needs it to go on: blocked by
+    :data:`READ_REPLY_ROW` when the Message does not hold exactly one DataPart holding an object."""
+    parts = message.get("parts") or []
+    if len(parts) != 1 or not isinstance(parts[0], dict) or not isinstance(parts[0].get("data"), dict):
+        blocked_by(READ_REPLY_ROW, f"{what}: the reply Message holds no single DataPart with the result document, "
+                                   f"so the document cannot be read: parts {quote(parts, 300)}")
+    return data_document(message, what)
 
 
 def data_document(message: Mapping[str, Any], what: str) -> dict[str, Any]:

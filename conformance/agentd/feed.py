@@ -11,18 +11,34 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from conformance.a2a.messages import send_params, text_message
 from conformance.agentd.answers import answer_task
 from conformance.agentd.clients import ext
 from conformance.agentd_page import EVENTS, EVENTS_METHOD
-from conformance.judge import quote, unique
+from conformance.judge import blocked_by, quote, unique
 from conformance.outcome import fail
 from conformance.wire.jsonrpc import JsonRpcClient, RpcStreamReply
 from conformance.wire.sse import SseEvent
 
 Results = list[Any]
+
+#: The row whose own text demands that SubscribeToEvents, declared and activated, answers with a server-sent
+#: event stream. A check reading frames (hello, events, goodbye) from a feed that answered its result as one
+#: plain JSON body instead is blocked by it (:func:`unstreamed`): it has no frames to judge.
+STREAM_ROW: Final = "AGENTD_EVT_001"
+
+
+def unstreamed(reply: RpcStreamReply, what: str = "SubscribeToEvents") -> None:
+    """Blocked by :data:`STREAM_ROW` when ``reply`` answered a result, not as an event stream but as one plain
+    JSON body. A refusal (an error body) is not blocked: whether it was due is the refusal rows' to judge."""
+    if reply.is_sse or reply.events or reply.status != 200 or not isinstance(reply.json, dict):
+        return
+    if "result" in reply.json:
+        blocked_by(STREAM_ROW, f"{what} answered its result as one plain JSON body "
+                               f"({reply.content_type or 'no content type'}), not an event stream, so it carries no "
+                               f"frames: {quote(reply.json, 300)}")
 
 
 def results_of(payloads: Sequence[Any]) -> Results:
@@ -141,6 +157,8 @@ class FeedReader:
             got = results_of(self._payloads)
         if not pred(got):
             reply = self._reply
+            if reply is not None:
+                unstreamed(reply)
             extra = f"; stream ended ({reply.closed_by}, HTTP {reply.status})" if reply is not None else ""
             if reply is not None and not reply.events:
                 extra += f" with body {quote(reply.json or reply.body)}"
@@ -160,8 +178,11 @@ class FeedReader:
 
 def read_feed(client: JsonRpcClient, params: Mapping[str, Any] | None, *, uris: Sequence[str] = (EVENTS,),
               deadline: float = 10.0, until: Callable[[SseEvent], bool] | None = None) -> RpcStreamReply:
-    """One SubscribeToEvents stream read on the calling thread."""
-    return client.stream(EVENTS_METHOD, dict(params or {}), headers=ext(*uris), deadline=deadline, until=until)
+    """One SubscribeToEvents stream read on the calling thread (blocked by :data:`STREAM_ROW` when its result
+    came as a plain JSON body: :func:`unstreamed`)."""
+    reply = client.stream(EVENTS_METHOD, dict(params or {}), headers=ext(*uris), deadline=deadline, until=until)
+    unstreamed(reply)
+    return reply
 
 
 def newest_seq(client: JsonRpcClient) -> int:

@@ -207,6 +207,13 @@ class _Runner:
             case.results.append(("$.result", first["result"]))
         elif not reply.events and isinstance(reply.json, dict) and "error" in reply.json:
             _refused(case, reply.json["error"])
+        elif (case.method == EVENTS_METHOD and not reply.events and reply.status == 200
+              and isinstance(reply.json, dict) and "result" in reply.json):
+            # Routed and answered, only not as an event stream: that form is AGENTD_EVT_001's, not the
+            # route table's nor the echo's.
+            case.outcome = ANSWERED
+            case.note = "answered with one plain JSON body, not an event stream"
+            case.results.append(("$.result", reply.json["result"]))
         else:
             case.outcome = BROKEN
             case.note = f"no frame and no error (HTTP {reply.status}, closed by {reply.closed_by}, {reply.error})"

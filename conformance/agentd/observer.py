@@ -1,19 +1,22 @@
 """The operator's view of an instance, to prove that a refused request ran nothing: its task list, its
-feed's newest seq, or with the feed off its configuration."""
+feed's newest seq, or with the feed off (or answering no event stream) its configuration.
+
+Reading the configuration stands on the config read answering its document in a DataPart
+(:data:`~conformance.agentd.answers.READ_REPLY_ROW`), so a check observing with it declares that row."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from conformance.agentd.answers import answer_message, data_document, ok_result
+from conformance.agentd.answers import ok_result, read_document
 from conformance.agentd.cards import declared_uris
 from conformance.agentd.clients import rpc_client, served_card
 from conformance.agentd.commands import send_command
-from conformance.agentd.feed import events_of, newest_seq, read_replay, results_of
+from conformance.agentd.feed import STREAM_ROW, events_of, newest_seq, read_replay, results_of
 from conformance.agentd.footing import feed_contradiction
 from conformance.agentd_page import EVENTS
-from conformance.judge import quote
+from conformance.judge import Blocked, quote
 from conformance.outcome import fail
 from conformance.wire import Recorder
 
@@ -70,12 +73,17 @@ class Observer:
         return events_of(results_of(read_replay(self.client, seq, deadline=3.0).payloads))
 
     def settings(self) -> Any:
-        return data_document(answer_message(send_command(self.client, "config"), "config as the operator"),
-                             "config as the operator")
+        return read_document(send_command(self.client, "config"), "config as the operator")
 
     def snapshot(self) -> Snapshot:
         if self.feed:
-            return Snapshot(self.task_ids(), self.feed_seq(), None)
+            try:
+                return Snapshot(self.task_ids(), self.feed_seq(), None)
+            except Blocked as exc:
+                if exc.by != STREAM_ROW:
+                    raise
+                # The feed answers no event stream (AGENTD_EVT_001's to judge): the configuration shows effects.
+                self.feed = False
         return Snapshot(self.task_ids(), None, self.settings())
 
     def changes(self, before: Snapshot, *, tasks: bool = True, effects: bool = True) -> list[str]:

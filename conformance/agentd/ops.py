@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from conformance.agentd.answers import answer_message, answer_task, data_document, settled
+from conformance.agentd.answers import read_document, settled, work_task
 from conformance.agentd.bundles import Bundles
 from conformance.agentd.clients import rpc_client
 from conformance.agentd.commands import send_command
@@ -96,14 +96,6 @@ class OpRunner:
     def send(self, op: str) -> RpcReply:
         return send_command(self.client, op, self.args_for(op))
 
-    def check_document(self, op: str, reply: RpcReply) -> None:
-        """A Message answer's document is held to the op's result schema (when the bundle has one)."""
-        result = reply.result if reply.error is None and isinstance(reply.result, dict) else {}
-        pointer = f"$defs/result/{op}"
-        if "message" in result and self.bundles.has("command", pointer):
-            doc = data_document(result["message"], f"the {op} reply")
-            self.bundles.check("command", pointer, doc, f"the {op} result")
-
     def args_for(self, op: str) -> dict[str, Any]:
         if op == "workflow.run":
             return {"workflow": "build"}
@@ -135,14 +127,13 @@ class OpRunner:
         return reply
 
     def _hold(self) -> dict[str, Any]:
-        return answer_task(self._prepare("workflow.run", {"workflow": "hold"}),
-                           "workflow.run of the held workflow (to have a run to name)")
+        return work_task(self._prepare("workflow.run", {"workflow": "hold"}),
+                         "workflow.run of the held workflow (to have a run to name)")
 
     def _run_id(self) -> str:
         if "run" not in self._cache:
             task = self._hold()
-            status = data_document(answer_message(self._prepare("workflow.status", {}), "workflow.status"),
-                                   "workflow.status")
+            status = read_document(self._prepare("workflow.status", {}), "workflow.status")
             runs = [r for r in status.get("runs") or [] if isinstance(r, dict) and r.get("taskId") == task["id"]]
             if not runs or not isinstance(runs[0].get("runId"), str):
                 fail(f"workflow.status does not show the run of task {task['id']}: {quote(status)}")
@@ -155,8 +146,8 @@ class OpRunner:
     def _subagent(self) -> str:
         if "subagent" not in self._cache:
             name = unique("sub")
-            task = answer_task(self._prepare("subagent.send", {"subagent": name, "text": "hi"}),
-                               "subagent.send (to have a subagent to name)")
+            task = work_task(self._prepare("subagent.send", {"subagent": name, "text": "hi"}),
+                             "subagent.send (to have a subagent to name)")
             settled(self.client, task, "subagent.send")
             self._cache["subagent"] = name
         return self._cache["subagent"]
@@ -178,8 +169,7 @@ class OpRunner:
         return code
 
     def _session(self, role: str) -> str:
-        doc = data_document(answer_message(self._prepare("auth.sessions", {}), "auth.sessions (to have a session "
-                                           "to name)"), "auth.sessions")
+        doc = read_document(self._prepare("auth.sessions", {}), "auth.sessions")
         for s in doc.get("sessions") or []:
             if isinstance(s, dict) and s.get("role") == role and isinstance(s.get("session"), str):
                 return str(s["session"])

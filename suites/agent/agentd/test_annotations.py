@@ -15,13 +15,21 @@ from a2a.types.a2a_pb2 import StreamResponse, Task
 
 from conformance.a2a.datamodel import read_object
 from conformance.a2a.messages import send_params, text_message
-from conformance.agentd.answers import answer_task, get_task, ok_result, result_artifact, settled
+from conformance.agentd.answers import (
+    WORK_REPLY_ROW,
+    answer_task,
+    get_task,
+    ok_result,
+    result_artifact,
+    settled,
+    work_task,
+)
 from conformance.agentd.bundles import bundles
 from conformance.agentd.clients import ext, rpc_client, served_card
 from conformance.agentd.commands import command_message, send_command
 from conformance.agentd.configs import ASK_CHANNEL, ASK_SCHEMA, standard
 from conformance.agentd.echo import echo_of
-from conformance.agentd.feed import FeedReader, Sentinel, hello_of
+from conformance.agentd.feed import STREAM_ROW, FeedReader, Sentinel, hello_of
 from conformance.agentd.footing import LIST_ROW, declaring, deps, lists_read
 from conformance.agentd_page import (
     ANNOTATIONS,
@@ -39,8 +47,10 @@ from conformance.wire.jsonrpc import JsonRpcClient
 
 #: Every check here is about how the declared task-annotations extension behaves (blocked by
 #: AGENTD_DECL_002 when it is not declared); tasks are made with commands (AGENTD_DECL_001), and the
-#: feed check needs the events extension (AGENTD_DECL_003).
-pytestmark = pytest.mark.depends_on(*deps(ANNOTATIONS, COMMAND, EVENTS))
+#: feed check needs the events extension (AGENTD_DECL_003). A task made with a work command stands on the
+#: row demanding that work answers with a Task (:data:`WORK_REPLY_ROW`); the feed check reads frames, standing
+#: on the row demanding an event stream (:data:`STREAM_ROW`).
+pytestmark = pytest.mark.depends_on(*deps(ANNOTATIONS, COMMAND, EVENTS), WORK_REPLY_ROW, STREAM_ROW)
 
 def annotations_of(task: dict[str, Any]) -> Any:
     return (task.get("metadata") or {}).get(ANNOTATIONS)
@@ -98,7 +108,7 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[Answer]:
     add("SendMessage", answer_task(sent, "SendMessage"), sent)
     cmd = c.call("SendMessage", send_params(command_message("workflow.run", {"workflow": "hold"})),
                  headers=ext(COMMAND, *uris))
-    held = answer_task(cmd, "SendMessage with workflow.run")
+    held = work_task(cmd, "SendMessage with workflow.run")
     add("SendMessage (a command)", held, cmd)
     stream = c.stream("SendStreamingMessage", send_params(text_message("hello")), headers=h, deadline=5.0,
                       until=lambda e: True)
@@ -190,7 +200,7 @@ def test_annotations_are_valid_against_the_bundle(agent_targets: AgentTargets, r
 # ---- members -----------------------------------------------------------------------------------
 
 def _run(c: JsonRpcClient, op: str, args: dict[str, Any]) -> dict[str, Any]:
-    task = answer_task(send_command(c, op, args, uris=(ANNOTATIONS,)), op)
+    task = work_task(send_command(c, op, args, uris=(ANNOTATIONS,)), op)
     task = settled(c, task, op)
     return get_task(c, task["id"], op, uris=(ANNOTATIONS,))
 
@@ -272,7 +282,7 @@ def test_status_history_is_every_state_oldest_first_ending_in_the_current_one(ag
     Catches ``history-newest-first``."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
-        held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
+        held = work_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         canceled = ok_result(c.call("CancelTask", {"id": held["id"]}, headers=ext(ANNOTATIONS)), "CancelTask")
         done = _run(c, "workflow.run", {"workflow": "build"})
     for what, task, path in (("the canceled run", canceled, ("TASK_STATE_WORKING", "TASK_STATE_CANCELED")),
@@ -402,7 +412,7 @@ def test_webhook_body_never_carries_annotations(agent_targets: AgentTargets, rec
     host = way_back(inst)
     with Receiver(host=host, tls=inst.callback_scheme == "https") as hook, \
             rpc_client(inst, recorder=recorder) as c:
-        held = answer_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
+        held = work_task(send_command(c, "workflow.run", {"workflow": "hold"}, uris=(ANNOTATIONS,)), "workflow.run")
         ok_result(c.call("CreateTaskPushNotificationConfig",
                          {"taskId": held["id"], "url": hook.url, "token": unique("hook")},
                          headers=ext(ANNOTATIONS)), "CreateTaskPushNotificationConfig")

@@ -12,7 +12,18 @@ from typing import Any
 import pytest
 
 from conformance.a2a.messages import send_params
-from conformance.agentd.answers import answer_message, answer_task, data_document, result_artifact, settled
+from conformance.agentd.answers import (
+    READ_REPLY_ROW,
+    WORK_REPLY_ROW,
+    answer_message,
+    answer_task,
+    data_document,
+    read_document,
+    reply_document,
+    result_artifact,
+    settled,
+    work_task,
+)
 from conformance.agentd.bundles import bundles
 from conformance.agentd.clients import ext, rpc_client, served_card
 from conformance.agentd.commands import command_message, send_command
@@ -31,7 +42,7 @@ from conformance.agentd_page import (
 from conformance.agentd_page.launch import Workflow
 from conformance.context import RunContext
 from conformance.evidence import Evidence
-from conformance.judge import SeenRefusal, blocked_by, quote, refusal, unique
+from conformance.judge import Blocked, SeenRefusal, blocked_by, quote, refusal, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -77,6 +88,7 @@ pytestmark = pytest.mark.depends_on(*deps(COMMAND))
 # ---- the envelope and its two activations --------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_CMD_002")
+@pytest.mark.depends_on(READ_REPLY_ROW)
 def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targets: AgentTargets, recorder: Recorder,
                                                                      run_context: RunContext) -> None:
     """SendStreamingMessage carrying the status command streams the op's reply Message.
@@ -92,7 +104,8 @@ def test_command_on_streaming_send_is_run_and_answered_on_the_stream(agent_targe
     messages = [r["message"] for r in results if isinstance(r, dict) and "message" in r]
     if len(messages) != 1:
         fail(f"expected the stream to carry one reply Message, got frames {quote(results)}")
-    data_document(messages[0], "the streamed status reply")  # its schema is AGENTD_DECL_014's
+    # Its one DataPart is AGENTD_CMD_005's (as on SendMessage), its schema AGENTD_DECL_014's.
+    reply_document(messages[0], "the streamed status reply")
 
 
 @pytest.mark.requirement("AGENTD_CMD_010")
@@ -196,6 +209,7 @@ def test_work_answers_with_a_task(agent_targets: AgentTargets, recorder: Recorde
 
 
 @pytest.mark.requirement("AGENTD_CMD_008")
+@pytest.mark.depends_on(WORK_REPLY_ROW)
 def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: AgentTargets, recorder: Recorder,
                                                             run_context: RunContext) -> None:
     """The result of work is the task's ``<taskId>.result`` artifact, a document valid against the
@@ -205,13 +219,13 @@ def test_work_result_arrives_as_the_task_id_result_artifact(agent_targets: Agent
     with rpc_client(inst, recorder=recorder) as c:
         for op, args in (("workflow.run", {"workflow": "build", "input": {"n": 1}}),
                          ("subagent.send", {"subagent": unique("s"), "text": "hi"})):
-            task = settled(c, answer_task(send_command(c, op, args), op), op)
+            task = settled(c, work_task(send_command(c, op, args), op), op)
             doc = result_artifact(task, f"the {op} task")
             b.check("command", f"$defs/result/{op}", doc, f"the {op} result artifact")
 
 
 @pytest.mark.requirement("AGENTD_CMD_009")
-@pytest.mark.depends_on(*SERVING_ROWS, "AGENTD_CARD_003")
+@pytest.mark.depends_on(*SERVING_ROWS, "AGENTD_CARD_003", READ_REPLY_ROW, WORK_REPLY_ROW)
 def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: AgentTargets, recorder: Recorder,
                                                                run_context: RunContext) -> None:
     """Each op of the card's ops list, run by the operator on an instance serving every family,
@@ -226,6 +240,7 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
     wrong = []
     unserved: dict[str, str] = {}
     unpublished: list[str] = []
+    unreached: list[Blocked] = []
     with closing(OpRunner(inst, recorder, card, bundles(run_context))) as runner:
         for op in runner.order(published):
             try:
@@ -234,6 +249,8 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
                 if exc.op not in SERVED_BY:
                     raise
                 unserved.setdefault(exc.op, exc.kind)
+            except Blocked as exc:  # what the op names could not be made: judged after the ops that ran
+                unreached.append(exc)
                 continue
             kind = reply_kind(reply, op)
             if reply.error is not None and op in SERVED_BY:
@@ -244,6 +261,8 @@ def test_every_op_answers_in_the_reply_kind_the_card_publishes(agent_targets: Ag
                 wrong.append(f"{op}: card says {published[op]!r}, answered {kind!r}")
     if wrong:
         fail("; ".join(wrong))
+    if unreached:
+        raise unreached[0]
     if unpublished:
         blocked_by("AGENTD_CARD_003", f"the card publishes no reply kind (message or task) for {unpublished}, so "
                                       "the kind they answer in cannot be held to it")
@@ -265,18 +284,30 @@ def _published_ops(card: dict[str, Any]) -> dict[str, str]:
 def _all_answered(inst: Instance, recorder: Recorder, run_context: RunContext, ops: tuple[str, ...]) -> None:
     """Every op of ``ops`` is answered for the operator of ``inst``, in its kind, its document valid."""
     problems = []
+    unreached: list[Blocked] = []
     with closing(OpRunner(inst, recorder, served_card(inst, recorder), bundles(run_context))) as runner:
         for op in runner.order(ops):
-            reply = runner.send(op)
+            try:
+                reply = runner.send(op)
+            except Blocked as exc:  # what the op names could not be made (a run, a session): not served?
+                unreached.append(exc)
+                continue
             if reply.error is not None:
                 problems.append(f"{op}: refused {reply.error.code} {quote(reply.json.get('error'), 300)}")
             else:
                 reply_kind(reply, op)  # its document's schema is AGENTD_DECL_014's
     if problems:
         fail("ops the page says are served here were refused: " + "; ".join(problems))
+    if unreached:
+        raise unreached[0]
+
+
+#: What a serving check's :class:`OpRunner` stands on to name things (a run, a subagent, a session).
+NAMING_ROWS = (READ_REPLY_ROW, WORK_REPLY_ROW)
 
 
 @pytest.mark.requirement("AGENTD_CMD_011")
+@pytest.mark.depends_on(*NAMING_ROWS)
 def test_always_served_families_are_served_to_an_operator(agent_targets: AgentTargets, recorder: Recorder,
                                                           run_context: RunContext) -> None:
     """Status and configuration, workflows, subagents and plans, operator controls: every op is
@@ -286,6 +317,7 @@ def test_always_served_families_are_served_to_an_operator(agent_targets: AgentTa
 
 
 @pytest.mark.requirement("AGENTD_CMD_012")
+@pytest.mark.depends_on(*NAMING_ROWS)
 def test_introspection_ops_are_served_while_introspection_is_on(agent_targets: AgentTargets, recorder: Recorder,
                                                                 run_context: RunContext) -> None:
     """conversation.get, run.get, subagent.get and debug.events are answered with introspection on.
@@ -309,6 +341,7 @@ def test_sign_in_ops_are_served_exactly_while_the_device_grant_is_on(agent_targe
 
 
 @pytest.mark.requirement("AGENTD_CMD_014")
+@pytest.mark.depends_on(*NAMING_ROWS)
 def test_session_ops_are_served_on_a_tcp_listener(agent_targets: AgentTargets, recorder: Recorder,
                                                   run_context: RunContext) -> None:
     """auth.sessions and auth.sessions.revoke are answered on a TCP listener.
@@ -402,7 +435,7 @@ def _not_served(inst: Instance, recorder: Recorder, token: str, op: str, reason:
 # ---- workflow-declared commands ----------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_CMD_016")
-@pytest.mark.depends_on("AGENTD_CMD_004")
+@pytest.mark.depends_on("AGENTD_CMD_004", READ_REPLY_ROW, WORK_REPLY_ROW)
 def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(agent_targets: AgentTargets,
                                                                               recorder: Recorder) -> None:
     """``review.change`` (declared by workflow review, schema: change is a required string) starts
@@ -413,7 +446,7 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
     inst = declaring(agent_targets, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
         before = _review_runs(c)
-        task = answer_task(send_command(c, "review.change", {"change": "c-1"}), "review.change")
+        task = work_task(send_command(c, "review.change", {"change": "c-1"}), "review.change")
         settled(c, task, "review.change")
         after = _review_runs(c)
         if len(after) <= len(before):
@@ -430,7 +463,7 @@ def test_a_workflow_command_starts_its_workflow_with_schema_checked_arguments(ag
 
 
 def _review_runs(c: Any) -> list[Any]:
-    doc = data_document(answer_message(send_command(c, "workflow.status"), "workflow.status"), "workflow.status")
+    doc = read_document(send_command(c, "workflow.status"), "workflow.status")
     runs = doc.get("runs")
     if not isinstance(runs, list):
         runs = []
@@ -446,6 +479,7 @@ WF_SPECS = (
 
 
 @pytest.mark.requirement("AGENTD_CMD_017")
+@pytest.mark.depends_on(WORK_REPLY_ROW)
 def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """review.change (start admits operator and agent) is run for the operator and for an agent
     whose grants name it; an agent without the grant and a granted user (role not admitted) get
@@ -454,7 +488,7 @@ def test_a_workflow_command_needs_a_grant_and_an_admitted_role(agent_targets: Ag
     inst = declaring(agent_targets, COMMAND, principals=made, workflows=workflows())
     for name in ("wf-op", "agent-with-grant"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
-            answer_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
+            work_task(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}")
     for name in ("agent-without-grant", "user-with-grant"):
         with rpc_client(inst, recorder=recorder, token=tokens[name]) as c:
             refused_for(send_command(c, "review.change", {"change": unique("c")}), f"review.change as {name}",

@@ -22,10 +22,12 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from conformance.a2a.messages import send_params, text_message
+from conformance.agentd.answers import READ_REPLY_ROW, read_document
 from conformance.agentd.bundles import DEFAULT_BUNDLE_DIR
 from conformance.agentd.cards import declared_uris, extensions_of
 from conformance.agentd.clients import ext, public_card, rpc_client
 from conformance.agentd.commands import command_message
+from conformance.agentd.feed import STREAM_ROW, unstreamed
 from conformance.agentd.footing import (
     BASE_ROWS,
     CARD_ROW,
@@ -50,7 +52,7 @@ from conformance.agentd_page import (
 )
 from conformance.cli.runner import CliResult, CliRunner
 from conformance.evidence import Evidence, SecretSet
-from conformance.judge import blocked_by, judged_here, quote, strict
+from conformance.judge import Blocked, blocked_by, judged_here, quote, strict
 from conformance.outcome import fail, not_measured
 from conformance.paths import PACKAGE_DIR
 from conformance.targets.instances import AgentTargets, Instance
@@ -380,7 +382,8 @@ def test_extension_data_rides_in_data_parts_and_uri_keys(agent_targets: AgentTar
 @pytest.mark.depends_on(CARD_ROW, FEED_ROW)
 def test_only_core_and_declared_methods_are_routed(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """The eleven core method names of the official SDK are routed (never -32601, whatever the
-    params), the declared feed method is answered when activated, and every other name — older
+    params), the declared feed method is answered when activated (in whatever form: the event stream is
+    AGENTD_EVT_001's), and every other name — older
     spellings, near misses, made-up methods, the feed method where it is not declared — gets -32601.
     Which methods are declared is the card's word; a card contradicting the feed state the instance is
     known to have (AGENTD_DECL_003's fail) leaves the feed method unjudged there, and blocks when the rest
@@ -403,7 +406,9 @@ def test_only_core_and_declared_methods_are_routed(agent_targets: AgentTargets, 
                 contradicted.append(seen)
                 continue
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
-            answered = bool(feed.payloads) and isinstance(feed.payloads[0], dict) and "result" in feed.payloads[0]
+            # Routed and answered is this row's; answered as an event stream is AGENTD_EVT_001's.
+            first = feed.payloads[0] if feed.payloads else feed.json if not feed.events else None
+            answered = isinstance(first, dict) and "result" in first
             if feed_declared and not answered:
                 problems.append(f"the declared, activated {EVENTS_METHOD} was not answered: "
                                 f"{quote(feed.payloads or feed.json)}")
@@ -536,41 +541,43 @@ def _schema_errors(name: str, pointer: str, instance: Any) -> list[str]:
             for e in sorted(v.iter_errors(instance), key=lambda e: list(e.absolute_path))]
 
 
-def _read_document(client: JsonRpcClient, op: str) -> Any:
-    reply = client.call("SendMessage", send_params(command_message(op)), headers=ext(COMMAND))
-    msg = (reply.result or {}).get("message") if isinstance(reply.result, dict) else None
-    parts = (msg or {}).get("parts") or []
-    docs = [p["data"] for p in parts if isinstance(p, dict) and isinstance(p.get("data"), dict)]
-    if len(docs) != 1:
-        fail(f"{op}: expected a Message with one DataPart, got {quote(reply.json)}")
-    return docs[0]
-
 
 @pytest.mark.requirement("AGENTD_DECL_014")
-@pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS), "AGENTD_ANN_001")
+@pytest.mark.depends_on(*deps(COMMAND, ANNOTATIONS), "AGENTD_ANN_001", READ_REPLY_ROW, STREAM_ROW)
 def test_daemon_output_validates_against_the_bundles(agent_targets: AgentTargets, recorder: Recorder,
                                                      evidence: Evidence,
                                                      run_secrets: SecretSet) -> None:
     """Command replies (status, config, workflow.status, subagent.status), task annotations and, where
     the feed is declared, its frames (replayed from the start, annotations activated) all validate
     against the schema bundles. A task answer carrying no annotations at all leaves them unjudged: that is
-    AGENTD_ANN_001's fail, and when the rest validates this check is blocked by it. Catches
-    status-reply-off-schema."""
+    AGENTD_ANN_001's fail, and when the rest validates this check is blocked by it. Likewise a read whose
+    reply holds no DataPart document (AGENTD_CMD_005's) and a feed answering no event stream
+    (AGENTD_EVT_001's) leave nothing to validate there. Catches status-reply-off-schema."""
     inst = instance_for(agent_targets, COMMAND, ANNOTATIONS, events=True)
     feed = EVENTS in declared_uris(public_card(inst, recorder))
     evidence.add("bundles", {"source": str(DEFAULT_BUNDLE_DIR), "feed declared": feed})
     problems: list[str] = []
+    unreached: list[Blocked] = []
     with rpc_client(inst, recorder=recorder) as client:
         for op in ("status", "config", "workflow.status", "subagent.status"):
-            problems += [f"{op} result: {e}" for e in _schema_errors("command", f"$defs/result/{op}",
-                                                                      _read_document(client, op))]
+            try:
+                doc = read_document(client.call("SendMessage", send_params(command_message(op)),
+                                                headers=ext(COMMAND)), op)
+            except Blocked as exc:
+                unreached.append(exc)
+                continue
+            problems += [f"{op} result: {e}" for e in _schema_errors("command", f"$defs/result/{op}", doc)]
         sent = client.call("SendMessage", send_params(text_message("bundles")), headers=ext(ANNOTATIONS))
         task = (sent.result or {}).get("task") if isinstance(sent.result, dict) else None
         ann = ((task or {}).get("metadata") or {}).get(ANNOTATIONS)
         unannotated = ann is None
         if not unannotated:
             problems += [f"annotations: {e}" for e in _schema_errors("task-annotations", "", ann)]
-        frames = _replay(client) if feed else []
+        try:
+            frames = _replay(client) if feed else []
+        except Blocked as exc:
+            unreached.append(exc)
+            frames = []
     for i, frame in enumerate(frames):
         problems += [f"feed frame {i}: {e}" for e in _schema_errors("events", "", frame)]
         data = (frame.get("event") or {}).get("data") if isinstance(frame, dict) else None
@@ -582,6 +589,8 @@ def test_daemon_output_validates_against_the_bundles(agent_targets: AgentTargets
     if unannotated:
         blocked_by("AGENTD_ANN_001", f"a task answered with task-annotations activated carries none, so no "
                                      f"annotations could be held to the bundle: {quote(sent.json, 300)}")
+    if unreached:
+        raise unreached[0]
 
 
 def _replay(client: JsonRpcClient) -> list[Any]:
@@ -600,6 +609,7 @@ def _replay(client: JsonRpcClient) -> list[Any]:
 
     reply = client.stream(EVENTS_METHOD, {"fromSeq": 0}, headers=ext(EVENTS, ANNOTATIONS), deadline=10.0,
                           until=replayed)
+    unstreamed(reply)
     if not reply.results:
         fail(f"the feed answered no frames: {quote(reply.json or reply.undispatched)}")
     return reply.results

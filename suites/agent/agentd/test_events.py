@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 
 from conformance.a2a.datamodel import read_object
 from conformance.a2a.messages import send_params, text_message
-from conformance.agentd.answers import answer_message, answer_task
+from conformance.agentd.answers import WORK_REPLY_ROW, answer_message, answer_task, work_task
 from conformance.agentd.bundles import bundles
 from conformance.agentd.clients import ext, rpc_client
 from conformance.agentd.commands import send_command
 from conformance.agentd.configs import BAD_INPUT, workflows
 from conformance.agentd.feed import (
+    STREAM_ROW,
     FeedReader,
     Results,
     Sentinel,
@@ -44,7 +45,7 @@ from conformance.agentd_page import (
     EVENTS_METHOD,
 )
 from conformance.context import RunContext
-from conformance.judge import blocked_by, quote, refusal, unique
+from conformance.judge import blocked_by, judged_here, quote, refusal, unique
 from conformance.outcome import fail
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -67,6 +68,9 @@ def _say(c: JsonRpcClient, n: int = 1) -> list[str]:
 #: events from before its subscription stands on it.
 REPLAY_ROW = "AGENTD_EVT_006"
 REPLAYS = pytest.mark.depends_on(REPLAY_ROW)
+#: Marks a check reading the feed's frames: blocked by :data:`STREAM_ROW` when the feed answers no event
+#: stream (:func:`conformance.agentd.feed.unstreamed`).
+STREAMS = pytest.mark.depends_on(STREAM_ROW)
 
 
 def _replay_works(c: JsonRpcClient, cursor: int) -> None:
@@ -111,7 +115,7 @@ def test_subscribe_answers_a_server_sent_event_stream(agent_targets: AgentTarget
     """Declared and activated, the method answers text/event-stream whose frames are JSON-RPC
     responses to the request (same id, a result). Catches ``events-plain-json``."""
     inst = declaring(agent_targets, EVENTS)
-    with rpc_client(inst, recorder=recorder) as c:
+    with rpc_client(inst, recorder=recorder) as c, judged_here(STREAM_ROW):
         _say(c)
         reply = read_feed(c, {"fromSeq": 0}, deadline=5.0, until=lambda e: True)
     if reply.status != 200 or not reply.is_sse:
@@ -126,6 +130,7 @@ def test_subscribe_answers_a_server_sent_event_stream(agent_targets: AgentTarget
 
 
 @pytest.mark.requirement("AGENTD_EVT_002")
+@STREAMS
 def test_first_frame_is_hello_with_its_members(agent_targets: AgentTargets, recorder: Recorder,
                                                run_context: RunContext) -> None:
     """The first frame is hello: seq, resume, resync, introspection and version (valid against the
@@ -141,6 +146,7 @@ def test_first_frame_is_hello_with_its_members(agent_targets: AgentTargets, reco
 
 
 @pytest.mark.requirement("AGENTD_EVT_003")
+@STREAMS
 @REPLAYS
 def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Every event frame carries seq (a positive integer), ts (epoch milliseconds: within a day of
@@ -167,6 +173,7 @@ def test_event_frames_carry_seq_ts_in_epoch_ms_kind_and_data(agent_targets: Agen
 
 
 @pytest.mark.requirement("AGENTD_EVT_004")
+@STREAMS
 @pytest.mark.depends_on("AGENTD_EVT_013")
 def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: AgentTargets, recorder: Recorder,
                                                             run_context: RunContext) -> None:
@@ -196,6 +203,7 @@ def test_last_frame_is_goodbye_with_the_cursor_and_a_reason(agent_targets: Agent
 
 
 @pytest.mark.requirement("AGENTD_EVT_013")
+@STREAMS
 def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent_targets: AgentTargets,
                                                                           recorder: Recorder) -> None:
     """With a stream deadline of 0.5 s the target closes the stream itself, well within 10 s, its
@@ -214,6 +222,7 @@ def test_stream_ends_with_goodbye_deadline_when_the_stream_deadline_passes(agent
 # ---- cursors ---------------------------------------------------------------------------------
 
 @pytest.mark.requirement("AGENTD_EVT_005")
+@STREAMS
 def test_hello_resume_is_the_cursor_and_seq_the_newest(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Subscribing from a cursor two events back: hello.resume is that cursor and hello.seq the
     newest seq in the feed (the last event replayed, and no older than the newest seen before
@@ -245,6 +254,7 @@ def _replayed(cursor: int) -> Any:
 
 
 @pytest.mark.requirement("AGENTD_EVT_006")
+@STREAMS
 def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: AgentTargets,
                                                                 recorder: Recorder) -> None:
     """From a cursor two events back, the operator receives exactly the events after it in seq
@@ -273,6 +283,7 @@ def test_events_past_the_cursor_are_replayed_in_order_then_live(agent_targets: A
 
 
 @pytest.mark.requirement("AGENTD_EVT_007")
+@STREAMS
 @REPLAYS
 def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """With a ring of 4 and more events than that, a cursor at 1 is answered resync true, a cursor
@@ -298,6 +309,7 @@ def test_resync_is_true_exactly_when_the_cursor_left_the_ring(agent_targets: Age
 
 
 @pytest.mark.requirement("AGENTD_EVT_008")
+@STREAMS
 def test_a_cursor_from_before_a_restart_is_answered_resync(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """After the daemon restarts (the feed lives in memory), a cursor read before it is answered with
     resync true. Catches ``resync-never``."""
@@ -329,6 +341,7 @@ def _activity(inst: Instance, recorder: Recorder) -> tuple[int, dict[str, str]]:
 
 
 @pytest.mark.requirement("AGENTD_EVT_009")
+@STREAMS
 @REPLAYS
 def test_the_operator_feed_carries_every_event(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """After the user, the agent and the operator act, the operator's replay has every seq from the
@@ -352,6 +365,7 @@ def test_the_operator_feed_carries_every_event(agent_targets: AgentTargets, reco
 
 
 @pytest.mark.requirement("AGENTD_EVT_010")
+@STREAMS
 @REPLAYS
 def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: AgentTargets, recorder: Recorder,
                                                                run_context: RunContext) -> None:
@@ -383,22 +397,27 @@ def test_a_user_feed_carries_only_its_own_and_everyones_events(agent_targets: Ag
 
 
 @pytest.mark.requirement("AGENTD_EVT_011")
+@STREAMS
+@pytest.mark.depends_on(WORK_REPLY_ROW)
 def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: AgentTargets, recorder: Recorder,
                                                      run_context: RunContext) -> None:
-    """Over a feed carrying tasks, subagents, conversation, config and status events, every frame
-    validates against the events bundle and every kind is in its closed vocabulary; task events
-    carry a strict A2A Task. Catches ``undeclared-kind``."""
+    """Over a feed carrying tasks, subagents, conversation, config and status events, every event frame
+    validates against the events bundle's event (its kind in the closed vocabulary, its data valid
+    against that kind's schema); task events carry a strict A2A Task. The hello and goodbye frames are
+    not events: their members are AGENTD_EVT_002's and _004's, their schema AGENTD_DECL_014's.
+    Catches ``undeclared-kind``."""
     inst = declaring(agent_targets, EVENTS, COMMAND)
     b = bundles(run_context)
     with rpc_client(inst, recorder=recorder) as c:
         _say(c)
-        answer_task(send_command(c, "subagent.send", {"subagent": unique("s"), "text": "hi"}), "subagent.send")
+        work_task(send_command(c, "subagent.send", {"subagent": unique("s"), "text": "hi"}), "subagent.send")
         for op, args in (("admin.set", {"path": "feed.note", "value": unique("n")}), ("admin.resume", {})):
             answer_message(send_command(c, op, args), op)
         results = results_of(read_replay(c, 0).payloads)
     vocabulary = set(b.kinds())
     for i, r in enumerate(results):
-        b.check("events", "$defs/frame", r, f"frame {i} ({frame_kind(r)})")
+        if frame_kind(r) not in ("hello", "goodbye"):
+            b.check("events", "$defs/event", r, f"frame {i} ({frame_kind(r)})")
     for ev in events_of(results):
         if ev.get("kind") not in vocabulary:
             fail(f"event seq {ev.get('seq')} has kind {ev.get('kind')!r}, outside the vocabulary {sorted(vocabulary)}")
@@ -407,6 +426,7 @@ def test_every_frame_is_valid_and_of_a_declared_kind(agent_targets: AgentTargets
 
 
 @pytest.mark.requirement("AGENTD_EVT_012")
+@STREAMS
 @REPLAYS
 @pytest.mark.depends_on("AGENTD_EVT_009")
 def test_audit_events_exist_only_while_introspection_is_on(agent_targets: AgentTargets, recorder: Recorder) -> None:
@@ -441,6 +461,7 @@ def test_audit_events_exist_only_while_introspection_is_on(agent_targets: AgentT
 
 
 @pytest.mark.requirement("AGENTD_EVT_014")
+@STREAMS
 def test_revocation_ends_the_stream_with_goodbye_revoked_and_nothing_after(agent_targets: AgentTargets,
                                                                            recorder: Recorder) -> None:
     """Revoking the user's session while its stream is open ends the stream (well within 6 s) with a

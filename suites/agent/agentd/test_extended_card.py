@@ -26,7 +26,7 @@ from conformance.agentd_page import (
     SIGN_IN_OPS,
 )
 from conformance.agentd_page.launch import Workflow
-from conformance.judge import blocked_by, quote
+from conformance.judge import Blocked, blocked_by, judged_here, quote
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -99,12 +99,23 @@ def _schemed(agent_targets: AgentTargets, recorder: Recorder) -> Instance:
     return inst
 
 
+#: The row whose own text demands that GetExtendedAgentCard is answered to a caller named by a declared
+#: scheme. A check of what the extended card lists, refused it as a role whose token the card's scheme
+#: names, is blocked by it (:func:`_extended`); :data:`EXTENDED` marks such a check.
+EXTENDED_ROW: Final = "AGENTD_CARD_007"
+EXTENDED = pytest.mark.depends_on(EXTENDED_ROW)
+
+
 def _extended(inst: Instance, role: str, recorder: Recorder) -> dict[str, Any]:
-    """GetExtendedAgentCard as ``role`` (fails when refused; its typing is AGENTD_DECL_007's)."""
+    """GetExtendedAgentCard as ``role``: blocked by :data:`EXTENDED_ROW` when refused (its typing is
+    AGENTD_DECL_007's); fails when the answer holds no card object."""
     with rpc_client(inst, role, recorder=recorder) as client:
         reply = client.call("GetExtendedAgentCard", {})
-    if reply.status != 200 or reply.error is not None or not isinstance(reply.result, dict):
-        fail(f"GetExtendedAgentCard as {role}: HTTP {reply.status}, answer {quote(reply.json or reply.body)}")
+    seen = f"GetExtendedAgentCard as {role}: HTTP {reply.status}, answer {quote(reply.json or reply.body)}"
+    if reply.status != 200 or reply.error is not None:
+        blocked_by(EXTENDED_ROW, f"{seen}; what the extended card lists cannot be seen")
+    if not isinstance(reply.result, dict):
+        fail(seen)
     card: dict[str, Any] = reply.result
     return card
 
@@ -170,6 +181,7 @@ def test_public_ops_vocabulary_is_identical_everywhere(agent_targets: AgentTarge
 
 
 @pytest.mark.requirement("AGENTD_CARD_003")
+@EXTENDED
 def test_every_published_op_has_its_reply_kind(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """Every op of the public and of the operator's extended declaration carries ``reply`` message or
     task, the same in both; status and workflow.status are reads, workflow.run is work (the page's
@@ -178,9 +190,13 @@ def test_every_published_op_has_its_reply_kind(agent_targets: AgentTargets, reco
     card = public_card(inst, recorder)
     public = params_of(card, COMMAND, "the public card").get("ops") or []
     extended: list[Any] = []  # a listener with no scheme has no extended card: its public ops are all there is
+    refused: Blocked | None = None  # judged after the public ops
     if has_scheme(card) or inst.launched is not None:
-        extended = params_of(_extended(inst, "operator", recorder), COMMAND,
-                             "the operator's extended card").get("ops") or []
+        try:
+            extended = params_of(_extended(inst, "operator", recorder), COMMAND,
+                                 "the operator's extended card").get("ops") or []
+        except Blocked as exc:
+            refused = exc
     problems = []
     kinds: dict[str, Any] = {}
     for where, ops in (("public", public), ("extended", extended)):
@@ -195,6 +211,8 @@ def test_every_published_op_has_its_reply_kind(agent_targets: AgentTargets, reco
         if op in kinds and kinds[op] != want:
             problems.append(f"{op} replies {kinds[op]!r}; the page shows {want!r}")
     _problems_or_pass(problems)
+    if refused is not None:
+        raise refused
 
 
 @pytest.mark.requirement("AGENTD_CARD_004")
@@ -258,7 +276,9 @@ def test_no_scheme_clears_extended_card_flag(agent_targets: AgentTargets, config
 def test_extended_card_answered_to_named_callers(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """GetExtendedAgentCard answers a caller named by a declared scheme (each role's bearer) with a
     strict AgentCard. Catches extended-card-refused."""
-    _extended(_schemed(agent_targets, recorder), role, recorder)
+    inst = _schemed(agent_targets, recorder)
+    with judged_here(EXTENDED_ROW):
+        _extended(inst, role, recorder)
 
 
 @pytest.mark.requirement("AGENTD_CARD_008")
@@ -292,6 +312,7 @@ def test_extended_card_unsupported_without_a_scheme(agent_targets: AgentTargets,
 
 # ---- narrowed to this instance and this caller ------------------------------------------------------
 @pytest.mark.requirement("AGENTD_CARD_010")
+@EXTENDED
 @pytest.mark.parametrize("introspection", [pytest.param(False, id="introspection-off"),
                                            pytest.param(True, id="introspection-on")])
 def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: AgentTargets, introspection: bool,
@@ -332,6 +353,7 @@ def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: AgentTarg
 
 
 @pytest.mark.requirement("AGENTD_CARD_011")
+@EXTENDED
 @pytest.mark.parametrize("role", ROLES)
 def test_extended_commands_are_the_callers_workflow_commands(agent_targets: AgentTargets, role: str,
                                                               recorder: Recorder) -> None:
@@ -358,6 +380,7 @@ def test_extended_commands_are_the_callers_workflow_commands(agent_targets: Agen
 
 
 @pytest.mark.requirement("AGENTD_CARD_012")
+@EXTENDED
 @pytest.mark.parametrize("role", ROLES)
 def test_settable_only_for_callers_of_admin_set(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """``settable`` (the paths admin.set accepts) is given to the operator, who may run admin.set, as
@@ -376,6 +399,7 @@ def test_settable_only_for_callers_of_admin_set(agent_targets: AgentTargets, rol
 
 
 @pytest.mark.requirement("AGENTD_CARD_013")
+@EXTENDED
 @pytest.mark.parametrize("role", ROLES)
 def test_extended_events_declaration_gives_the_ring(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """The extended events declaration gives ``ring``: the number of events the feed keeps (the
@@ -394,6 +418,7 @@ def _kind_audience() -> dict[str, str]:
 
 
 @pytest.mark.requirement("AGENTD_CARD_014")
+@EXTENDED
 @pytest.mark.parametrize("introspection", [pytest.param(False, id="introspection-off"),
                                            pytest.param(True, id="introspection-on")])
 def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: AgentTargets, introspection: bool,
@@ -418,6 +443,7 @@ def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: AgentT
 
 
 @pytest.mark.requirement("AGENTD_CARD_015")
+@EXTENDED
 @pytest.mark.parametrize("role", ROLES)
 def test_workflow_skills_only_for_runnable_workflows(agent_targets: AgentTargets, role: str,
                                                      recorder: Recorder) -> None:

@@ -17,7 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance.a2a.messages import send_params, text_message
-from conformance.agentd.answers import answer_task
+from conformance.agentd.answers import READ_REPLY_ROW, answer_task
 from conformance.agentd.bundles import Bundles, bundles
 from conformance.agentd.clients import ext, rpc_client
 from conformance.agentd.commands import command_message, command_part
@@ -42,8 +42,9 @@ from conformance.wire.httpbase import StreamReply
 from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 
 #: Every row here is an error the command extension adds (blocked by AGENTD_DECL_001 when the card does
-#: not declare it).
-pytestmark = pytest.mark.depends_on(*deps(COMMAND))
+#: not declare it). What a refusal left behind is read by the operator's :class:`Observer`, from the
+#: configuration where the feed is off: that read stands on READ_REPLY_ROW.
+pytestmark = pytest.mark.depends_on(*deps(COMMAND), READ_REPLY_ROW)
 
 NEEDS: dict[str, dict[str, Any]] = {"auth": {"auth": True}, "events-off": {"auth": True, "events": False}}
 
@@ -167,6 +168,9 @@ CASES: tuple[Case, ...] = (
          lambda ctx: _send(ctx, command_message("admin.set", _marker()), role="agent"), http_status=403),
 )
 
+
+#: Each (reason, code, domain) of the page's table.
+TABLE: frozenset[tuple[str, int, str]] = frozenset((c.reason, c.code, c.domain) for c in CASES)
 
 #: The ErrorInfo reasons of the page's table that name a cause other than the arguments.
 _OTHER_CAUSES = ("EXTENSION_NOT_DECLARED", "EXTENSION_NOT_ACTIVATED", "EXTENSION_NOT_MARKED",

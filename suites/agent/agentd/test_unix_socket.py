@@ -23,6 +23,7 @@ from conformance.agentd.cards import declared_uris, has_scheme
 from conformance.agentd.clients import card_reply, ext, public_card, rpc_client
 from conformance.agentd.commands import command_message
 from conformance.agentd.echo import echo_of, render_echo
+from conformance.agentd.feed import STREAM_ROW, unstreamed
 from conformance.agentd.footing import DECLARED_BY, core_answers, declaring, deps, lacking
 from conformance.agentd_page import (
     ANNOTATIONS,
@@ -33,7 +34,7 @@ from conformance.agentd_page import (
     UNIX_BINDING,
 )
 from conformance.evidence import Evidence
-from conformance.judge import blocked_by, quote, unique
+from conformance.judge import Blocked, blocked_by, quote, unique
 from conformance.outcome import fail, not_measured
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.wire import Recorder
@@ -103,7 +104,7 @@ def test_card_interface_names_the_unix_binding(unix: Instance, recorder: Recorde
 
 
 @pytest.mark.requirement("AGENTD_UDS_002")
-@pytest.mark.depends_on(DECLARED_BY[ANNOTATIONS], "AGENTD_ANN_001")
+@pytest.mark.depends_on(DECLARED_BY[ANNOTATIONS], "AGENTD_ANN_001", STREAM_ROW)
 def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder: Recorder) -> None:
     """Over the socket, as HTTP/1.1: a message makes a task, GetTask echoes the activated
     task-annotations and carries them, a missing task is -32001 with its ErrorInfo, a streamed send
@@ -115,12 +116,15 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
     (AGENTD_DECL_002's); on a card that does not, the rest is still judged, and when the rest holds the
     row is ``not_measured``, blocked by AGENTD_DECL_002 (an undeclared extension is not echoed, and that
     is the declaration's fail, not the binding's). Likewise a GetTask that echoes task-annotations but
-    carries no annotations object is AGENTD_ANN_001's fail: with the rest holding, the row is blocked by it."""
+    carries no annotations object is AGENTD_ANN_001's fail: with the rest holding, the row is blocked by it.
+    A feed that answers its result as one plain JSON body is AGENTD_EVT_001's (wherever it listens): with the
+    rest holding, the row is blocked by it."""
     core_answers(unix)  # core requests naming no extension
     card = public_card(unix, recorder)
     annotations = ANNOTATIONS in declared_uris(card)
     problems: list[str] = []
     unannotated = ""
+    unstreamed_feed: Blocked | None = None
     with rpc_client(unix, recorder=recorder) as client:
         sent = client.call("SendMessage", send_params(text_message("over the socket")))
         if sent.error is not None or not isinstance(sent.result, dict) or "task" not in sent.result:
@@ -146,7 +150,11 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
         if EVENTS in declared_uris(card):
             feed = client.stream(EVENTS_METHOD, {}, headers=ext(EVENTS), deadline=5.0, until=lambda _e: True)
             hello = feed.results[0] if feed.results else None
-            if not (feed.is_sse and isinstance(hello, dict) and "hello" in hello):
+            try:
+                unstreamed(feed, "the feed over the socket")
+            except Blocked as exc:
+                unstreamed_feed = exc
+            if unstreamed_feed is None and not (feed.is_sse and isinstance(hello, dict) and "hello" in hello):
                 problems.append(f"the feed over the socket: {quote(feed.payloads or feed.json)}")
             if EVENTS not in (echo_of(feed.headers) or []):
                 problems.append(f"the feed echoed {render_echo(echo_of(feed.headers))}, without {EVENTS!r}")
@@ -158,6 +166,8 @@ def test_jsonrpc_binding_runs_unchanged_over_the_socket(unix: Instance, recorder
                                              f"{declared_uris(card) or 'none'})")
     if unannotated:
         blocked_by("AGENTD_ANN_001", unannotated)
+    if unstreamed_feed is not None:
+        raise unstreamed_feed
 
 
 @pytest.mark.requirement("AGENTD_UDS_003")
