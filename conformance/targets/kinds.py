@@ -262,7 +262,8 @@ class Launched(TargetKind):
             check_defects(self.target.name or "reference", defects)
 
     @property
-    def bundle(self) -> Bundled | None:
+    def row(self) -> Bundled | None:
+        """What :data:`BUNDLED` says of the agent launched (None for a name it lacks)."""
         return BUNDLED.get(self.target.name) if self.target.name else None
 
     def default_name(self) -> str:
@@ -275,14 +276,14 @@ class Launched(TargetKind):
         return {"name": self.target.name or "reference", "defects": list(self.target.defects)}
 
     def own_needs(self) -> set[str]:
-        return set(self.bundle.provides) if self.bundle else set()
+        return set(self.row.provides) if self.row else set()
 
     @property
     def launchable(self) -> bool:
-        return self.bundle is not None and self.bundle.configurable
+        return self.row is not None and self.row.configurable
 
     def executable(self) -> list[str] | None:
-        module = self.bundle.module if self.bundle else None
+        module = self.row.module if self.row else None
         return python_module(module) if module else None
 
     def start(self, targets: AgentTargets, needs: dict[str, Any], fresh: bool) -> Instance:
