@@ -17,7 +17,6 @@ asserted in tests.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import subprocess
@@ -26,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.clock import load_line, timed
+
 RUNS = {
     "cli, one row, /bin/true": ["cli", "--exe", "/bin/true", "--only", "A2ACLI_SEND_001"],
     "a2a, one row, launched scripted agent": ["agent", "--launch", "scripted", "--family", "a2a", "--only",
@@ -33,13 +34,6 @@ RUNS = {
     "cli, two rows, /bin/true, --jobs 2": ["cli", "--exe", "/bin/true", "--only", "A2ACLI_SEND_001",
                                            "A2ACLI_TASK_LIST_001", "--jobs", "2"],
 }
-
-
-def _wall(cmd: list[str]) -> float:
-    t0 = time.monotonic()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                   timeout=600, check=False)
-    return time.monotonic() - t0
 
 
 def import_ms(module: str) -> float:
@@ -67,9 +61,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(load_line("start"), flush=True)
     front = [sys.executable, "-m", "conformance.command"]
-    print(_line("--help", [_wall([*front, "--help"]) for _ in range(args.repeat)]), flush=True)
+    print(_line("--help", [timed([*front, "--help"], timeout=600)[0] for _ in range(args.repeat)]), flush=True)
     for module in ("conformance.command.cli", "conformance.command.agent"):
         print(_line(f"import {module}", [import_ms(module) for _ in range(args.repeat)], "ms"), flush=True)
     with tempfile.TemporaryDirectory(prefix="fixed-cost-") as tmp:
@@ -78,12 +72,12 @@ def main() -> int:
             sessions: list[float] = []
             for i in range(args.repeat):
                 out = Path(tmp) / f"{len(walls)}-{i}-{time.monotonic_ns()}"
-                walls.append(_wall([*front, *argv, "--report-dir", str(out)]))
+                walls.append(timed([*front, *argv, "--report-dir", str(out)], timeout=600)[0])
                 sessions.append(session_seconds(out))
             rest = [w - s for w, s in zip(walls, sessions, strict=True)]
             print(f"{name}: {_line('wall', walls)}; {_line('pytest session', sessions)}; "
                   f"{_line('the rest', rest)}", flush=True)
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(load_line("end"), flush=True)
     return 0
 
 

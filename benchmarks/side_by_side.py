@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from benchmarks.clock import load_line, timed
 from conformance.fixtures.plain_sdk_agent.server import PlainSdkAgent
 from tests.served import REFERENCE_AGENTD, SCRIPTED_CORE, served
 from tests.test_references_front_door import _own_ports
@@ -45,21 +44,16 @@ def agent_url(kind: str) -> Iterator[str]:
             yield url
 
 
-def _wall(cmd: list[str], cwd: Path | None = None) -> tuple[float, int]:
-    t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                          stdin=subprocess.DEVNULL, timeout=1800)
-    return time.monotonic() - t0, proc.returncode
-
-
 def harness(url: str, jobs: str, tmp: Path) -> tuple[float, int]:
     given = [] if jobs == "auto" else ["--jobs", jobs]
-    return _wall([sys.executable, "-m", "conformance.command", "agent", "--url", url, "--family", "a2a",
-                  *given, *_own_ports(url), "--report-dir", str(tmp / f"r-{jobs}-{time.monotonic_ns()}")])
+    return timed([sys.executable, "-m", "conformance.command", "agent", "--url", url, "--family", "a2a",
+                  *given, *_own_ports(url), "--report-dir", str(tmp / f"r-{jobs}-{time.monotonic_ns()}")],
+                 timeout=1800)
 
 
 def tck(url: str, folder: Path) -> tuple[float, int]:
-    return _wall([str(folder / ".venv" / "bin" / "python"), "run_tck.py", "--sut-host", url], cwd=folder)
+    return timed([str(folder / ".venv" / "bin" / "python"), "run_tck.py", "--sut-host", url], cwd=folder,
+                 timeout=1800)
 
 
 def main() -> int:
@@ -72,7 +66,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.tck and not (args.tck / "run_tck.py").is_file():
         sys.exit(f"--tck {args.tck}: no run_tck.py there")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(load_line("start"), flush=True)
     with tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
         for kind in args.agent:
             times: dict[str, list[float]] = {}
@@ -96,7 +90,7 @@ def main() -> int:
                     if k != "tck":
                         print(f"{kind}: ratio harness {k} / TCK = "
                               f"{statistics.median(v) / statistics.median(times['tck']):.2f}", flush=True)
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(load_line("end"), flush=True)
     return 0
 
 

@@ -58,6 +58,13 @@ def probes(*starts: str) -> list[Probe]:
     return [p for p in PROBES if any(" ".join(p.args).startswith(s) for s in starts)]
 
 
+def only_warning(path: Path, start: str) -> str:
+    """The adapter at ``path`` checked against the twin with the probes starting ``start``: its one warning."""
+    result = check_adapter(path, TWIN, probes=probes(start))
+    assert len(result.warnings) == 1, result.warnings
+    return result.warnings[0]
+
+
 # ---- a correct adapter: no warning -------------------------------------------------------------------
 
 def test_the_reference_cli_through_an_empty_adapter_answers_every_probe_right(tmp_path: Path) -> None:
@@ -116,18 +123,16 @@ def test_no_credential_the_probes_make_is_printed(capsys: pytest.CaptureFixture[
 
 def test_a_renamed_flag_the_tool_rejects_is_a_warning_naming_the_adapter_key(tmp_path: Path) -> None:
     path = variant(tmp_path, flags={"--context-id": "--ctxt"})
-    result = check_adapter(path, TWIN, probes=probes("send --text probe -a {agent} -o text --context-id"))
-    assert len(result.warnings) == 1, result.warnings
-    assert "rejected --context-id as a usage error: 'unknown option --ctxt'" in result.warnings[0]
-    assert "(adapter: flags.--context-id, placement.--context-id)" in result.warnings[0]
+    warning = only_warning(path, "send --text probe -a {agent} -o text --context-id")
+    assert "rejected --context-id as a usage error: 'unknown option --ctxt'" in warning
+    assert "(adapter: flags.--context-id, placement.--context-id)" in warning
 
 
 def test_an_output_flag_left_unmapped_is_caught_by_what_the_tool_prints(tmp_path: Path) -> None:
     doc = example()
     doc["rewrites"] = [r for r in doc["rewrites"] if r["when"] != {"--output": "json"}]
     path = written(tmp_path / "no-json.yaml", doc)
-    result = check_adapter(path, TWIN, probes=probes("card get -a {agent} -o json"))
-    assert len(result.warnings) == 1 and "-o json" in result.warnings[0], result.warnings
+    assert "-o json" in only_warning(path, "card get -a {agent} -o json")
 
 
 def test_a_rewrite_that_swallows_stream_is_caught_by_what_the_agent_receives(tmp_path: Path) -> None:
@@ -139,18 +144,16 @@ def test_a_rewrite_that_swallows_stream_is_caught_by_what_the_agent_receives(tmp
     doc["rewrites"][0]["to"] = ["--json"]
     del doc["flag_commands"]["send"]
     path = written(tmp_path / "swallow.yaml", doc)
-    result = check_adapter(path, TWIN, probes=probes("send --text probe -a {agent} -o json --stream"))
-    assert len(result.warnings) == 1, result.warnings
-    assert "asked for -o json --stream, the output is not JSON Lines (one object a line): '{'" in result.warnings[0]
-    assert "rewrites[0]" in result.warnings[0]
+    warning = only_warning(path, "send --text probe -a {agent} -o json --stream")
+    assert "asked for -o json --stream, the output is not JSON Lines (one object a line): '{'" in warning
+    assert "rewrites[0]" in warning
 
 
 def test_a_command_the_tool_lacks_and_the_adapter_does_not_say_so_is_a_warning(tmp_path: Path) -> None:
     doc = example()
     doc["unsupported"].remove("task list")
     path = written(tmp_path / "incomplete.yaml", doc)
-    result = check_adapter(path, TWIN, probes=probes("task list"))
-    assert len(result.warnings) == 1 and "rejected task list as a usage error" in result.warnings[0], result.warnings
+    assert "rejected task list as a usage error" in only_warning(path, "task list")
 
 
 # ---- what is refused before anything runs ----------------------------------------------------------

@@ -21,7 +21,7 @@ from conformance.targets.contract import (
     ContractError,
     TlsSpec,
 )
-from conformance.targets.model import AgentTarget
+from conformance.targets.kinds import build_target, targets_for
 from conformance.targets.pool import ContainerPool
 from tests.foreign_image import LABELS, TEMPLATE
 
@@ -29,7 +29,7 @@ P = "dev.agentd-conformance"
 
 
 def _pool(labels: dict[str, str], entry: dict[str, Any] | None = None) -> ContainerPool:
-    target = AgentTarget.build(container={"image": "x:1", **(entry or {})})
+    target = build_target(container={"image": "x:1", **(entry or {})})
     pool = ContainerPool(target, SecretSet())
     spec = ContainerSpec(image="x:1", port=int(labels.get(f"{P}.port", 8420)))
     spec.v2 = V2.read(labels, entry or {}, "x:1")
@@ -228,9 +228,7 @@ def test_a_capability_the_image_cannot_be_switched_to_leaves_the_served_side_to_
     capability rows judge the side the image serves: against agentd 2.5.1's image (push off, no push switch)
     A2A_CARD_005 was not_measured 'needs push=on' although its undeclared side was measurable (all four config
     methods answer PushNotificationNotSupportedError there)."""
-    from conformance.targets.instances import AgentTargets
-
-    targets = AgentTargets(AgentTarget.build(container={"image": "x:1"}), SecretSet())
+    targets = targets_for(build_target(container={"image": "x:1"}), SecretSet())
     assert targets.containers is not None
     targets.containers._spec = _pool(LABELS)._spec
     assert targets.core(push=True) is None

@@ -14,7 +14,6 @@ temporary folder (it once left the run context, the token in clear, in a ``TMPDI
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import subprocess
@@ -27,6 +26,7 @@ import pytest
 from conformance.paths import PACKAGE_DIR
 from conformance.registry import default_registry
 from conformance.report.model import load_report
+from tests.test_command import _env as command_env
 from tests.test_secret_leaks import leaks
 
 ROOT = PACKAGE_DIR.parent
@@ -41,11 +41,7 @@ os.execv(sys.executable, [sys.executable, "-m", "conformance.fixtures.reference_
 
 
 def _env(tmpdir: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env.pop("PYTEST_ADDOPTS", None)
-    env["TMPDIR"] = str(tmpdir)
-    return env
+    return {**command_env(), "TMPDIR": str(tmpdir)}
 
 
 def _command(args: list[str], tmpdir: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:

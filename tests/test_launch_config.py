@@ -38,7 +38,7 @@ from conformance.targets import image
 from conformance.targets.container import ContainerSpec
 from conformance.targets.contract import REFERENCE_TAKES, V2
 from conformance.targets.instances import AgentTargets
-from conformance.targets.model import AgentTarget
+from conformance.targets.kinds import build_target, targets_for
 from conformance.targets.pool import ContainerPool
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,12 +96,12 @@ ASKING = ("agentd", "refusal", "declaring", "instance_for", "standard", "_narrow
 
 
 def _targets() -> AgentTargets:
-    return AgentTargets(AgentTarget.build(launch="reference"), SecretSet())
+    return targets_for(build_target(launch="reference"), SecretSet())
 
 
 def _pool(labels: dict[str, str]) -> ContainerPool:
     """The reference image's contract (its v1 switches, socket folder and token variables) plus ``labels``."""
-    pool = ContainerPool(AgentTarget.build(container={"image": "x:1"}), SecretSet())
+    pool = ContainerPool(build_target(container={"image": "x:1"}), SecretSet())
     spec = ContainerSpec(image="x:1", port=image.PORT, socket_dir=image.SOCKET_DIR, switches=dict(image.SWITCHES),
                          defaults=dict(image.DEFAULTS),
                          tokens_env={r: f"AGENTD_{r.upper()}_TOKEN" for r in ("operator", "user", "agent")})

@@ -27,6 +27,7 @@ from conformance.fixtures.plain_sdk_agent.server import JSONRPC_PATH
 from conformance.fixtures.reference_agentd import Config, ReferenceAgentd
 from conformance.registry import default_registry
 from conformance.report import load_report
+from conformance.targets.kinds import build_target, kind_of
 from conformance.targets.model import AgentTarget, TargetError
 from conformance.targets.origins import another_port, listener, outside
 from tests.test_command import _env
@@ -145,9 +146,10 @@ def test_one_listener_is_one_origin_whatever_its_spelling() -> None:
 def test_an_allowed_origin_must_be_an_origin_given_with_url_or_unix() -> None:
     for bad in ("not a url", "http://proxy.test:8443/path", "http://proxy.test:port"):
         with pytest.raises(TargetError, match="--allow-origin"):
-            AgentTarget.build(url="http://127.0.0.1:9/", allow_origins=[bad])
+            build_target(url="http://127.0.0.1:9/", allow_origins=[bad])
     with pytest.raises(TargetError, match="--allow-origin"):
-        AgentTarget.build(launch="sdk", allow_origins=["http://127.0.0.1:1"])
-    target = AgentTarget.build(url="http://127.0.0.1:9/agent", allow_origins=["https://proxy.test:8443"])
-    assert target.origins() == ("http://127.0.0.1:9", "https://proxy.test:8443")
-    assert AgentTarget.from_dict(json.loads(json.dumps(target.to_dict()))).origins() == target.origins()
+        build_target(launch="sdk", allow_origins=["http://127.0.0.1:1"])
+    target = build_target(url="http://127.0.0.1:9/agent", allow_origins=["https://proxy.test:8443"])
+    assert kind_of(target).origins() == ("http://127.0.0.1:9", "https://proxy.test:8443")
+    assert kind_of(AgentTarget.from_dict(json.loads(json.dumps(target.to_dict())))).origins() == (
+        kind_of(target).origins())

@@ -157,16 +157,21 @@ class Result:
         return out
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> Result:
+def cli_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The reference CLI's environment: this process's without the tool's own variables (``A2ACLI_*``,
+    ``REFCLI_*``), the checkout importable, and ``env`` on top."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("A2ACLI_", "REFCLI_"))}
     environ["PYTHONPATH"] = str(REPO)
-    environ.update(env or {})
+    return {**environ, **(env or {})}
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, stdin: str | None = None) -> Result:
     proc = subprocess.run(
         [*CLI, *args],
         input=stdin,
         capture_output=True,
         text=True,
-        env=environ,
+        env=cli_env(env),
         timeout=RUN_TIMEOUT,
         cwd=REPO,
         start_new_session=True,
@@ -183,14 +188,12 @@ def closed_port() -> int:
 
 
 def start_cli(*args: str) -> subprocess.Popen[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("A2ACLI_", "REFCLI_"))}
-    environ["PYTHONPATH"] = str(REPO)
     return subprocess.Popen(
         [*CLI, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=environ,
+        env=cli_env(),
         cwd=REPO,
         start_new_session=True,
     )

@@ -23,7 +23,7 @@ from conformance.pipeline import conclude
 from conformance.provenance import BUILD_COMMIT_FILE, UNKNOWN_COMMIT, commit_of, git_commit, harness_commit
 from conformance.registry import default_registry
 from conformance.report import RunInfo, blank_template, load_report
-from conformance.targets.model import AgentTarget
+from conformance.targets.kinds import build_target, kind_of
 from tests.killmatrix import run_command
 from tests.test_command import _env
 
@@ -150,9 +150,9 @@ def test_a_code_the_evidence_shows_the_tool_stating_reads_yes(tmp_path: Path) ->
 # ── targets ──────────────────────────────────────────────────────────────────────────────────────
 
 def test_a_container_report_names_its_image_not_a_placeholder() -> None:
-    target = AgentTarget.build(container={"image": "agentd:ci"})
+    target = build_target(container={"image": "agentd:ci"})
     target.image_id = "sha256:0123"
-    assert target.where() == "container image agentd:ci (sha256:0123)"
+    assert kind_of(target).where() == "container image agentd:ci (sha256:0123)"
 
 
 def test_a_launched_target_with_a_defect_says_so_everywhere(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from conformance.campaign.targets_file import TargetFileError, load_targets
 from conformance.fixtures.plain_sdk_agent import PlainSdkAgent
 from conformance.registry import default_registry
 from conformance.report import load_report
+from conformance.targets.kinds import build_target
 from conformance.targets.model import AgentTarget, TargetError
 from conformance.wire import DEFAULT_CALL_TIMEOUT
 from tests.test_command import _env
@@ -88,8 +89,8 @@ def test_an_answer_the_harness_stopped_waiting_for_is_not_measured_naming_the_fl
 def test_a_call_timeout_that_is_no_positive_number_is_a_usage_error(tmp_path: Path) -> None:
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(TargetError, match="--call-timeout"):
-            AgentTarget.build(url="http://127.0.0.1:9/", call_timeout=bad)
-    assert AgentTarget.build(url="http://127.0.0.1:9/").call_timeout == DEFAULT_CALL_TIMEOUT
+            build_target(url="http://127.0.0.1:9/", call_timeout=bad)
+    assert build_target(url="http://127.0.0.1:9/").call_timeout == DEFAULT_CALL_TIMEOUT
     proc = subprocess.run([sys.executable, "-m", "conformance.command", "agent", "--url", "http://127.0.0.1:9/",
                            "--call-timeout", "0", "--report-dir", str(tmp_path / "r")],
                           capture_output=True, text=True, timeout=60, env=_env(), stdin=subprocess.DEVNULL)

@@ -57,6 +57,7 @@ from typing import Any
 
 import yaml
 
+from conformance.targets.kinds import build_target
 from conformance.targets.model import AgentTarget, CliTarget
 from conformance.targets.options import keys_of
 
@@ -108,13 +109,13 @@ class Entry:
         # ``secret_env_from`` (KEY: VARIABLE): the container's KEY gets the harness's VARIABLE, a secret.
         named = (container or {}).pop("secret_env_from", None) or {}
         secret_env = {key: os.environ[var] for key, var in named.items()}
-        return AgentTarget.build(url=s.get("url"), unix=s.get("unix"), launch=s.get("launch"),
-                                 container=container, container_env=secret_env,
-                                 tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
-                                 facts=dict(s.get("facts") or {}), defects=list(s.get("defects") or ()),
-                                 long_running_text=s.get("long_running_text"), binary=s.get("agentd_binary"),
-                                 call_timeout=s.get("call_timeout"), spec_revision=s.get("spec_revision"),
-                                 allow_origins=list(s.get("allow_origins") or ()))
+        return build_target(url=s.get("url"), unix=s.get("unix"), launch=s.get("launch"),
+                            container=container, container_env=secret_env,
+                            tokens={role: os.environ[var] for role, var in (s.get("tokens_env") or {}).items()},
+                            facts=dict(s.get("facts") or {}), defects=list(s.get("defects") or ()),
+                            long_running_text=s.get("long_running_text"), binary=s.get("agentd_binary"),
+                            call_timeout=s.get("call_timeout"), spec_revision=s.get("spec_revision"),
+                            allow_origins=list(s.get("allow_origins") or ()))
 
 
 def load_targets(path: Path) -> list[Entry]:

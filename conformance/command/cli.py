@@ -27,9 +27,6 @@ from conformance.paths import SUITES_DIR
 from conformance.registry import default_registry
 from conformance.targets.model import CliTarget, TargetError
 
-#: The variable that switches the bundled reference CLI's named defects on (its defects.py).
-REFCLI_DEFECTS = "REFCLI_DEFECTS"
-
 SUITE = SUITES_DIR / "cli"
 AGENT_TESTED = "agentd-conformance scripted agent (a2a-sdk 1.3, loopback)"
 
@@ -63,11 +60,6 @@ def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None
     caveats = machine_caveats(default_registry(), planned.ids, "a2acli")
     for line in caveats:
         sys.stderr.write(f"agentd-conformance: {line}\n")
-    given_env = [k for k in target.env if not (target.reference and k == "PYTHONPATH")]
-    bundled = None
-    if target.reference:
-        switched = [d for d in target.env.get(REFCLI_DEFECTS, "").split(",") if d.strip()]
-        bundled = {"name": "reference-cli", "defects": switched}
     ctx = RunContext(
         family="a2acli", target=target.to_dict(),
         run={"target": name, "tool": target.tool,
@@ -76,7 +68,7 @@ def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None
              "extra": {"skill_given": target.skill is not None,
                        "skill": public_path(str(target.skill)) if target.skill else "none (no --skill given)"},
              "adapter": adapter_info(adapter) if adapter is not None else None, "agent_tested": AGENT_TESTED,
-             "bundled_target": bundled, "caveats": caveats, "env_given": sorted(given_env),
+             "bundled_target": target.bundled(), "caveats": caveats, "env_given": target.env_given(),
              "command": command_line(public_argv(secret_free_argv(sys.argv[1:]))), "started": started()},
         secrets=target.secrets(), scope=planned.ids, scope_note=planned.note)
     jobs = workers(opts.jobs, "a2acli", planned.ids)

@@ -25,7 +25,8 @@ from conformance.command.errors import EXIT_HARNESS, EXIT_OK, EXIT_UNSATISFIED, 
 from conformance.command.run import RunOptions, positive, report_dir, scope
 from conformance.registry import default_registry
 from conformance.report.model import Report, load_report
-from conformance.targets.model import CONTAINER, AgentTarget, CliTarget, TargetError
+from conformance.targets.kinds import kind_of
+from conformance.targets.model import CliTarget, TargetError
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -63,24 +64,10 @@ def _check_entries(path: Path, entries: list[Entry]) -> None:
         try:
             target = entry.target()
             scope(entry.family, entry.only, entry.tier if entry.kind == "cli" else None)
+            if not isinstance(target, CliTarget):
+                kind_of(target).check_usable()
         except (TargetError, UsageFailure) as exc:
             raise UsageFailure(f"{where}: {exc}") from None
-        if isinstance(target, AgentTarget) and target.kind == CONTAINER:
-            _check_image(where, dict(target.container or {}))
-
-
-def _check_image(where: str, container: dict[str, Any]) -> None:
-    from conformance.targets.container import ContainerFailure, ContainerSpec
-    from conformance.targets.engine import EngineUnavailable, docker_client
-
-    try:
-        client = docker_client()
-    except EngineUnavailable:
-        return
-    try:
-        ContainerSpec.resolve(container, client)
-    except ContainerFailure as exc:
-        raise UsageFailure(f"{where}: {exc}") from None
 
 
 def _run_entry(entry: Entry, folder: Path, jobs: int | None, timeout: float | None) -> Report:

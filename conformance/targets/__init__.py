@@ -3,6 +3,8 @@
 * :mod:`~conformance.targets.model` — the description: :class:`AgentTarget` (an agent URL, a unix
   socket, a launched reference, a container image) and :class:`CliTarget` (a CLI executable and its
   adapter), built once from the command's flags or a targets-file entry, carried by the run context;
+* :mod:`~conformance.targets.kinds` — one class per kind of agent target (launched, container, url, unix),
+  which pre-flights, starts, describes and cleans up a target of it;
 * :mod:`~conformance.targets.instances` — :class:`AgentTargets` hands a check an :class:`Instance` in
   the configuration it needs (launched, a container, or the running target as declared);
 * :mod:`~conformance.targets.core` — :class:`CoreAgent`, the agent as the core checks see it;

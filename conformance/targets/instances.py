@@ -15,16 +15,14 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Protocol
 
 from conformance.agentd_page import ROLES
-from conformance.agentd_page.launch import ConfigError, Principal, document, harness_document
-from conformance.context import RunContext
+from conformance.agentd_page.launch import Principal, document, harness_document
 from conformance.evidence import SecretSet
-from conformance.outcome import NotMeasured, not_measured
+from conformance.outcome import not_measured
 from conformance.targets.control import ContainerControl, Control, ReferenceControl, ScriptedControl
-from conformance.targets.model import CONTAINER, LAUNCH, UNIX, URL, AgentTarget
-from conformance.targets.origins import origin_of
+from conformance.targets.model import AgentTarget
 from conformance.targets.pool import ContainerHandle, ContainerPool, need_text
 from conformance.targets.resolve import AgentLocation, resolve
 from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
@@ -38,11 +36,6 @@ if TYPE_CHECKING:  # the bundled agents, imported at run time only when one is l
 #: Facts a check may need, and how the reference agentd's Config spells them.
 SWITCHES = {"events": "events", "introspection": "introspection", "device_grant": "device_grant", "push": "push"}
 #: Needs only a launched reference can meet (its Config objects); a running target cannot be switched to them.
-#: Why a check that asks for an instance of its own is not run on a running target: it changes the agent
-#: for every later check and for the agent's own users (it drains it, pauses it, revokes a session).
-FRESH_NEEDED = ("needs an instance of its own: the check runs controls that change the agent for every other "
-                "check and for its users (admin.drain, admin.pause, a session revoked), which the harness does "
-                "not do to a running agent; give your agent as a --container image (a fresh container per check)")
 REFERENCE_ONLY = ("principals", "workflows", "grants", "ring", "stream_deadline", "tick", "instance")
 
 
@@ -114,29 +107,46 @@ def _fact_value(v: Any) -> str:
     return str(v)
 
 
-class AgentTargets:
-    """Hands out instances matching a check's needs, launching reference agentd where allowed."""
+class Kind(Protocol):
+    """What :class:`AgentTargets` asks of its target's kind (one class a kind:
+    :class:`conformance.targets.kinds.TargetKind`)."""
 
-    def __init__(self, target: AgentTarget, secrets: SecretSet, report_dir: Path | None = None) -> None:
+    @property
+    def launchable(self) -> bool: ...
+
+    def pool(self, targets: AgentTargets) -> ContainerPool | None: ...
+
+    def start(self, targets: AgentTargets, needs: dict[str, Any], fresh: bool) -> Instance: ...
+
+    def core(self, targets: AgentTargets, card: dict[str, bool]) -> Instance | None: ...
+
+    def refusal(self, targets: AgentTargets, needs: dict[str, Any]) -> tuple[str | None, Instance | None]: ...
+
+    def reach(self, inst: Instance) -> None: ...
+
+
+class AgentTargets:
+    """Hands out instances matching a check's needs, as the target's kind starts them
+    (``kind``, made by :func:`conformance.targets.kinds.targets_for`): launched per configuration, a container,
+    or the running target as declared."""
+
+    def __init__(self, target: AgentTarget, secrets: SecretSet, report_dir: Path | None = None, *,
+                 kind: Kind) -> None:
         self.target = target
+        self.kind = kind
         self.secrets = secrets
+        self.report_dir = report_dir
         self.defects = frozenset(target.defects)
         self._cache: dict[tuple[Any, ...], Instance] = {}
         self._started: list[ReferenceAgentd | ScriptedAgent | PlainSdkAgent] = []
-        self.containers: ContainerPool | None = None
-        if target.kind == CONTAINER:
-            self.containers = ContainerPool(target, secrets, report_dir)
-
-    @classmethod
-    def from_context(cls, ctx: RunContext, secrets: SecretSet, report_dir: Path | None = None) -> AgentTargets:
-        """The targets of the run the command described (launch the reference when it described none)."""
-        return cls(AgentTarget.from_dict(ctx.target), secrets, report_dir)
+        #: The containers the instances are (``--container``), else None.
+        self.containers: ContainerPool | None = kind.pool(self)
 
     @property
     def launchable(self) -> bool:
         """Whether the harness starts the agent per configuration (the reference, or its image in a container:
         what a container's environment cannot express ends ``not_measured`` there)."""
-        return self.target.launchable
+        return self.kind.launchable
 
     def _token(self, role: str) -> str:
         return self.secrets.make(role)
@@ -144,19 +154,12 @@ class AgentTargets:
     def agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
         """An instance whose configuration satisfies ``needs`` (see :meth:`_agentd`), called with the run's
         per-call timeout."""
-        return self._timed(self._agentd(fresh=fresh, **needs))
+        return self.timed(self._agentd(fresh=fresh, **needs))
 
-    def _timed(self, inst: Instance) -> Instance:
+    def timed(self, inst: Instance) -> Instance:
         """``inst`` as the run calls it: with the per-call timeout, and the origins that are its own."""
-        t = self.target
-        inst.call_timeout = t.call_timeout
-        if t.kind in (URL, UNIX):
-            inst.origins = t.origins()
-            inst.origin_remedy = "--allow-origin it if it is your agent's"
-            inst.other_ports_unconfirmed = True
-        elif t.kind == CONTAINER:
-            inst.origins = (origin_of(inst.url), *((f"unix://{inst.uds_path}",) if inst.uds_path else ()))
-            inst.origin_remedy = f"the container is reached at {origin_of(inst.url)} only"
+        inst.call_timeout = self.target.call_timeout
+        self.kind.reach(inst)
         return inst
 
     def _agentd(self, *, fresh: bool = False, **needs: Any) -> Instance:
@@ -166,12 +169,11 @@ class AgentTargets:
         ``auth`` (True: principals operator/user/agent with bearer tokens are configured),
         ``ring``, ``stream_deadline``, ``workflows`` (tuple of :class:`conformance.agentd_page.launch.Workflow`).
         """
-        if self.containers is not None:
-            return self._container(self.containers, needs, fresh)
-        if not self.launchable:
-            if fresh:
-                not_measured(FRESH_NEEDED)
-            return self._external(needs)
+        return self.kind.start(self, needs, fresh)
+
+    def launched(self, needs: dict[str, Any], fresh: bool) -> Instance:
+        """The launched reference in the configuration ``needs`` asks for (one per configuration, or a private
+        one when ``fresh``)."""
         key = tuple(sorted((k, repr(v)) for k, v in needs.items()))
         if not fresh and key in self._cache:
             return self._cache[key]
@@ -233,34 +235,22 @@ class AgentTargets:
         """Start a private instance whose configuration the agent is expected to refuse: (the refusal's
         words, None) when it refused to start, (None, the instance) when it started anyway. A launched
         reference refuses with a ConfigError; an image by exiting before its card answers."""
-        if self.containers is not None:
-            started = self.containers.start(needs)
-            if isinstance(started, str):
-                return started, None
-            return None, self._timed(self._instance_of(*started))
-        try:
-            return None, self.agentd(fresh=True, **needs)
-        except ConfigError as exc:
-            return f"ConfigError: {exc}", None
+        return self.kind.refusal(self, needs)
 
-    def _container(self, pool: ContainerPool, needs: dict[str, Any], fresh: bool) -> Instance:
-        return self._instance_of(*pool.get(needs, fresh))
-
-    def _instance_of(self, agent: ContainerAgent, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
+    def instance_of(self, agent: ContainerAgent, tokens: dict[str, str], facts: dict[str, str]) -> Instance:
         control = ContainerControl(agent.control_path) if agent.control_path else None
         return Instance(url=agent.url, uds_path=agent.uds_path, tokens=tokens, facts=facts,
                         launched=ContainerHandle(agent), control=control, callback_host=self.callback_host,
                         callback_scheme=self.callback_scheme, callback_gap=self.callback_gap)
 
-    def _external(self, needs: dict[str, Any]) -> Instance:
+    def declared_facts(self, needs: dict[str, Any], listen: str | None) -> dict[str, str]:
+        """The facts of a target the harness cannot switch (declared, ``listen`` as its kind listens, auth when
+        tokens were given); the check ends not measured when ``needs`` are not among them."""
         t = self.target
         facts = dict(t.facts)
-        tokens = dict(t.tokens)
-        if t.kind == UNIX:
-            facts.setdefault("listen", "unix")
-        elif t.kind == URL:
-            facts.setdefault("listen", "tcp")
-        if tokens:
+        if listen is not None:
+            facts.setdefault("listen", listen)
+        if t.tokens:
             facts.setdefault("auth", "on")
         for key, want in needs.items():
             if key == "fresh":
@@ -279,19 +269,7 @@ class AgentTargets:
                              f"(declare it with --fact {key}={_fact_value(want)} if it holds)")
             if have != _fact_value(want):
                 not_measured(f"needs a target with {key}={_fact_value(want)}; this target declared {key}={have}")
-        if t.kind == UNIX and t.path is not None:
-            return Instance(url=f"unix://{t.path}", uds_path=t.path, tokens=tokens, facts=facts)
-        if t.kind == URL and t.url is not None:
-            return Instance(url=t.url, uds_path=None, tokens=tokens, facts=facts)
-        if t.kind == LAUNCH and t.name in ("sdk", "scripted"):
-            # A launched core agent, judged as any running target would be (it is not agentd).
-            core = self.core()
-            if core is not None:
-                return Instance(url=core.url, uds_path=None, tokens=tokens, facts=facts)
-        self._cannot_serve()
-
-    def _cannot_serve(self) -> NoReturn:
-        not_measured(f"target kind {self.target.kind!r} / {self.target.name!r} cannot serve agentd checks")
+        return facts
 
     def core(self, **card: bool) -> Instance | None:
         """An instance for the core (``a2a``) family checks, launching it when the target is launched.
@@ -307,37 +285,12 @@ class AgentTargets:
         ``reference`` (the reference agentd, via :meth:`agentd`), ``scripted`` (the scripted agent on
         JSON-RPC, HTTP+JSON and gRPC with the core script) and ``sdk`` (a plain a2a-sdk agent).
         """
-        inst = self._core(**card)
-        return self._timed(inst) if inst is not None else None
+        inst = self.kind.core(self, card)
+        return self.timed(inst) if inst is not None else None
 
-    def _core(self, **card: bool) -> Instance | None:
-        kind, name = self.target.kind, self.target.name
-        if kind not in (LAUNCH, CONTAINER):
-            return None if card else self._external({})
-        if ("required_extension" in card or "signed" in card) and name != "scripted":
-            return None  # only the scripted agent can be started marking an extension required, or signing its card
-        if card.get("secured") and name == "sdk":
-            return None  # the plain SDK agent declares no security scheme
-        if name == "reference" or kind == CONTAINER:
-            if "streaming" in card:
-                return None  # the reference agentd always streams
-            needs: dict[str, Any] = {}
-            if "push" in card:
-                needs["push"] = card["push"]
-            if "extended" in card:
-                needs["auth"] = card["extended"]  # it declares an extended card exactly when it has a scheme
-            if card.get("secured"):
-                if card.get("extended") is False:
-                    return None  # with principals it always declares an extended card
-                needs["auth"] = True
-            if kind == CONTAINER and card:
-                try:
-                    return self.agentd(**needs)
-                except NotMeasured:
-                    # The image cannot be switched so (no switch, not in its document): like a running target,
-                    # the side it serves is judged alone rather than the whole row lost.
-                    return None
-            return self.agentd(**needs)
+    def launched_core(self, card: dict[str, bool]) -> Instance | None:
+        """The launched scripted or plain SDK agent with its card flipped as ``card`` asks (one per card)."""
+        name = self.target.name
         key = ("core", name, tuple(sorted(card.items())))
         if key in self._cache:
             return self._cache[key]

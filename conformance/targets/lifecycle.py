@@ -26,7 +26,7 @@ class PreflightUsage(Exception):
 
 
 class PreflightFailure(Exception):
-    """The target could not be run at all: exit 3, one line."""
+    """The target could not be run at all (nothing answers, the engine does not): exit 3, one line."""
 
 
 def preflight(target: AgentTarget, report_dir: Path, secrets: Iterable[str] = ()) -> dict[str, Any]:

@@ -1,14 +1,16 @@
 """The target model: what is under test, described once and read back everywhere.
 
 Two kinds of target, each built in one place from what the user gave — the command's flags or an
-entry of a ``matrix`` targets file (``conformance.campaign.targets_file``):
+entry of a ``matrix`` targets file (``conformance.campaign.targets_file``): an agent by
+:func:`conformance.targets.kinds.build_target`, a CLI by :meth:`CliTarget.build`.
 
 * :class:`AgentTarget` — an A2A agent: a running one at a URL (``url``) or on a unix socket
   (``unix``), a bundled one the harness launches per configuration (``launch``: reference, scripted,
-  sdk), or a local image started once per configuration (``container``); plus the bearer tokens per
-  role, the declared facts, the named defects of a launched reference, the long-running hint, the
-  target's executable, how long one call to it may take (the per-call timeout) and the origins besides
-  the one given that are the target's own.
+  sdk), or a local image started once per configuration (``container``) — each kind a class of
+  :mod:`conformance.targets.kinds`, which pre-flights, starts, describes and cleans up a target of it;
+  plus the bearer tokens per role, the declared facts, the named defects of a launched reference, the
+  long-running hint, the target's executable, how long one call to it may take (the per-call timeout) and
+  the origins besides the one given that are the target's own.
 * :class:`CliTarget` — an a2a-cli client: its command line (argv prefix; the bundled reference CLI
   when none is given), an optional adapter file, its Agent Skill, its environment and the bound on
   each invocation.
@@ -16,49 +18,44 @@ entry of a ``matrix`` targets file (``conformance.campaign.targets_file``):
 The command serialises the description into the run context (:meth:`to_dict`, the JSON the pytest
 session and every xdist worker read); the fixtures read it back (:meth:`from_dict`) and hand it to
 :mod:`conformance.targets.instances` (agents) or :class:`conformance.clicheck.invocations.Cli` (CLIs).
-:meth:`AgentTarget.provides` says which registry ``needs:`` the target gives a run.
+The kind's ``provides()`` says which registry ``needs:`` an agent target gives a run.
 """
 
 from __future__ import annotations
 
-import importlib
-import math
 import os
 import shlex
-import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from conformance import revision
-from conformance.agentd_page import ROLES
 from conformance.cli.adapter import Adapter, AdapterError
 from conformance.cli.runner import ExecutableNotFound, NotRunnable, check_runnable
 from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, python_module
 from conformance.redact import MIN_SECRET_LEN
-from conformance.targets.origins import allowed_origin, origin_of
 from conformance.wire import DEFAULT_CALL_TIMEOUT
 
-#: Kinds of agent target.
+#: The run context's names of the kinds of agent target (each kind is a class of :mod:`conformance.targets.kinds`).
 URL, UNIX, LAUNCH, CONTAINER = "url", "unix", "launch", "container"
-#: The bundled agents ``--launch`` starts, and the report folder each is named after by default.
-LAUNCHABLE = {"reference": "reference-agentd", "scripted": "scripted-agent", "sdk": "plain-sdk-agent"}
-#: Where each launchable target's named defects are.
-DEFECT_TABLES = {"reference": "conformance.fixtures.reference_agentd.defects",
-                 "scripted": "conformance.fixtures.scripted_agent.defects"}
-REFERENCE_CLI = tuple(python_module("conformance.fixtures.reference_cli"))
-#: What the report names the bundled reference CLI.
-REFERENCE_CLI_TOOL = "agentd-conformance-refcli"
-
 
 class TargetError(ValueError):
     """The target as given cannot be used (a usage error: exit 2); the message is one line naming the flag."""
 
 
+REFERENCE_CLI = tuple(python_module("conformance.fixtures.reference_cli"))
+#: What the report names the bundled reference CLI.
+REFERENCE_CLI_TOOL = "agentd-conformance-refcli"
+#: The variable that switches the bundled reference CLI's named defects on (its defects.py).
+REFCLI_DEFECTS = "REFCLI_DEFECTS"
+
+
 @dataclass
 class AgentTarget:
-    """An agent under test. ``kind`` is one of ``url``, ``unix``, ``launch``, ``container``."""
+    """An agent under test, as described (:func:`conformance.targets.kinds.build_target` builds it from what the
+    user gave). ``kind`` is one of ``url``, ``unix``, ``launch``, ``container``: the run context's name of its
+    kind, whose class (:func:`conformance.targets.kinds.kind_of`) pre-flights, starts, describes and cleans up
+    a target of it."""
 
     kind: str = LAUNCH
     url: str | None = None
@@ -91,166 +88,6 @@ class AgentTarget:
     #: kind url / unix: origins besides the one given whose interfaces are the target's (``--allow-origin``:
     #: a reverse proxy in front of the agent, another port of it).
     allow_origins: list[str] = field(default_factory=list)
-
-    # ---- building --------------------------------------------------------------------------------
-
-    @classmethod
-    def build(cls, *, url: str | None = None, unix: str | None = None, launch: str | None = None,
-              container: dict[str, Any] | None = None, container_env: dict[str, str] | None = None,
-              container_env_plain: dict[str, str] | None = None,
-              tokens: dict[str, str] | None = None, facts: dict[str, str] | None = None,
-              defects: list[str] | tuple[str, ...] = (), long_running_text: str | None = None,
-              binary: str | None = None, call_timeout: float | None = None,
-              allow_origins: list[str] | tuple[str, ...] = (), spec_revision: str | None = None) -> AgentTarget:
-        """The target the user named (at most one of url / unix / launch / container; none: launch the
-        reference). Raises :class:`TargetError` for anything that cannot be used as given."""
-        tokens = _pairs(tokens, "--token")
-        facts = _pairs(facts, "--fact")
-        for role in tokens:
-            if role not in ROLES:
-                raise TargetError(f"--token: unknown role {role!r} (expected one of {', '.join(ROLES)})")
-        short = [role for role, tok in tokens.items() if len(tok) < MIN_SECRET_LEN]
-        if short:
-            raise TargetError(f"--token: the token for {', '.join(short)} is shorter than {MIN_SECRET_LEN} "
-                              "characters and could not be redacted safely")
-        container_env = _pairs(container_env, "--container-env")
-        container_env_plain = _pairs(container_env_plain, "--container-env-plain")
-        short = sorted(k for k, v in container_env.items() if len(v) < MIN_SECRET_LEN)
-        if short:
-            raise TargetError(f"--container-env: the value of {', '.join(short)} is shorter than {MIN_SECRET_LEN} "
-                              "characters and could not be redacted safely (use --container-env-plain for a value "
-                              "that is not a secret)")
-        both = sorted(set(container_env) & set(container_env_plain))
-        if both:
-            raise TargetError(f"--container-env and --container-env-plain both set {', '.join(both)}")
-        if url:
-            if not url.startswith(("http://", "https://")):
-                raise TargetError(f"--url: expected an http:// or https:// URL, got {url!r}")
-            target = cls(URL, url=url)
-        elif unix:
-            target = cls(UNIX, path=str(Path(unix).resolve()))
-        elif container:
-            entry = dict(container)
-            entry["env"] = {**(entry.get("env") or {}), **container_env_plain, **container_env}
-            # Every container and network of this run carries the id (CI may set it: its job's id).
-            entry.setdefault("run_id",
-                             os.environ.get("AGENTD_CONFORMANCE_RUN_ID") or f"{os.getpid()}-{time.time_ns()}")
-            target = cls(CONTAINER, container=entry, secret_env=tuple(sorted(container_env)))
-        else:
-            name = launch or "reference"
-            if name not in LAUNCHABLE:
-                raise TargetError(f"--launch: unknown target {name!r} (expected reference, scripted or sdk)")
-            target = cls(LAUNCH, name=name)
-        if (container_env or container_env_plain) and target.kind != CONTAINER:
-            raise TargetError("--container-env applies only with --container")
-        if defects:
-            if target.kind not in (LAUNCH, CONTAINER):
-                raise TargetError("--defect applies only to a launched reference target (--launch) or its image")
-            _check_defects(target.name or "reference", list(defects))
-        _check_facts(facts)
-        target.tokens = tokens
-        target.facts = facts
-        target.defects = list(defects)
-        if long_running_text:
-            target.long_running = {"text": long_running_text}
-        target.binary = binary or None
-        if call_timeout is not None:
-            if (isinstance(call_timeout, bool) or not isinstance(call_timeout, int | float)
-                    or not math.isfinite(call_timeout) or call_timeout <= 0):
-                raise TargetError(f"--call-timeout: expected a positive number of seconds, got {call_timeout!r}")
-            target.call_timeout = float(call_timeout)
-        if spec_revision is not None:
-            try:
-                target.spec_revision = revision.check(str(spec_revision))
-            except revision.UnknownRevision as exc:
-                raise TargetError(f"--spec-revision: {exc}") from None
-        if allow_origins:
-            if target.kind not in (URL, UNIX):
-                raise TargetError("--allow-origin applies only with --url or --unix (the harness knows where a "
-                                  "target it starts listens)")
-            for value in allow_origins:
-                try:
-                    target.allow_origins.append(allowed_origin(value))
-                except ValueError as exc:
-                    raise TargetError(f"--allow-origin: {exc}") from None
-        return target
-
-    # ---- what it is --------------------------------------------------------------------------------
-
-    @property
-    def launchable(self) -> bool:
-        """Whether the harness starts the agent per configuration (the reference, or an image in a container:
-        what a container's environment cannot express ends ``not_measured`` there)."""
-        return (self.kind == LAUNCH and self.name == "reference") or self.kind == CONTAINER
-
-    @property
-    def running(self) -> bool:
-        """A target the user runs (url / unix): the harness can switch nothing on it."""
-        return self.kind in (URL, UNIX)
-
-    def default_name(self) -> str:
-        """The report folder's name when the user gives none."""
-        if self.kind == URL:
-            return str(self.url)
-        if self.kind == UNIX:
-            return f"unix-{Path(str(self.path)).name}"
-        if self.kind == CONTAINER:
-            return f"container-{(self.container or {}).get('image')}"
-        return LAUNCHABLE[self.name or "reference"]
-
-    def where(self) -> str | None:
-        """The report's ``agent_tested``: the URL, the socket, the image, or the launched target's name."""
-        if self.kind == CONTAINER:
-            image = (self.container or {}).get("image")
-            return f"container image {image}" + (f" ({self.image_id})" if self.image_id else "")
-        if self.kind == LAUNCH:
-            return f"the bundled {self.name or 'reference'} agent, launched by the harness"
-        return self.url or self.path or self.name
-
-    def bundled(self) -> dict[str, Any] | None:
-        """The report's ``bundled_target`` (``name``, ``defects``): for a target the harness brings itself —
-        a launched one, or the image of the bundled reference (its defects switched on by --defect)."""
-        if self.kind == LAUNCH:
-            return {"name": self.name or "reference", "defects": list(self.defects)}
-        if self.kind == CONTAINER and self.defects:
-            return {"name": f"image {(self.container or {}).get('image')}", "defects": list(self.defects)}
-        return None
-
-    def origins(self) -> tuple[str, ...] | None:
-        """Where a running target's interfaces may be (:mod:`conformance.targets.origins`): the origin of
-        the URL given, or the socket, and the allowed origins; None for a target the harness starts (it
-        knows each instance's own, see :class:`~conformance.targets.instances.AgentTargets`)."""
-        if self.kind == URL and self.url:
-            return (origin_of(self.url), *self.allow_origins)
-        if self.kind == UNIX and self.path:
-            return (f"unix://{self.path}", *self.allow_origins)
-        return None
-
-    def provides(self) -> list[str]:
-        """The registry needs (``conformance.registry.NEEDS``) this target gives a run."""
-        have: set[str] = set()
-        if self.kind == LAUNCH and self.name == "reference":
-            have |= {"executable", "launch_config", "restartable", "unix_socket"}
-        if self.kind == LAUNCH and self.name in ("reference", "scripted"):
-            have.add("logs")  # what the launched agent writes, kept by the harness (its logs() method)
-        if self.kind == UNIX:
-            have.add("unix_socket")
-        if self.kind == CONTAINER:
-            # docker restart is a real restart; the image's entry point is its executable (run with no
-            # network); the socket folder is bind-mounted on this host. launch_config only when the image
-            # takes a whole configuration document (a config switch, as the reference image's
-            # AGENTD_CONFIG, or contract v2's config file): switches cannot carry workflows or principals.
-            have |= {"restartable", "executable", "logs"}  # docker logs: the container's own output
-            if self.socket_dir:
-                have.add("unix_socket")
-            entry = self.container or {}
-            if "config" in (entry.get("switches") or {}) or entry.get("config_document") or entry.get("config"):
-                have.add("launch_config")
-        if self.binary:
-            have.add("executable")
-        if os.geteuid() == 0:
-            have.add("root")
-        return sorted(have)
 
     # ---- the run context's spelling ----------------------------------------------------------------
 
@@ -293,7 +130,7 @@ class AgentTarget:
         return self.to_dict().get(key, default)
 
 
-def _pairs(given: dict[str, str] | None, flag: str) -> dict[str, str]:
+def pairs(given: dict[str, str] | None, flag: str) -> dict[str, str]:
     """``given`` (KEY -> VALUE), refused when a key or a value is empty (as the flag's KEY=VALUE would be)."""
     out = dict(given or {})
     for k, v in out.items():
@@ -311,22 +148,14 @@ FACTS: dict[str, tuple[str, ...] | None] = {
 }
 
 
-def _check_facts(facts: dict[str, str]) -> None:
+def check_facts(facts: dict[str, str]) -> None:
+    """Refuse a fact that is not one of :data:`FACTS`, or a value it does not take."""
     for key, value in facts.items():
         if key not in FACTS:
             raise TargetError(f"--fact: unknown fact {key!r} (known: {', '.join(FACTS)})")
         values = FACTS[key]
         if values is not None and value not in values:
             raise TargetError(f"--fact: {key} is {' or '.join(values)}, got {value!r}")
-
-
-def _check_defects(launch: str, names: list[str]) -> None:
-    if launch == "sdk":
-        raise TargetError("--defect: the sdk target is the plain a2a-sdk agent and has no defects")
-    defects = importlib.import_module(DEFECT_TABLES[launch]).DEFECTS
-    unknown = [n for n in names if n not in defects]
-    if unknown:
-        raise TargetError(f"--defect: unknown defect(s) of the {launch} target: {', '.join(unknown)}")
 
 
 @dataclass(frozen=True)
@@ -354,8 +183,8 @@ class CliTarget:
         """The CLI the user named (none: the bundled reference). ``env`` (``--env``) holds secrets, every value
         at least :data:`MIN_SECRET_LEN` characters; ``env_plain`` (``--env-plain``) values that are not.
         Raises :class:`TargetError`."""
-        secret = _pairs(env, "--env")
-        plain = _pairs(env_plain, "--env-plain")
+        secret = pairs(env, "--env")
+        plain = pairs(env_plain, "--env-plain")
         both = sorted(set(secret) & set(plain))
         if both:
             raise TargetError(f"--env and --env-plain both give {', '.join(both)}")
@@ -423,6 +252,18 @@ class CliTarget:
     def default_name(self) -> str:
         """The report folder's name when the user gives none."""
         return "reference-cli" if self.reference else Path(self.prefix[0]).name
+
+    def bundled(self) -> dict[str, Any] | None:
+        """The report's ``bundled_target``: the bundled reference CLI and its defects switched on (by
+        :data:`REFCLI_DEFECTS` in its environment); None for any other tool."""
+        if not self.reference:
+            return None
+        switched = [d for d in self.env.get(REFCLI_DEFECTS, "").split(",") if d.strip()]
+        return {"name": "reference-cli", "defects": switched}
+
+    def env_given(self) -> list[str]:
+        """The report's ``env_given``: the variables the user set (not the reference's import path)."""
+        return sorted(k for k in self.env if not (self.reference and k == "PYTHONPATH"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "cli", "prefix": list(self.prefix), "adapter": self.adapter_file,

@@ -19,6 +19,7 @@ from conformance.a2a.ledger import SETTLE_ON_STOP, SETTLE_TIMEOUT, TaskLedger
 from conformance.context import RunContext
 from conformance.evidence import Evidence, SecretSet
 from conformance.targets.instances import AgentTargets
+from conformance.targets.kinds import kind_of, targets_for
 from conformance.targets.model import AgentTarget
 from conformance.wire import Recorder
 
@@ -27,7 +28,9 @@ from conformance.wire import Recorder
 def agent_targets(run_context: RunContext, run_secrets: SecretSet, pytestconfig: pytest.Config
                   ) -> Iterator[AgentTargets]:
     report = pytestconfig.getoption("conformance_report", None)
-    targets = AgentTargets.from_context(run_context, run_secrets, Path(report).resolve() if report else None)
+    # The run the command described (launch the reference when it described none).
+    targets = targets_for(AgentTarget.from_dict(run_context.target), run_secrets,
+                          Path(report).resolve() if report else None)
     yield targets
     targets.close()
 
@@ -37,7 +40,7 @@ def _run_leaves_no_task_running(run_context: RunContext, pytestconfig: pytest.Co
     """On a target the user runs (``--url``, ``--unix``): the tasks this process made and left running are
     canceled when the run ends, or is interrupted, and waited for (bounded), so the next run finds the
     agent as this one did (``conformance.a2a.ledger``). Launched targets and containers end with the run."""
-    if not AgentTarget.from_dict(run_context.target).running:
+    if not kind_of(AgentTarget.from_dict(run_context.target)).running:
         yield
         return
     with TaskLedger() as ledger:

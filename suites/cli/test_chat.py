@@ -38,6 +38,17 @@ def _wait(cli: Cli) -> float:
     return cli.runner.timeout
 
 
+def _first_prompt(cli: Cli, s: Session, bound: float) -> None:
+    """Wait for the session's first prompt; without one the check ends (blocked by the row that owns `chat`
+    when the tool refused it, else failed)."""
+    if s.expect_prompt() is None:
+        r = s.close()
+        cli.require(r, "chat")
+        how = "it exited" if r.exit_code is not None else "none came"
+        raise AssertionError(f"expected `chat` to show a prompt within {bound:g}s on a terminal; {how}; "
+                             f"{shown(r)}")
+
+
 def _ids(msg: dict[str, Any]) -> dict[str, Any]:
     return {"contextId": msg.get("contextId"), "taskId": msg.get("taskId")}
 
@@ -55,12 +66,7 @@ def test_chat_carries_context_and_waiting_task_across_three_turns(
     bound = _wait(cli)
     s = Session(cli, ["chat", "-a", a.base_url], timeout=bound)
     try:
-        if s.expect_prompt() is None:
-            r = s.close()
-            cli.require(r, "chat")
-            how = "it exited" if r.exit_code is not None else "none came"
-            raise AssertionError(f"expected `chat` to show a prompt within {bound:g}s on a terminal; {how}; "
-                                 f"{shown(r)}")
+        _first_prompt(cli, s, bound)
         words = [unique("turn-one"), unique("turn-two"), unique("turn-three")]
         shown_after: list[str] = []
         for i, w in enumerate(words):
@@ -108,10 +114,7 @@ def test_chat_ends_cleanly_on_ctrl_c(cli: Cli, agent: AgentMaker) -> None:
     bound = _wait(cli)
     s = Session(cli, ["chat", "-a", a.base_url], timeout=bound)
     try:
-        if s.expect_prompt() is None:
-            r = s.close()
-            cli.require(r, "chat")
-            raise AssertionError(f"expected `chat` to show a prompt within {bound:g}s on a terminal; {shown(r)}")
+        _first_prompt(cli, s, bound)
         s.interrupt()
         ended = s.wait_exit(bound)
         r = s.close()

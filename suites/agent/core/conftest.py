@@ -23,6 +23,8 @@ from conformance.judge.errors import ERROR_INFO_ROW
 from conformance.receiver import Receiver
 from conformance.targets.core import BASE_ROWS, INTERFACE_ROW, CoreAgent, binding_params
 from conformance.targets.instances import AgentTargets
+from conformance.targets.kinds import targets_for
+from conformance.targets.model import AgentTarget
 from conformance.wire import Recorder
 from conformance.wire.caller import STANDARD_BINDINGS, Caller
 
@@ -45,7 +47,7 @@ def _run(config: pytest.Config) -> tuple[RunContext, SecretSet]:
 def _targets(config: pytest.Config) -> AgentTargets:
     if _TARGETS not in config.stash:
         ctx, secrets = _run(config)
-        targets = AgentTargets.from_context(ctx, secrets)
+        targets = targets_for(AgentTarget.from_dict(ctx.target), secrets)
         config.add_cleanup(targets.close)
         config.stash[_TARGETS] = targets
     return config.stash[_TARGETS]
