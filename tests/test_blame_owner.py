@@ -111,6 +111,8 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "header-first-uri-only", "AGENTD_NEG_001", ("AGENTD_NEG_006", "AGENTD_ANN_011")),
     # a unix card declaring a scheme: the flag of a listener without one (CARD_006) has no socket to be read on
     (AGENTD, "unix-declares-bearer", "AGENTD_UDS_006", ("AGENTD_CARD_006",)),
+    # ListTasks not routed when the command URI is named: what its answer carries (DECL_007) cannot be read
+    (AGENTD, "list-unrouted-with-command", "AGENTD_DECL_013", ("AGENTD_DECL_007",)),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):
