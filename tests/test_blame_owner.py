@@ -140,6 +140,8 @@ CASES: tuple[tuple[Reference, str, str, tuple[str, ...]], ...] = (
     (AGENTD, "events-plain-json", "AGENTD_EVT_001", ("AGENTD_EVT_005", "AGENTD_ANN_011")),
     # the extended card refused: what it lists (CARD_013's ring) cannot be seen
     (AGENTD, "extended-card-refused", "AGENTD_CARD_007", ("AGENTD_CARD_013",)),
+    # ListTasks not routed when the command URI is named: what its answer carries (DECL_007) cannot be read
+    (AGENTD, "list-unrouted-with-command", "AGENTD_DECL_013", ("AGENTD_DECL_007",)),
 )
 
 #: (reference, defect, its row, rows a check once failed under it though their own text holds):

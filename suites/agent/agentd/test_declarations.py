@@ -233,6 +233,9 @@ def _refused_as(reply: Any, codes: tuple[int, ...]) -> bool:
 
 
 def _result(reply: RpcReply, what: str) -> Any:
+    if reply.error is not None and reply.error.code == -32601:
+        # A method not routed is the route table's (AGENTD_DECL_013's) fail: there is no answer to read.
+        blocked_by(LISTENER_ROW, f"{what} was answered -32601 (not routed): {quote(reply.json or reply.body)}")
     if reply.error is not None or reply.status != 200 or "result" not in (reply.envelope or {}):
         fail(f"{what}: HTTP {reply.status}, answer {quote(reply.json or reply.body)}")
     return reply.result
