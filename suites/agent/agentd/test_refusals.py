@@ -712,6 +712,10 @@ def _header_run(agent_targets: AgentTargets, recorder: Recorder) -> list[Seen]:
 
         @BAD_INPUT
         @given(_header_lines())
+        # the near misses of the command URI, each alone, every run (a generator may not reach them): a URI that
+        # differs in case or by a trailing slash is not the command URI
+        @example([COMMAND + "/"])
+        @example([COMMAND.upper()])
         def run(lines: list[str]) -> None:
             per_line = [[i.strip() for i in line.split(",")] for line in lines]
             out.append(probe.observe(
