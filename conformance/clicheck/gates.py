@@ -154,7 +154,7 @@ class EarlyReturns:
         return Blocked(WAIT_ROW, f"{self.seen[0]}{more}: the tool does not wait for the task's end by default")
 
 
-def _answer_documents(body: bytes) -> list[Any]:
+def answer_documents(body: bytes) -> list[Any]:
     """The JSON documents of an answer: the body itself, or each ``data:`` line of an event stream."""
     text = body.decode("utf-8", errors="replace")
     try:
@@ -175,7 +175,7 @@ def told_states(body: bytes) -> list[tuple[str, str]]:
     """Every (task id, state) an answer of the agent told the tool: each ``status.state`` of the answer (a
     Task, a status update, each event of a stream) with the id of the task it belongs to."""
     out: list[tuple[str, str]] = []
-    level: list[Any] = _answer_documents(body)
+    level: list[Any] = answer_documents(body)
     while level:
         for node in level:
             status = node.get("status") if isinstance(node, dict) else None
@@ -239,4 +239,4 @@ class PollsThroughInterruption:
 
 
 __all__ = ["IMPLICIT", "INTERRUPT_ROW", "JUDGED_BY", "VERSION_ROW", "WAIT_ROW", "EarlyReturns",
-           "PollsThroughInterruption", "add_implicit_depends", "told_states", "version_refused"]
+           "PollsThroughInterruption", "add_implicit_depends", "answer_documents", "told_states", "version_refused"]

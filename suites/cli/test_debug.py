@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from conformance.clicheck.gates import answer_documents
 from conformance.clicheck.invocations import AgentMaker, Cli, SecretMaker
 from conformance.clicheck.output import secret_forms
 from conformance.evidence import Evidence
@@ -45,19 +46,7 @@ def string_leaves(value: Any) -> Iterator[str]:
 
 def response_messages(req: RecordedRequest) -> list[Any]:
     """The JSON message(s) the agent sent back: one JSON body, or one per Server-Sent Event."""
-    text = req.response_body.decode("utf-8", errors="replace")
-    try:
-        return [json.loads(text)]
-    except ValueError:
-        pass
-    out = []
-    for line in text.splitlines():
-        if line.startswith("data:"):
-            try:
-                out.append(json.loads(line[5:].strip()))
-            except ValueError:
-                continue
-    return out
+    return answer_documents(req.response_body)
 
 
 def missing_from(stderr: str, messages: list[Any]) -> list[str]:
