@@ -33,7 +33,10 @@ def cli_runs(report_dir: Path) -> list[dict[str, Any]]:
 
 
 def test_a_cli_that_never_exits_still_gets_a_complete_tier1_report(tmp_path: Path) -> None:
-    exe = tool(tmp_path, "exec sleep 600")
+    """Every invocation is cut at --cli-timeout, the identity's ``--version`` probe too: asked for its version,
+    the tool leaves a mark after 3 s, which a probe cut at 0.5 s never lets it write."""
+    mark = tmp_path / "version-answered"
+    exe = tool(tmp_path, f'[ "$1" = --version ] && {{ sleep 3; touch {mark}; }}; exec sleep 600')
     report = run_command(["cli", "--exe", exe, "--cli-timeout", "0.5", "--jobs", "2", "--only", *TIER1],
                          tmp_path / "r", timeout=900)
     reqs = report.requirements
@@ -41,6 +44,8 @@ def test_a_cli_that_never_exits_still_gets_a_complete_tier1_report(tmp_path: Pat
     assert all(reqs[rid].note for rid in TIER1)
     runs = cli_runs(tmp_path / "r")
     assert runs and all(r["timed_out"] for r in runs), "every invocation of a hanging CLI must be cut"
+    assert not mark.exists(), "the --version probe outlived --cli-timeout"
+    assert report.identity.tool_version == "unknown"
 
 
 @pytest.mark.parametrize(("name", "body"), [

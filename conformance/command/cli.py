@@ -14,6 +14,7 @@ from conformance.command.errors import UsageFailure
 from conformance.command.identity import (
     REFERENCE_CLI_FACTS,
     SCRIPTED_AGENT_TCK,
+    VERSION_TIMEOUT,
     adapter_info,
     machine_caveats,
     public_argv,
@@ -63,7 +64,8 @@ def run_cli(target: CliTarget, opts: RunOptions, facts: Mapping[str, str] | None
     ctx = RunContext(
         family="a2acli", target=target.to_dict(),
         run={"target": name, "tool": target.tool,
-             "tool_version": tool_version(list(target.prefix), target.adapter_file, target.env),
+             "tool_version": tool_version(list(target.prefix), target.adapter_file, target.env,
+                                         timeout=min(VERSION_TIMEOUT, target.timeout_cap or VERSION_TIMEOUT)),
              **tool_facts(target, facts), "agent_tck_conformant": SCRIPTED_AGENT_TCK,
              "extra": {"skill_given": target.skill is not None,
                        "skill": public_path(str(target.skill)) if target.skill else "none (no --skill given)"},
