@@ -248,8 +248,10 @@ BENCHMARK_ONLY: frozenset[tuple[str, str]] = frozenset({
 })
 
 
-def _sampled(cases: tuple[tuple[Reference, str, str, tuple[str, ...]], ...]
+def ci_cases(cases: tuple[tuple[Reference, str, str, tuple[str, ...]], ...]
              ) -> tuple[tuple[Reference, str, str, tuple[str, ...]], ...]:
+    """The cases this run takes: all of them with ``CONFORMANCE_BLAME_OWNER=all``, else CI's sample. (The kill
+    matrix leaves to these cases the owner rows they show failing: ``tests/test_kill_matrix.SHOWN``.)"""
     return cases if ALL else tuple(c for c in cases if (c[1], c[2]) not in BENCHMARK_ONLY)
 
 
@@ -267,7 +269,7 @@ def test_the_defect_declares_and_fails_each_row_whose_text_it_breaks(ref: Refere
         assert killed(got, rid), f"{rid} failed on no assertion of its own under {defect}"
 
 
-@pytest.mark.parametrize(("ref", "defect", "owner", "others"), _sampled(CASES), ids=[c[1] for c in _sampled(CASES)])
+@pytest.mark.parametrize(("ref", "defect", "owner", "others"), ci_cases(CASES), ids=[c[1] for c in ci_cases(CASES)])
 def test_the_defect_fails_its_owner_and_blocks_the_other_rows(ref: Reference, defect: str, owner: str,
                                                               others: tuple[str, ...], tmp_path: Path) -> None:
     report = ref.run(tmp_path, ids=[owner, *others], defect=defect)
@@ -280,8 +282,8 @@ def test_the_defect_fails_its_owner_and_blocks_the_other_rows(ref: Reference, de
             f"{other} under {defect} should be not_measured, blocked by {owner}; it is {got.status}: {got.note}")
 
 
-@pytest.mark.parametrize(("ref", "defect", "owner", "others"), _sampled(PASSING),
-                         ids=[c[1] for c in _sampled(PASSING)])
+@pytest.mark.parametrize(("ref", "defect", "owner", "others"), ci_cases(PASSING),
+                         ids=[c[1] for c in ci_cases(PASSING)])
 def test_the_defect_fails_its_owner_and_leaves_the_other_rows_passing(ref: Reference, defect: str, owner: str,
                                                                       others: tuple[str, ...],
                                                                       tmp_path: Path) -> None:

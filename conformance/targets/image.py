@@ -433,7 +433,11 @@ def build_on_base(repository: str, files: dict[str, bytes], steps: list[str], la
     contract): FROM the base root filesystem, the harness's dependency set at :data:`SITE` (the same wheels as
     the reference image: a2a-sdk, uvicorn, ...), ``files`` (path in the build context -> bytes, copied to
     ``/opt/app``), then ``steps`` (Dockerfile lines: ENV, USER, ENTRYPOINT, ...) and ``labels``. Tagged
-    ``repository:<content hash>``: a second call with nothing changed is a look-up. Nothing is pulled."""
+    ``repository:<content hash>``: a second call with nothing changed is a look-up. Nothing is pulled.
+
+    Built in two steps: the unlabelled image (``repository:app-<hash>``: the large layer of dependencies), then
+    the labels on top of it, so images differing only in their labels (a broken contract beside the right one)
+    share the first and each costs a build of one small layer."""
     cache_dir().mkdir(parents=True, exist_ok=True)
     with open(cache_dir() / "build.lock", "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -442,29 +446,40 @@ def build_on_base(repository: str, files: dict[str, bytes], steps: list[str], la
         client = _client()
         deps = _deps_site(requirements(), log)
         parts = [RECIPE.encode(), base_key().encode(), *(n.encode() for n in _installed(deps)),
-                 *(s.encode() for s in steps), json.dumps(labels, sort_keys=True).encode()]
+                 *(s.encode() for s in steps)]
         for name in sorted(files):
             parts += [name.encode(), files[name]]
-        ref = f"{repository}:{_sha(parts)[:16]}"
+        app = f"{repository}:app-{_sha(parts)[:16]}"
+        ref = f"{repository}:{_sha([*parts, json.dumps(labels, sort_keys=True).encode()])[:16]}"
         image_id = _image_id(client, ref)
         if image_id is not None:
             return Built(tag=ref, image_id=image_id, cached=True, seconds=time.monotonic() - t0)
-        base = ensure_base(client, mirror, log)
+        if _image_id(client, app) is None:
+            base = ensure_base(client, mirror, log)
+            dockerfile = "\n".join([f"FROM {base}", f"COPY deps {SITE}", "COPY app /opt/app", *steps, ""])
+            members = [("Dockerfile", dockerfile.encode())] + [(f"app/{n}", b) for n, b in sorted(files.items())]
+            log(f"building {app} from {base}")
+            _build_context(client, app, members, deps)
         # The labels go through the build API, not a LABEL line: a Dockerfile would expand a template's ${...}.
-        dockerfile = "\n".join([f"FROM {base}", f"COPY deps {SITE}", "COPY app /opt/app", *steps, ""])
-        work = Path(tempfile.mkdtemp(prefix="context-", dir=cache_dir()))
-        with _building(ref, work):
-            ctx = work / "context.tar"
-            with tarfile.open(ctx, "w") as tar:
-                for name, data in [("Dockerfile", dockerfile.encode())] + [(f"app/{n}", b) for n, b in
-                                                                            sorted(files.items())]:
-                    ti = tarfile.TarInfo(name)
-                    ti.size, ti.mode, ti.mtime = len(data), 0o644, 1
-                    tar.addfile(ti, io.BytesIO(data))
-                for child in sorted(deps.iterdir()):
-                    if not child.name.startswith("."):
-                        tar.add(child, arcname=f"deps/{child.name}")
-            log(f"building {ref} from {base}")
-            _docker_build(client, ctx, ref, labels=labels)
+        log(f"building {ref} from {app}")
+        _build_context(client, ref, [("Dockerfile", f"FROM {app}\n".encode())], None, labels=labels)
         image_id = _built_id(client, ref)
         return Built(tag=ref, image_id=image_id, cached=False, seconds=time.monotonic() - t0)
+
+
+def _build_context(client: Any, ref: str, members: list[tuple[str, bytes]], deps: Path | None, *,
+                   labels: dict[str, str] | None = None) -> None:
+    """Build ``ref`` from a context of ``members`` (name, bytes) and, when given, the folder ``deps`` as
+    ``deps/``."""
+    work = Path(tempfile.mkdtemp(prefix="context-", dir=cache_dir()))
+    with _building(ref, work):
+        ctx = work / "context.tar"
+        with tarfile.open(ctx, "w") as tar:
+            for name, data in members:
+                ti = tarfile.TarInfo(name)
+                ti.size, ti.mode, ti.mtime = len(data), 0o644, 1
+                tar.addfile(ti, io.BytesIO(data))
+            for child in sorted(deps.iterdir()) if deps is not None else ():
+                if not child.name.startswith("."):
+                    tar.add(child, arcname=f"deps/{child.name}")
+        _docker_build(client, ctx, ref, labels=labels)
