@@ -51,6 +51,20 @@ def secured_side(core_agent: CoreAgent, *, extended: bool = False, required: boo
     return variant if fits(variant) else None
 
 
+def secured_for(core_agent: CoreAgent, binding: str, *, extended: bool = False, required: bool = False) -> CoreAgent:
+    """The agent as served with a card declaring what the check needs (:func:`secured_side`), to be judged on
+    its ``binding`` interface. Ends the check na when no such agent is at hand, not_measured when that card
+    offers no ``binding`` interface."""
+    core_agent.readable()
+    agent = secured_side(core_agent, extended=extended, required=required)
+    if agent is None:
+        na(condition(extended=extended, required=required))
+    if binding not in agent.interfaces:
+        what = "security requirements" if required else "a security scheme"
+        not_measured(f"the card declaring {what} offers no {binding} interface")
+    return agent
+
+
 def condition(extended: bool = False, required: bool = False) -> str:
     """The not-applicable reason: what the card does not declare."""
     what = ("capabilities.extendedAgentCard and a security scheme (securitySchemes)" if extended

@@ -54,6 +54,13 @@ class _Reader:
             raise self.fail(where, f"expected a mapping, got {_kind(value)}")
         return value
 
+    def record(self, value: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+               ) -> dict[str, Any]:
+        """``value`` as a mapping holding the ``required`` keys and no others but the ``optional`` ones."""
+        d = self.mapping(value, where)
+        self.keys(d, where, required, optional)
+        return d
+
     def keys(self, value: dict[str, Any], where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
              ) -> None:
         missing = [k for k in required if k not in value]
@@ -63,19 +70,19 @@ class _Reader:
         if unknown:
             raise self.fail(where, f"unknown field(s) {', '.join(unknown)}")
 
-    def text(self, value: Any, where: str, *, null: bool = False) -> Any:
+    def _checked(self, value: Any, where: str, null: bool, ok: bool, expected: str) -> Any:
+        """``value`` when ``ok`` holds of it, or null where ``null`` allows it; else the error naming ``expected``."""
         if value is None and null:
             return None
-        if not isinstance(value, str):
-            raise self.fail(where, f"expected a string{' or null' if null else ''}, got {_kind(value)}")
+        if not ok:
+            raise self.fail(where, f"expected {expected}{' or null' if null else ''}, got {_kind(value)}")
         return value
 
+    def text(self, value: Any, where: str, *, null: bool = False) -> Any:
+        return self._checked(value, where, null, isinstance(value, str), "a string")
+
     def flag(self, value: Any, where: str, *, null: bool = False) -> Any:
-        if value is None and null:
-            return None
-        if not isinstance(value, bool):
-            raise self.fail(where, f"expected true or false{' or null' if null else ''}, got {_kind(value)}")
-        return value
+        return self._checked(value, where, null, isinstance(value, bool), "true or false")
 
     def count(self, value: Any, where: str) -> int:
         if type(value) is not int or value < 0:
@@ -83,11 +90,9 @@ class _Reader:
         return value
 
     def texts(self, value: Any, where: str, *, null: bool = False) -> Any:
-        if value is None and null:
-            return None
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise self.fail(where, f"expected a list of strings{' or null' if null else ''}, got {_kind(value)}")
-        return list(value)
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        got = self._checked(value, where, null, ok, "a list of strings")
+        return None if got is None else list(got)
 
     def text_map(self, value: Any, where: str) -> dict[str, str]:
         m = self.mapping(value, where)
@@ -130,8 +135,7 @@ class Harness:
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> Harness:
-        d = r.mapping(value, where)
-        r.keys(d, where, ("name", "version"), ("commit",))
+        d = r.record(value, where, ("name", "version"), ("commit",))
         return cls(r.text(d["name"], f"{where}.name"), r.text(d["version"], f"{where}.version"),
                    r.text(d.get("commit"), f"{where}.commit", null=True))
 
@@ -186,8 +190,7 @@ class BundledTarget:
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> BundledTarget:
-        d = r.mapping(value, where)
-        r.keys(d, where, ("name", "defects"))
+        d = r.record(value, where, ("name", "defects"))
         return cls(r.text(d["name"], f"{where}.name"), r.texts(d["defects"], f"{where}.defects"))
 
 
@@ -227,8 +230,7 @@ class Merged:
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> Merged:
-        d = r.mapping(value, where)
-        r.keys(d, where, ("from", "rerun", "note"))
+        d = r.record(value, where, ("from", "rerun", "note"))
         return cls(r.text(d["from"], f"{where}.from"), r.texts(d["rerun"], f"{where}.rerun"),
                    r.text(d["note"], f"{where}.note"))
 
@@ -469,8 +471,7 @@ class BreakdownRow:
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> BreakdownRow:
-        d = r.mapping(value, where)
-        r.keys(d, where, ("shipped", "overridable", "note"))
+        d = r.record(value, where, ("shipped", "overridable", "note"))
         return cls(r.flag(d["shipped"], f"{where}.shipped", null=True),
                    r.flag(d["overridable"], f"{where}.overridable", null=True),
                    r.text(d["note"], f"{where}.note", null=True))
@@ -488,8 +489,7 @@ class ErrorCodeRow:
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> ErrorCodeRow:
-        d = r.mapping(value, where)
-        r.keys(d, where, ("emitted", "note"))
+        d = r.record(value, where, ("emitted", "note"))
         return cls(r.flag(d["emitted"], f"{where}.emitted"), r.text(d["note"], f"{where}.note", null=True))
 
 
@@ -504,8 +504,7 @@ class Attestation:
 
     @classmethod
     def from_dict(cls, value: Any, r: _Reader, where: str) -> Attestation:
-        d = r.mapping(value, where)
-        r.keys(d, where, ("reported_by", "date", "statement"))
+        d = r.record(value, where, ("reported_by", "date", "statement"))
         return cls(*(r.text(d[k], f"{where}.{k}") for k in ("reported_by", "date", "statement")))
 
 
@@ -515,8 +514,7 @@ def group_to_dict(s: GroupSummary) -> dict[str, Any]:
 
 
 def _group_from_dict(value: Any, r: _Reader, where: str) -> GroupSummary:
-    d = r.mapping(value, where)
-    r.keys(d, where, ("total", *COUNTED, "satisfied"), ("unrecognized", "missing"))
+    d = r.record(value, where, ("total", *COUNTED, "satisfied"), ("unrecognized", "missing"))
     counts = {s: r.count(d[s], f"{where}.{s}") for s in COUNTED}
     return GroupSummary(r.count(d["total"], f"{where}.total"), counts,
                         r.count(d.get("unrecognized", 0), f"{where}.unrecognized"),

@@ -9,7 +9,7 @@ import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, TypedDict
+from typing import Any, Required, TypeAlias, TypedDict, Unpack
 
 import httpx
 
@@ -50,6 +50,26 @@ def decode_body(raw: bytes) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+class Outgoing(TypedDict, total=False):
+    """What one request sends besides its verb and path, as keyword arguments of :meth:`HttpEndpoint.send`
+    and :meth:`HttpEndpoint.stream`: the header lines as sent, the body's bytes, the query, and the
+    JSON-RPC method its record names."""
+
+    headers: Required[list[tuple[str, str]]]
+    content: bytes | None
+    params: Mapping[str, Any] | None
+    rpc_method: str | None
+
+
+class Reading(TypedDict, total=False):
+    """How long a streamed answer is read, as keyword arguments passed on to :meth:`HttpEndpoint.stream`
+    (whose signature holds the defaults): until the deadline, an idle gap, or ``until`` holds for an event."""
+
+    deadline: float
+    idle_timeout: float | None
+    until: Callable[[SseEvent], bool] | None
 
 
 @dataclass
@@ -154,17 +174,14 @@ class HttpEndpoint:
             return path
         return self.base_url + (path if path.startswith("/") or not path else "/" + path)
 
-    def _build(
-        self,
-        verb: str,
-        path: str,
-        headers: list[tuple[str, str]],
-        content: bytes | None,
-        params: Mapping[str, Any] | None,
-    ) -> httpx.Request:
-        return self._client.build_request(
-            verb, self.url_for(path), headers=headers, content=content, params=_query(params)
+    def _request(self, verb: str, path: str, outgoing: Outgoing) -> tuple[httpx.Request, Exchange]:
+        """The request ``outgoing`` describes, and the record of its exchange."""
+        content = outgoing.get("content")
+        request = self._client.build_request(
+            verb, self.url_for(path), headers=outgoing["headers"], content=content,
+            params=_query(outgoing.get("params")),
         )
+        return request, self._exchange(request, content, outgoing.get("rpc_method"))
 
     def _exchange(
         self, request: httpx.Request, content: bytes | None, rpc_method: str | None
@@ -193,22 +210,11 @@ class HttpEndpoint:
             self.recorder.record(ex)
             raise
 
-    def send(
-        self,
-        verb: str,
-        path: str,
-        *,
-        headers: list[tuple[str, str]],
-        content: bytes | None = None,
-        params: Mapping[str, Any] | None = None,
-        rpc_method: str | None = None,
-        timeout: float | None = None,
-    ) -> HttpReply:
+    def send(self, verb: str, path: str, *, timeout: float | None = None, **outgoing: Unpack[Outgoing]) -> HttpReply:
         """One request; a transport failure is recorded and re-raised as ``httpx.HTTPError``."""
-        request = self._build(verb, path, headers, content, params)
+        request, ex = self._request(verb, path, outgoing)
         if timeout is not None:
             request.extensions["timeout"] = httpx.Timeout(timeout).as_dict()
-        ex = self._exchange(request, content, rpc_method)
         t0 = time.monotonic()
         response = self._open(request, ex, t0, stream=False)
         ex.duration = time.monotonic() - t0
@@ -229,18 +235,14 @@ class HttpEndpoint:
         verb: str,
         path: str,
         *,
-        headers: list[tuple[str, str]],
-        content: bytes | None = None,
-        params: Mapping[str, Any] | None = None,
-        rpc_method: str | None = None,
         deadline: float = 10.0,
         idle_timeout: float | None = None,
         until: Callable[[SseEvent], bool] | None = None,
+        **outgoing: Unpack[Outgoing],
     ) -> StreamReply:
         """One streamed request, read as SSE until the server closes, ``until`` holds, or the
         deadline / idle timeout cuts it. A non-SSE answer is read as a plain body."""
-        request = self._build(verb, path, headers, content, params)
-        ex = self._exchange(request, content, rpc_method)
+        request, ex = self._request(verb, path, outgoing)
         t0 = time.monotonic()
         response = self._open(request, ex, t0, stream=True)
         self._open_streams += 1

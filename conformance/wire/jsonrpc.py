@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, Unpack
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
-from conformance.wire.httpbase import Connection, HeaderSpec, HttpClient, HttpReply, StreamReply, merge_headers
-from conformance.wire.sse import SseEvent
+from conformance.wire.httpbase import (
+    Connection,
+    HeaderSpec,
+    HttpClient,
+    HttpReply,
+    Reading,
+    StreamReply,
+    merge_headers,
+)
 
 DEFAULT_HEADERS: Mapping[str, str] = {
     "A2A-Version": "1.0",
@@ -160,9 +167,7 @@ class JsonRpcClient(HttpClient):
         *,
         headers: HeaderSpec | None = None,
         request_id: Any = None,
-        deadline: float = 10.0,
-        idle_timeout: float | None = None,
-        until: Callable[[SseEvent], bool] | None = None,
+        **reading: Unpack[Reading],
     ) -> RpcStreamReply:
         """Send a streaming request and read SSE frames until the server closes the stream, ``until``
         returns true for a frame, or ``deadline`` / ``idle_timeout`` cut it."""
@@ -173,9 +178,7 @@ class JsonRpcClient(HttpClient):
             headers=merge_headers(self.headers, headers),
             content=json.dumps(env).encode(),
             rpc_method=method,
-            deadline=deadline,
-            idle_timeout=idle_timeout,
-            until=until,
+            **reading,
         )
         return RpcStreamReply(**vars(reply))
 

@@ -5,16 +5,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias, TypedDict, Unpack
+from collections.abc import Mapping
+from typing import Any, TypeAlias, Unpack
 from urllib.parse import quote
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
 from conformance.wire.errors import current
-from conformance.wire.httpbase import Connection, HeaderSpec, HttpClient, HttpReply, StreamReply, merge_headers
-from conformance.wire.sse import SseEvent
+from conformance.wire.httpbase import (
+    Connection,
+    HeaderSpec,
+    HttpClient,
+    HttpReply,
+    Outgoing,
+    Reading,
+    StreamReply,
+    merge_headers,
+)
 
 DEFAULT_HEADERS: Mapping[str, str] = {
     "A2A-Version": "1.0",
@@ -32,14 +40,6 @@ def default_headers() -> Mapping[str, str]:
 
 Body: TypeAlias = Mapping[str, Any] | ProtoMessage | bytes | str | None
 Query: TypeAlias = Mapping[str, Any] | None
-
-
-class _Outgoing(TypedDict):
-    verb: str
-    path: str
-    headers: list[tuple[str, str]]
-    content: bytes | None
-    params: Query
 
 
 class RestClient(HttpClient):
@@ -78,7 +78,7 @@ class RestClient(HttpClient):
     ) -> HttpReply:
         """One request to ``path`` exactly as given (no tenant prefix); ``json`` may be a dict, a
         proto message, or raw bytes/str sent verbatim."""
-        return self._http.send(**self._outgoing(verb, path, json, params, headers), timeout=timeout)
+        return self._http.send(verb.upper(), path, **self._outgoing(json, params, headers), timeout=timeout)
 
     def stream_request(
         self,
@@ -88,23 +88,15 @@ class RestClient(HttpClient):
         json: Body = None,
         params: Query = None,
         headers: HeaderSpec | None = None,
-        deadline: float = 10.0,
-        idle_timeout: float | None = None,
-        until: Callable[[SseEvent], bool] | None = None,
+        **reading: Unpack[Reading],
     ) -> StreamReply:
         """A streamed request read as SSE (see :meth:`HttpEndpoint.stream`)."""
-        return self._http.stream(
-            **self._outgoing(verb, path, json, params, headers),
-            deadline=deadline,
-            idle_timeout=idle_timeout,
-            until=until,
-        )
+        return self._http.stream(verb.upper(), path, **self._outgoing(json, params, headers), **reading)
 
-    def _outgoing(self, verb: str, path: str, json: Body, params: Query, headers: HeaderSpec | None) -> _Outgoing:
-        """What :meth:`request` and :meth:`stream_request` hand the endpoint: the verb, the path as given,
-        this client's headers with ``headers`` on top, and ``json`` encoded."""
-        return _Outgoing(verb=verb.upper(), path=path, headers=merge_headers(self.headers, headers),
-                         content=_content(json), params=params)
+    def _outgoing(self, json: Body, params: Query, headers: HeaderSpec | None) -> Outgoing:
+        """What :meth:`request` and :meth:`stream_request` hand the endpoint besides the verb and the path
+        as given: this client's headers with ``headers`` on top, ``json`` encoded, and the query."""
+        return Outgoing(headers=merge_headers(self.headers, headers), content=_content(json), params=params)
 
     # -- the A2A routes ----------------------------------------------------------------------
 
@@ -112,23 +104,9 @@ class RestClient(HttpClient):
         return self.request("POST", self.path("/message:send"), json=body, headers=headers)
 
     def stream_message(
-        self,
-        body: Body,
-        *,
-        headers: HeaderSpec | None = None,
-        deadline: float = 10.0,
-        idle_timeout: float | None = None,
-        until: Callable[[SseEvent], bool] | None = None,
+        self, body: Body, *, headers: HeaderSpec | None = None, **reading: Unpack[Reading]
     ) -> StreamReply:
-        return self.stream_request(
-            "POST",
-            self.path("/message:stream"),
-            json=body,
-            headers=headers,
-            deadline=deadline,
-            idle_timeout=idle_timeout,
-            until=until,
-        )
+        return self.stream_request("POST", self.path("/message:stream"), json=body, headers=headers, **reading)
 
     def get_task(self, task_id: str, *, params: Query = None, headers: HeaderSpec | None = None) -> HttpReply:
         return self.request("GET", self.path(f"/tasks/{_seg(task_id)}"), params=params, headers=headers)
@@ -142,23 +120,14 @@ class RestClient(HttpClient):
         )
 
     def subscribe(
-        self,
-        task_id: str,
-        *,
-        verb: str = "POST",
-        headers: HeaderSpec | None = None,
-        deadline: float = 10.0,
-        idle_timeout: float | None = None,
-        until: Callable[[SseEvent], bool] | None = None,
+        self, task_id: str, *, verb: str = "POST", headers: HeaderSpec | None = None, **reading: Unpack[Reading]
     ) -> StreamReply:
         return self.stream_request(
             verb,
             self.path(f"/tasks/{_seg(task_id)}:subscribe"),
             json={} if verb.upper() == "POST" else None,
             headers=headers,
-            deadline=deadline,
-            idle_timeout=idle_timeout,
-            until=until,
+            **reading,
         )
 
     def create_push_config(self, task_id: str, body: Body, *, headers: HeaderSpec | None = None) -> HttpReply:

@@ -377,17 +377,32 @@ class Seen:
 _SEEN: dict[tuple[str, str], list[Seen] | BaseException] = {}
 
 
-def _observed(kind: str, instance: Instance, make: Callable[[], list[Seen]]) -> list[Seen]:
+def _observed(kind: str, instance: Instance, recorder: Recorder,
+              make: Callable[[Probe, list[Seen]], Callable[[], None]]) -> list[Seen]:
+    """The records of the run of family ``kind`` on ``instance``: ``make(probe, out)`` gives the run, which
+    records each bad input it sends through ``probe`` in ``out``."""
     key = (kind, instance.url)
     if key not in _SEEN:
         try:
-            _SEEN[key] = make()
+            _SEEN[key] = _probed(instance, recorder, make)
         except Exception as exc:  # noqa: BLE001 - kept so every row judging the run reports it
             _SEEN[key] = exc
     got = _SEEN[key]
     if isinstance(got, BaseException):
         raise got
     return got
+
+
+def _probed(instance: Instance, recorder: Recorder,
+            make: Callable[[Probe, list[Seen]], Callable[[], None]]) -> list[Seen]:
+    """Run ``make``'s run through a probe of ``instance`` (closed after it); what it recorded."""
+    probe = Probe(instance, recorder)
+    out: list[Seen] = []
+    try:
+        make(probe, out)()
+    finally:
+        probe.close()
+    return out
 
 
 def _judge_seen(seen: list[Seen], problems: list[str], *, unrefused_by: str | None = None) -> None:
@@ -426,9 +441,7 @@ def _envelope_run(agent_targets: AgentTargets, recorder: Recorder, run_context: 
     non-empty string, members beside agentd), each sent as the operator."""
     inst = declaring(agent_targets, COMMAND, auth=True)
 
-    def make() -> list[Seen]:
-        probe = Probe(inst, recorder)
-        out: list[Seen] = []
+    def make(probe: Probe, out: list[Seen]) -> Callable[[], None]:
 
         @BAD_INPUT
         @given(_envelopes(bundles(run_context)))
@@ -437,13 +450,9 @@ def _envelope_run(agent_targets: AgentTargets, recorder: Recorder, run_context: 
             out.append(probe.observe(lambda: probe.client.call("SendMessage", send_params(msg), headers=ext(COMMAND)),
                                      f"the command part {quote(data, 200)}"))
 
-        try:
-            run()
-        finally:
-            probe.close()
-        return out
+        return run
 
-    return _observed("envelopes", inst, make)
+    return _observed("envelopes", inst, recorder, make)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_008")
@@ -528,9 +537,7 @@ def _arguments_run(agent_targets: AgentTargets, recorder: Recorder, run_context:
     b = bundles(run_context)
     inst = declaring(agent_targets, COMMAND, auth=True)
 
-    def make() -> list[Seen]:
-        probe = Probe(inst, recorder)
-        out: list[Seen] = []
+    def make(probe: Probe, out: list[Seen]) -> Callable[[], None]:
 
         @BAD_INPUT
         @given(_admin_set_args(b))
@@ -542,13 +549,9 @@ def _arguments_run(agent_targets: AgentTargets, recorder: Recorder, run_context:
                                           headers=ext(COMMAND)),
                 f"admin.set with {quote(args, 200)}", offending=sorted(_offending(b, args)), owner=_owner(b, args)))
 
-        try:
-            run()
-        finally:
-            probe.close()
-        return out
+        return run
 
-    return _observed("arguments", inst, make)
+    return _observed("arguments", inst, recorder, make)
 
 
 def _unrefused(seen: list[Seen]) -> None:
@@ -706,9 +709,7 @@ def _header_run(agent_targets: AgentTargets, recorder: Recorder) -> list[Seen]:
     comma-separated item is byte for byte the command URI and on which line."""
     inst = declaring(agent_targets, COMMAND, auth=True)
 
-    def make() -> list[Seen]:
-        probe = Probe(inst, recorder)
-        out: list[Seen] = []
+    def make(probe: Probe, out: list[Seen]) -> Callable[[], None]:
 
         @BAD_INPUT
         @given(_header_lines())
@@ -725,13 +726,9 @@ def _header_run(agent_targets: AgentTargets, recorder: Recorder) -> list[Seen]:
                 first_line=COMMAND in per_line[0], first_item=per_line[0][0] == COMMAND,
                 unknown=any(i and i not in EXTENSIONS for items in per_line for i in items)))
 
-        try:
-            run()
-        finally:
-            probe.close()
-        return out
+        return run
 
-    return _observed("headers", inst, make)
+    return _observed("headers", inst, recorder, make)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_003")

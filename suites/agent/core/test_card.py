@@ -23,8 +23,7 @@ from conformance.a2a.card_signatures import (
     signatures,
     verify,
 )
-from conformance.a2a.security import anonymous, refusal, secured_side
-from conformance.a2a.security import condition as security_condition
+from conformance.a2a.security import anonymous, refusal, secured_for
 from conformance.a2a.steps import card_of, held_task, new_task, well_known_card
 from conformance.a2a.streams import STREAM_ROW, must_stream
 from conformance.judge import blocked_by, expect_error, quote, strict, succeeded
@@ -304,12 +303,7 @@ def test_extended_card_needs_a_credential(core_agent: CoreAgent, binding: str, r
     and the same call with the harness's credential is served: an AgentCard, or
     ExtendedAgentCardNotConfiguredError where the anonymous caller was told something else (a refusal
     that tells the two apart is about the credential). Defect: extended-card-anonymous."""
-    core_agent.readable()
-    agent = secured_side(core_agent, extended=True)
-    if agent is None:
-        na(security_condition(extended=True))
-    if binding not in agent.interfaces:
-        not_measured(f"the card declaring a security scheme offers no {binding} interface")
+    agent = secured_for(core_agent, binding, extended=True)
     if agent.token is None:
         not_measured(f"the card declares {CAPABILITIES['extended']} and security schemes "
                      f"{sorted(agent.card.get('securitySchemes') or {}) if agent.card else []}, and the harness holds "

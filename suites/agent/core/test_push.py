@@ -48,6 +48,12 @@ def create(caller: Caller, tid: str, url: str, **extra: Any) -> dict[str, Any]:
     return dict(made)
 
 
+def _push_task(core_agent: CoreAgent, caller: Caller) -> str:
+    """The id of a new task, on an agent declaring push notifications (the check is na otherwise)."""
+    core_agent.require("push")
+    return str(new_task(caller)["id"])
+
+
 def listed(caller: Caller, tid: str) -> list[str]:
     result = succeeded(caller.call("ListTaskPushNotificationConfigs", {"taskId": tid}),
                        f"ListTaskPushNotificationConfigs for task {tid}")
@@ -59,8 +65,7 @@ def listed(caller: Caller, tid: str) -> list[str]:
 @pytest.mark.requirement("A2A_PUSH_001")
 def test_create_answers_the_stored_config(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """The created config comes back with an id, the task's id and the URL given. Defect: push-create-drops-id."""
-    core_agent.require("push")
-    tid = new_task(caller)["id"]
+    tid = _push_task(core_agent, caller)
     with judged_here(CREATE_ROW):
         made = create(caller, tid, webhook.url)
     assert made.get("id"), f"the created config has no id: {quote(made)}"
@@ -72,8 +77,7 @@ def test_create_answers_the_stored_config(core_agent: CoreAgent, caller: Caller,
 @pytest.mark.depends_on(CREATE_ROW)
 def test_get_answers_the_config_by_id(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """Get returns a created config; an id naming none answers TaskNotFoundError. Defect: push-get-unknown-empty."""
-    core_agent.require("push")
-    tid = new_task(caller)["id"]
+    tid = _push_task(core_agent, caller)
     made = create(caller, tid, webhook.url)
     got = succeeded(caller.call("GetTaskPushNotificationConfig", {"taskId": tid, "id": made.get("id", "")}),
                     "GetTaskPushNotificationConfig")
@@ -88,8 +92,7 @@ def test_get_answers_the_config_by_id(core_agent: CoreAgent, caller: Caller, web
 @pytest.mark.depends_on(CREATE_ROW)
 def test_list_answers_every_config_of_the_task(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """Two configs created on a task are both listed. Defect: push-list-empty."""
-    core_agent.require("push")
-    tid = new_task(caller)["id"]
+    tid = _push_task(core_agent, caller)
     first = create(caller, tid, webhook.url)
     second = create(caller, tid, webhook.url + "/second")
     have = listed(caller, tid)
@@ -101,8 +104,7 @@ def test_list_answers_every_config_of_the_task(core_agent: CoreAgent, caller: Ca
 @pytest.mark.depends_on(CREATE_ROW)
 def test_delete_removes_the_config(core_agent: CoreAgent, caller: Caller, webhook: Receiver) -> None:
     """After Delete the config is not listed and getting it answers TaskNotFoundError. Defect: push-delete-noop."""
-    core_agent.require("push")
-    tid = new_task(caller)["id"]
+    tid = _push_task(core_agent, caller)
     cid = create(caller, tid, webhook.url).get("id", "")
     succeeded(caller.call("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid}),
               "DeleteTaskPushNotificationConfig")
@@ -119,8 +121,7 @@ def test_deleting_a_config_twice_has_no_further_effect(core_agent: CoreAgent, ca
     second Delete answers success or TaskNotFoundError (what a repeated DELETE may say; nothing else), and
     the task's other config is still there. Whether the first one removed its config is A2A_PUSH_004's.
     Defect: push-delete-missing-drops-last."""
-    core_agent.require("push")
-    tid = new_task(caller)["id"]
+    tid = _push_task(core_agent, caller)
     # Ids of the harness's choosing: an agent may name a config after its task when none is given, and then
     # the second create would replace the first.
     cid = create(caller, tid, webhook.url, id=unique("conf-push")).get("id", "")

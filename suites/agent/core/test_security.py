@@ -7,15 +7,14 @@ from typing import Any
 
 import pytest
 
-from conformance.a2a.security import anonymous, refusal, secured_side, separate_callers
-from conformance.a2a.security import condition as security_condition
+from conformance.a2a.security import anonymous, refusal, secured_for, separate_callers
 from conformance.a2a.steps import GET_ROW, new_task, send
 from conformance.a2a.tasks import SEND_ROW
 from conformance.agentd.footing import lacking
 from conformance.evidence import Evidence, SecretSet
 from conformance.judge import blocked_by, in_time, unique
 from conformance.judge.errors import error_problem
-from conformance.outcome import fail, na, not_measured
+from conformance.outcome import fail, not_measured
 from conformance.targets.core import CoreAgent
 from conformance.wire import Recorder
 from conformance.wire.caller import Caller
@@ -81,12 +80,7 @@ def test_every_binding_refuses_a_caller_without_a_credential(core_agent: CoreAge
     UNAUTHENTICATED, or an error), while the same message with the harness's credential is served, so the
     refusal is the credential's. Each binding is judged on its own (the row's result per transport).
     Defect: grpc-unauthenticated."""
-    core_agent.readable()
-    agent = secured_side(core_agent, required=True)
-    if agent is None:
-        na(security_condition(required=True))
-    if binding not in agent.interfaces:
-        not_measured(f"the card declaring security requirements offers no {binding} interface")
+    agent = secured_for(core_agent, binding, required=True)
     if agent.token is None:
         schemes = sorted((agent.card or {}).get("securitySchemes") or {})
         not_measured(f"the card requires a credential of {schemes} and the harness holds none to tell a refusal "

@@ -27,6 +27,15 @@ from conformance.wire.states import INTERRUPTED, TERMINAL
 SUBSCRIBE_ROW = "A2A_SUB_004"
 
 
+def _streamed(core_agent: CoreAgent, caller: Caller) -> StreamAnswer:
+    """The stream of a plain message, on an agent declaring streaming (the check is na otherwise); a call
+    that gives no stream blocks the check by :data:`STREAM_ROW`."""
+    core_agent.require("streaming")
+    ans = stream_message(caller)
+    must_stream(ans, "SendStreamingMessage", STREAM_ROW)
+    return ans
+
+
 @pytest.mark.requirement("A2A_STREAM_001")
 def test_send_streaming_message_answers_a_stream(core_agent: CoreAgent, caller: Caller) -> None:
     """SendStreamingMessage answers HTTP 200 text/event-stream (gRPC: a server stream) with events.
@@ -46,9 +55,7 @@ def test_every_frame_is_a_stream_response(core_agent: CoreAgent, caller: Caller)
     """Each event of the stream carries one StreamResponse: its data is one JSON object (on JSON-RPC, the
     result of a response) holding exactly one of the four payloads. How the payload is typed and how the
     envelope is formed are A2A_DATA_001's and A2A_DATA_003's. Defect: stream-frame-not-json."""
-    core_agent.require("streaming")
-    ans = stream_message(caller)
-    must_stream(ans, "SendStreamingMessage", STREAM_ROW)
+    ans = _streamed(core_agent, caller)
     assert not ans.framing, f"SendStreamingMessage: {'; '.join(ans.framing[:5])}"
     for i, frame in enumerate(ans.raw_events):
         held = payloads(frame)
@@ -61,9 +68,7 @@ def test_every_frame_is_a_stream_response(core_agent: CoreAgent, caller: Caller)
 def test_stream_begins_with_the_task_or_is_one_message(core_agent: CoreAgent, caller: Caller) -> None:
     """The first frame is the Task, or the stream is exactly one Message and then closes.
     Defect: stream-starts-with-status."""
-    core_agent.require("streaming")
-    ans = stream_message(caller)
-    must_stream(ans, "SendStreamingMessage", STREAM_ROW)
+    ans = _streamed(core_agent, caller)
     first = event_kind(ans.events[0])
     if first == "message":
         assert len(ans.events) == 1, f"a message stream carried {len(ans.events)} events: {kinds(ans)}"
@@ -103,9 +108,7 @@ def test_task_stream_closes_at_a_terminal_state(core_agent: CoreAgent, caller: C
     """The stream of a task ends after its terminal event, nothing following it. Judged on the stream of
     a plain message; where that is no task stream reaching an end, on the stream of the long-running
     hint, canceled by the harness. Defect: stream-open-after-terminal."""
-    core_agent.require("streaming")
-    ans = stream_message(caller)
-    must_stream(ans, "SendStreamingMessage", STREAM_ROW)
+    ans = _streamed(core_agent, caller)
     why = _closing(ans)
     if why is not None and core_agent.long_running:
         ans = canceled_stream(core_agent, caller)
@@ -151,10 +154,8 @@ def test_task_stream_closes_at_an_interrupted_state(core_agent: CoreAgent, calle
 def test_updates_name_the_streamed_task(core_agent: CoreAgent, caller: Caller) -> None:
     """Every statusUpdate / artifactUpdate carries the Task's taskId and contextId.
     Defect: update-wrong-task-id."""
-    core_agent.require("streaming")
     checked = 0
-    plain = stream_message(caller)
-    must_stream(plain, "SendStreamingMessage", STREAM_ROW)
+    plain = _streamed(core_agent, caller)
     streams = [plain]
     if core_agent.control is not None:
         tid = held_task(core_agent, caller, "working", moved=True)
