@@ -1,7 +1,8 @@
 """How many test processes a run uses (``conformance.command.run``): ``--jobs`` as given, capped at the rows
-selected; without it, :func:`choose_jobs` per family — the a2a family one process (a second was never faster
-there, issue 20), the CLI and agentd families two when the run selects at least 16 rows and the machine's load
-is below its CPUs, else one. The report's ``run.jobs`` and the command's first line say which and why.
+selected; without it, :func:`choose_jobs` per family — the CLI and agentd families two when the run selects at
+least 16 rows and the machine's load is below its CPUs, else one; the a2a family the same when the agent's card
+declares two bindings or more (its checks run per binding), else one (issue 20). The report's ``run.jobs`` and
+the command's first line say which and why.
 
 The chooser is a pure function of (family, rows, load, CPUs); the end-to-end runs check that the report
 records the choice the run made. Measurements behind the rule: benchmarks/side_by_side.py, cli_tiers.py,
@@ -18,6 +19,7 @@ import yaml
 from conformance.command.parser import build_parser
 from conformance.command.run import AUTO_JOBS, AUTO_MIN_ROWS, Jobs, choose_jobs, workers
 from conformance.registry import default_registry
+from conformance.targets.kinds import card_bindings
 from tests.test_command import run
 
 ROWS = [f"R{i}" for i in range(40)]
@@ -41,10 +43,24 @@ def test_a_small_run_or_a_busy_machine_gets_one(family: str) -> None:
     assert choose_jobs(family, 66, None, 2).n == 1, "a machine whose load cannot be read gets one"
 
 
-def test_the_a2a_family_always_runs_in_one_process() -> None:
+def test_the_a2a_family_runs_in_one_process_unless_the_card_declares_several_bindings() -> None:
     for rows, load, cpus in ((1, 0.0, 2), (60, 0.0, 2), (60, 0.1, 64)):
-        choice = choose_jobs("a2a", rows, load, cpus)
-        assert choice.n == 1 and "a2a family runs in one process" in choice.why, choice
+        unread = choose_jobs("a2a", rows, load, cpus)
+        assert unread.n == 1 and "bindings not read from its card" in unread.why, unread
+        one = choose_jobs("a2a", rows, load, cpus, bindings=1)
+        assert one.n == 1 and "an agent with one binding runs in one process" in one.why, one
+    several = choose_jobs("a2a", 82, 0.4, 2, bindings=3)
+    assert several.n == AUTO_JOBS and "served over 3 bindings" in several.why and "82 rows" in several.why, several
+    assert choose_jobs("a2a", 82, 2.5, 2, bindings=3).n == 1, "a busy machine gets one, as for the other families"
+    assert choose_jobs("a2a", AUTO_MIN_ROWS - 1, 0.0, 2, bindings=2).n == 1
+
+
+def test_the_bindings_counted_are_the_ones_the_harness_speaks() -> None:
+    card = {"supportedInterfaces": [{"protocolBinding": "JSONRPC", "url": "a"}, {"protocolBinding": "JSONRPC",
+                                                                                   "url": "b"},
+                                    {"protocolBinding": "GRPC", "url": "c"}, {"protocolBinding": "SOAP"}, "junk"]}
+    assert card_bindings(card) == 2
+    assert card_bindings({}) == 0 and card_bindings({"supportedInterfaces": "JSONRPC"}) == 0
 
 
 def test_an_explicit_jobs_is_kept_but_never_exceeds_the_rows_selected() -> None:
@@ -113,3 +129,17 @@ def test_a_tier_run_without_jobs_records_the_number_it_used(tmp_path: Path) -> N
                         r"|1 \(automatic: load \d+\.\d\d is not below the \d+ CPU\(s\)\)", jobs), jobs
     assert f"--jobs {jobs}" in r.stderr.splitlines()[0], r.stderr
     assert _used_xdist(report) == (jobs[0] == "2"), (jobs, (report / "pytest.log").read_text(encoding="utf-8")[:800])
+
+
+def test_an_a2a_run_by_url_chooses_by_the_bindings_its_card_declares(tmp_path: Path) -> None:
+    """The reference agentd's card declares one binding: without --jobs, one process, said with that reason
+    whatever the machine's load (the other reasons, rows and load, come after the bindings)."""
+    from tests.served import REFERENCE_AGENTD, served
+
+    rows = [r.id for r in default_registry().select(family="a2a")][:AUTO_MIN_ROWS]
+    report = tmp_path / "report"
+    with served(REFERENCE_AGENTD) as url:
+        r = run("agent", "--url", url, "--family", "a2a", "--report-dir", str(report), "--only", *rows, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert _jobs_of(report) == "1 (automatic: the a2a family against an agent with one binding runs in one process)"
+    assert not _used_xdist(report)

@@ -90,7 +90,7 @@ def run_agent(target: AgentTarget, opts: RunOptions) -> int:
         _conclude_unrun(out, ctx, scope=[], scope_note=f"not measured: {found.refused}")
         print_summary(read_report(out, 0), out)
         raise HarnessFailure(found.refused)
-    jobs = workers(opts.jobs, opts.family, planned.ids)
+    jobs = workers(opts.jobs, opts.family, planned.ids, found.bindings)
     ctx.run["jobs"] = jobs.line()
     sys.stderr.write(f"agentd-conformance: checking {name} ({opts.family}) → {out}; --jobs {jobs.line()}\n")
     try:

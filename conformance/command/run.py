@@ -181,8 +181,8 @@ def command_line(argv: Sequence[str]) -> str:
 #: configurations) for a second process to pay, and the least rows a run must select for it to. Measured on 2
 #: cores (benchmarks/cli_tiers.py, agentd_family.py): the CLI's 66 ids 45-53 s with two processes against 89-90 s
 #: with one, the agentd family 17 s against 27 s; a run of a few rows pays more for the second worker's start-up
-#: (it imports and collects everything again) than it gains. The a2a family always runs in one process: --jobs 2
-#: was never faster there (issue 20: 8 of 8 rounds, on four agents).
+#: (it imports and collects everything again) than it gains. The a2a family joins them only against an agent whose
+#: card declares two bindings or more (:func:`choose_jobs`): on one binding --jobs 2 was never faster (issue 20).
 AUTO_FAMILIES = ("a2acli", "agentd")
 AUTO_MIN_ROWS = 16
 AUTO_JOBS = 2
@@ -198,12 +198,20 @@ class Jobs(NamedTuple):
         return f"{self.n} ({self.why})"
 
 
-def choose_jobs(family: str, rows: int, load: float | None, cpus: int) -> Jobs:
+def choose_jobs(family: str, rows: int, load: float | None, cpus: int, bindings: int | None = None) -> Jobs:
     """The automatic number of test processes (no ``--jobs``) for a run of ``rows`` rows of ``family`` on a
     machine whose 1-minute load is ``load`` (None: unknown) with ``cpus`` CPUs: :data:`AUTO_JOBS` for a family
     of :data:`AUTO_FAMILIES` when the run has at least :data:`AUTO_MIN_ROWS` rows and the load is below the
-    CPUs (a busy machine gives the second process no CPU to run on); else 1."""
-    if family not in AUTO_FAMILIES:
+    CPUs (a busy machine gives the second process no CPU to run on); else 1. The a2a family's checks run once
+    per binding the agent's card declares (``bindings``: None when the command did not read the card): against
+    one binding a second process's start-up costs more than it saves; against two or more it pays
+    (benchmarks/side_by_side.py, 2026-12-03, idle machine: the reference agentd, one binding, 3.8 s in one
+    process and 4.3 s in two; the scripted agent and the a2a-sdk agent, three bindings, 18.6 s and 7.1 s in one,
+    11.8 s and 6.1 s in two)."""
+    if family not in AUTO_FAMILIES and not (family == "a2a" and bindings is not None and bindings >= 2):
+        if family == "a2a":
+            said = "one binding" if bindings == 1 else "bindings not read from its card"
+            return Jobs(1, f"automatic: the a2a family against an agent with {said} runs in one process")
         return Jobs(1, f"automatic: the {family} family runs in one process, a second was never faster")
     if rows < AUTO_MIN_ROWS:
         return Jobs(1, f"automatic: {rows} row(s) selected, fewer than {AUTO_MIN_ROWS}")
@@ -211,11 +219,12 @@ def choose_jobs(family: str, rows: int, load: float | None, cpus: int) -> Jobs:
         return Jobs(1, "automatic: the machine's load is unknown")
     if load >= cpus:
         return Jobs(1, f"automatic: load {load:.2f} is not below the {cpus} CPU(s)")
-    return Jobs(AUTO_JOBS, f"automatic: {family} family, {rows} rows selected, load {load:.2f} below "
+    served = f" served over {bindings} bindings" if family == "a2a" else ""
+    return Jobs(AUTO_JOBS, f"automatic: {family} family{served}, {rows} rows selected, load {load:.2f} below "
                            f"the {cpus} CPU(s)")
 
 
-def workers(jobs: int | None, family: str, scope: Sequence[str] | None) -> Jobs:
+def workers(jobs: int | None, family: str, scope: Sequence[str] | None, bindings: int | None = None) -> Jobs:
     """The test processes a run uses: ``--jobs`` as given, else :func:`choose_jobs` on this machine; never more
     than the rows selected (``scope``; None: the whole family). Each worker imports and collects everything
     again, so more workers than rows only add start-up (a one-row run with --jobs 2 took 2.5 times as long as
@@ -227,7 +236,7 @@ def workers(jobs: int | None, family: str, scope: Sequence[str] | None) -> Jobs:
         except (OSError, AttributeError):
             load = None
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        choice = choose_jobs(family, rows, load, cpus)
+        choice = choose_jobs(family, rows, load, cpus, bindings)
     else:
         choice = Jobs(jobs, f"--jobs {jobs}")
     if choice.n > max(1, rows):

@@ -68,6 +68,8 @@ class Preflight:
     #: Why nothing can be measured (the agent demands a credential not given, or refuses the one given): a
     #: report whose every row is not_measured, then exit 3.
     refused: str | None = None
+    #: How many of the bindings the harness speaks the agent's card declares (None: the card was not read).
+    bindings: int | None = None
 
 
 @dataclass(frozen=True)
@@ -504,6 +506,8 @@ class Running(TargetKind):
                 return out
         if found.verdict in ("auth_required", "auth_refused"):
             out.refused = found.message
+        if found.location is not None and isinstance(found.location.card, Mapping):
+            out.bindings = card_bindings(found.location.card)
         return out
 
 
@@ -622,3 +626,16 @@ def targets_for(target: AgentTarget, secrets: SecretSet, report_dir: Path | None
     from conformance.targets.instances import AgentTargets
 
     return AgentTargets(target, secrets, report_dir, kind=kind_of(target))
+
+
+#: The protocol bindings the harness's checks speak.
+BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
+
+
+def card_bindings(card: Mapping[str, Any]) -> int:
+    """How many of :data:`BINDINGS` the card's ``supportedInterfaces`` declare."""
+    entries = card.get("supportedInterfaces")
+    if not isinstance(entries, list):
+        return 0
+    declared = {e.get("protocolBinding") for e in entries if isinstance(e, Mapping)}
+    return len(declared & set(BINDINGS))
