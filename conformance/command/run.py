@@ -208,10 +208,10 @@ def choose_jobs(family: str, rows: int, load: float | None, cpus: int, bindings:
     (benchmarks/side_by_side.py, 2026-12-03, idle machine: the reference agentd, one binding, 3.8 s in one
     process and 4.3 s in two; the scripted agent and the a2a-sdk agent, three bindings, 18.6 s and 7.1 s in one,
     11.8 s and 6.1 s in two)."""
-    if family not in AUTO_FAMILIES and not (family == "a2a" and bindings is not None and bindings >= 2):
-        if family == "a2a":
-            said = "one binding" if bindings == 1 else "bindings not read from its card"
-            return Jobs(1, f"automatic: the a2a family against an agent with {said} runs in one process")
+    if family == "a2a" and (bindings is None or bindings < 2):
+        said = "one binding" if bindings == 1 else "bindings not read from its card"
+        return Jobs(1, f"automatic: the a2a family against an agent with {said} runs in one process")
+    if family not in AUTO_FAMILIES and family != "a2a":
         return Jobs(1, f"automatic: the {family} family runs in one process, a second was never faster")
     if rows < AUTO_MIN_ROWS:
         return Jobs(1, f"automatic: {rows} row(s) selected, fewer than {AUTO_MIN_ROWS}")

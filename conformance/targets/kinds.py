@@ -628,14 +628,12 @@ def targets_for(target: AgentTarget, secrets: SecretSet, report_dir: Path | None
     return AgentTargets(target, secrets, report_dir, kind=kind_of(target))
 
 
-#: The protocol bindings the harness's checks speak.
-BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
-
-
 def card_bindings(card: Mapping[str, Any]) -> int:
-    """How many of :data:`BINDINGS` the card's ``supportedInterfaces`` declare."""
+    """How many of the bindings the harness's checks speak the card's ``supportedInterfaces`` declare."""
+    from conformance.wire.caller import STANDARD_BINDINGS  # here: the wire is no start-up of a launched run's
+
     entries = card.get("supportedInterfaces")
     if not isinstance(entries, list):
         return 0
     declared = {e.get("protocolBinding") for e in entries if isinstance(e, Mapping)}
-    return len(declared & set(BINDINGS))
+    return len(declared & set(STANDARD_BINDINGS))
