@@ -103,3 +103,22 @@ def test_the_probe_of_a_running_agent_imports_no_sdk() -> None:
     assert proc.returncode == 0, proc.stderr
     heavy = [m for m in _heavy(json.loads(proc.stdout)) if m != "httpx" and not m.startswith("httpx.")]
     assert heavy == [], heavy
+
+
+def test_a_run_against_a_running_agent_imports_no_sdk_in_the_front(tmp_path: Path) -> None:
+    """A whole ``--url`` run (pre-flight, the card's bindings counted for the number of processes, the suite,
+    the report) whose front imported httpx for its probe and nothing else of the suite's. Before: counting the
+    card's bindings imported the checks' caller, and with it the A2A SDK, protobuf, gRPC and starlette (about
+    0.15 s of every such run's start-up, measured with py-spy)."""
+    from tests.served import REFERENCE_AGENTD, served
+    from tests.test_references_front_door import _own_ports
+
+    with served(REFERENCE_AGENTD) as url:
+        code, modules, err = _front_modules(tmp_path, "agent", "--url", url, "--family", "a2a", "--only",
+                                            "A2A_CARD_001", *_own_ports(url), "--report-dir",
+                                            str(tmp_path / "report"))
+    assert code == 0, err
+    report = (tmp_path / "report" / "compliance-report.yaml").read_text(encoding="utf-8")
+    assert "an agent with one binding" in report, report  # the card was read and its bindings counted
+    heavy = [m for m in _heavy(modules) if m != "httpx" and not m.startswith("httpx.")]
+    assert heavy == [], heavy

@@ -21,8 +21,8 @@ from conformance.targets.control import NO_CONTROL, NO_LONG_RUNNING, Control
 from conformance.targets.instances import AgentTargets, Instance, Reach
 from conformance.targets.origins import another_port, outside, outside_note, unconfirmed_note
 from conformance.targets.resolve import AgentLocation
-from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
-from conformance.wire.caller import STANDARD_BINDINGS, Answer, Caller
+from conformance.wire import DEFAULT_CALL_TIMEOUT, STANDARD_BINDINGS, Recorder
+from conformance.wire.caller import Answer, Caller
 from conformance.wire.errors import current
 from conformance.wire.versions import declared_versions, declares_0_3
 

@@ -16,8 +16,12 @@ if TYPE_CHECKING:
 #: Seconds the harness waits for one answer of the agent under test unless told otherwise
 #: (``--call-timeout``): long enough for an agent that answers through a model (seconds per turn).
 DEFAULT_CALL_TIMEOUT = 60.0
+#: The protocol bindings the harness's checks speak, as a card's ``protocolBinding`` names them. Here, in the
+#: package's light part: the command's own process counts them on a card (``targets.kinds.card_bindings``)
+#: without importing the clients (tests/test_front_imports.py).
+STANDARD_BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
 
-__all__ = ["DEFAULT_CALL_TIMEOUT", "Exchange", "Recorder"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "STANDARD_BINDINGS", "Exchange", "Recorder"]
 
 
 def __getattr__(name: str) -> Any:

@@ -26,7 +26,7 @@ import httpx
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message
 
-from conformance.wire import DEFAULT_CALL_TIMEOUT, Recorder
+from conformance.wire import DEFAULT_CALL_TIMEOUT, STANDARD_BINDINGS, Recorder
 from conformance.wire.errors import ErrorView, from_jsonrpc, from_rest
 from conformance.wire.exchange import Read
 from conformance.wire.grpc import GrpcClient
@@ -36,7 +36,6 @@ from conformance.wire.quoting import quote as quote_value
 from conformance.wire.rest import RestClient
 from conformance.wire.strict import lenient
 
-STANDARD_BINDINGS = ("JSONRPC", "HTTP+JSON", "GRPC")
 #: Service-parameter overrides for one call: name -> value, or None to leave the parameter out.
 Service = Mapping[str, str | list[str] | None]
 OnEvent = Callable[[Any], bool]

@@ -25,8 +25,8 @@ from conformance.targets.core import BASE_ROWS, INTERFACE_ROW, CoreAgent, bindin
 from conformance.targets.instances import AgentTargets
 from conformance.targets.kinds import targets_for
 from conformance.targets.model import AgentTarget
-from conformance.wire import Recorder
-from conformance.wire.caller import STANDARD_BINDINGS, Caller
+from conformance.wire import STANDARD_BINDINGS, Recorder
+from conformance.wire.caller import Caller
 
 _AGENT = pytest.StashKey[CoreAgent]()
 _TARGETS = pytest.StashKey[AgentTargets]()
