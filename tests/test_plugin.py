@@ -362,3 +362,79 @@ def test_per_binding(binding):
     report = pytester.path / "report"
     pytester.runpytest_subprocess(*_args(report))
     assert _load(report)["report"]["transports_covered"] == ["JSON-RPC"]
+
+
+def test_a_check_that_ends_not_measured_or_na_skips_pytest_s_traceback_rendering(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check ending ``not_measured``, ``na`` or blocked (within the blame rule) is reported as a skip with its
+    reason without pytest first rendering its traceback with source (about 15 ms a check: a third of a second
+    of a run against the reference agentd, issue 20). A failure, and a block that breaks the blame rule (a
+    failure of the check), are still rendered: the count below is the renderer's own."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makeconftest('''
+import pytest
+
+_render = pytest.Function.repr_failure
+
+def _counted(self, excinfo):
+    with open("rendered.txt", "a") as fh:
+        fh.write(self.name + "\\n")
+    return _render(self, excinfo)
+
+pytest.Function.repr_failure = _counted
+''')
+    pytester.makepyfile(test_checks='''
+import pytest
+from conformance.judge import blocked_by
+from conformance.outcome import na, not_measured
+
+
+@pytest.fixture
+def unmeasurable():
+    not_measured("the fixture found no task to poll")
+
+
+@pytest.mark.requirement("A2ACLI_TASK_POLL_003")
+def test_not_measured():
+    not_measured("the agent never reached INPUT_REQUIRED")
+
+
+@pytest.mark.requirement("A2ACLI_SKILL_001")
+def test_na():
+    na("the tool ships no skill")
+
+
+@pytest.mark.requirement("A2ACLI_TASK_POLL_001")
+def test_in_setup(unmeasurable):
+    pass
+
+
+@pytest.mark.requirement("A2ACLI_SEND_004")
+@pytest.mark.depends_on("A2ACLI_CARD_GET_001")
+def test_blocked():
+    blocked_by("A2ACLI_CARD_GET_001", "the tool never fetched the card")
+
+
+@pytest.mark.requirement("A2ACLI_SEND_005")
+def test_self_blocked():
+    blocked_by("A2ACLI_SEND_005", "claims its own row")
+
+
+@pytest.mark.requirement("A2ACLI_OUT_001")
+def test_fails():
+    assert 1 == 2, "the artifact was dropped"
+''')
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(*_args(report))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
+    assert (pytester.path / "rendered.txt").read_text(encoding="utf-8").split() == ["test_self_blocked",
+                                                                                   "test_fails"]
+    reqs = _load(report)["requirements"]
+    assert (reqs["A2ACLI_TASK_POLL_003"]["status"], reqs["A2ACLI_SKILL_001"]["status"]) == ("not_measured", "na")
+    assert reqs["A2ACLI_TASK_POLL_001"]["status"] == "not_measured"
+    assert "the fixture found no task to poll" in reqs["A2ACLI_TASK_POLL_001"]["note"]
+    blocked = reqs["A2ACLI_SEND_004"]
+    assert blocked["status"] == "not_measured" and "A2ACLI_CARD_GET_001" in blocked["note"]
+    assert reqs["A2ACLI_SEND_005"]["status"] == "fail" and reqs["A2ACLI_OUT_001"]["status"] == "fail"
+    assert result.parseoutcomes().get("skipped") == 4, result.parseoutcomes()
+    result.stdout.no_fnmatch_line("*Traceback*not_measured*")
