@@ -153,3 +153,24 @@ def test_a_folder_that_is_not_a_report_is_exit_2(tmp_path: Path, what: str) -> N
             (target / "compliance-report.yaml").write_text("not: [a, report]\n", encoding="utf-8")
     r = _verify(target)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, (r.returncode, r.stderr)
+
+
+def test_a_report_folder_used_again_holds_only_the_new_run(tmp_path: Path) -> None:
+    """A second run into the same ``--report-dir`` replaces the first run's report: none of the first run's
+    evidence stays beside the new one (before, it stayed as ``NAME-2.json`` and the new manifest signed it as
+    this run's), the folder verifies, and a file the user put there is left alone."""
+    folder = tmp_path / "r"
+    first = _command("cli", "--only", *IDS, "--env-plain", "REFCLI_DEFECTS=no-message-id", "--report-dir",
+                     str(folder))
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = {p.relative_to(folder).as_posix() for p in (folder / "evidence").rglob("*.json")}
+    (folder / "my-notes.txt").write_text("kept\n", encoding="utf-8")
+    second = _command("cli", "--only", *IDS, "--report-dir", str(folder))
+    assert second.returncode == 0, second.stderr[-2000:]
+    report = (folder / "compliance-report.yaml").read_text(encoding="utf-8")
+    evidence = {p.relative_to(folder).as_posix() for p in (folder / "evidence").rglob("*.json")}
+    cited = set(re.findall(r"evidence/[\w./-]+\.json", report))
+    assert evidence == cited and evidence == before, (sorted(evidence), sorted(cited), sorted(before))
+    assert (folder / "my-notes.txt").read_text(encoding="utf-8") == "kept\n"
+    assert "held an earlier run's report; it is replaced" in second.stderr, second.stderr
+    assert _verify(folder).returncode == 0, _verify(folder).stderr

@@ -59,7 +59,7 @@ from conformance.paths import PLUGIN_ARGS, SUITES_DIR, python_module
 from conformance.registry import default_registry
 from conformance.report import ReportWriteError, RunInfo
 from conformance.report.inputs import VERDICT_INPUTS, InputsError, read_inputs, selected_rows
-from conformance.report.manifest import write_manifest
+from conformance.report.manifest import clear_earlier_run, write_manifest
 from conformance.report.merge import latest_report, merge_into, rows_to_rerun
 from conformance.report.model import CLI_FAMILY, REPORT_FILE, Report, ReportError, load_report
 
@@ -253,7 +253,11 @@ def run_suite(suite: Path, ctx: RunContext, report_dir: Path, jobs: int, timeout
     folder outlives it."""
     try:
         report_dir.mkdir(parents=True, exist_ok=True)
-        # A report left by an earlier run into the same folder must never be read as this run's result.
+        # A report left by an earlier run into the same folder must never be read as this run's result, nor
+        # its evidence be signed as this run's by the manifest.
+        if clear_earlier_run(report_dir):
+            sys.stderr.write(f"agentd-conformance: note: {report_dir} held an earlier run's report; it is "
+                             "replaced\n")
         (report_dir / REPORT_FILE).unlink(missing_ok=True)
         (report_dir / VERDICT_INPUTS).unlink(missing_ok=True)
     except OSError as exc:

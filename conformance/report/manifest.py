@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,32 @@ def refresh_manifest(folder: Path, written: Iterable[Path]) -> bool:
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return True
+
+
+def clear_earlier_run(folder: Path) -> int:
+    """Remove what an earlier run left in ``folder`` (a ``--report-dir`` used again): the files its manifest
+    lists, the manifest, and the evidence tree; the number of files removed. A file the user put there stays.
+
+    Without this, evidence of the earlier run stayed beside the new run's (named ``-2``, ``-3``, ...) and the
+    new manifest signed it as part of the new report."""
+    removed = 0
+    try:
+        listed = read_manifest(folder)["files"]
+    except ValueError:
+        listed = {}
+    root = folder.resolve()
+    for rel in listed:
+        path = (folder / str(rel)).resolve()
+        if root not in path.parents:
+            continue  # a manifest that names a path outside its folder: not ours to remove
+        try:
+            path.unlink()
+            removed += 1
+        except FileNotFoundError:
+            continue
+    evidence = folder / "evidence"
+    if evidence.is_dir() and not evidence.is_symlink():
+        removed += sum(1 for p in evidence.rglob("*") if p.is_file())
+        shutil.rmtree(evidence)
+    (folder / MANIFEST_FILE).unlink(missing_ok=True)
+    return removed
