@@ -7,9 +7,13 @@ its own virtualenv in ``DIR/.venv``, ``run_tck.py --sut-host URL`` from that fol
 and the ratio harness/TCK (below 1.0: the harness is faster). Usage::
 
     python -m benchmarks.side_by_side [--agent scripted reference sdk] [--rounds 3] [--jobs 1 2 auto]
-                                      [--tck DIR]
+                                      [--tck DIR] [--harness-python PYTHON]
 
 ``auto`` runs without ``--jobs``: the number the harness chooses by itself (its report's ``run.jobs``).
+``--harness-python`` runs the harness with another interpreter, e.g. that of a virtualenv made as the README's
+main job makes it (``pip install .``, whose modules pip compiles at install): the default, this checkout's
+editable install, compiles the harness's modules on every run when ``PYTHONDONTWRITEBYTECODE`` is set (it is,
+on the project's machines), which is start-up a user's install does not pay. The header says which.
 
 The TCK is not a dependency of the project: fetch it from its public repository and install it into its own
 virtualenv (``python3 -m venv DIR/.venv && DIR/.venv/bin/pip install -e DIR``). Record the figures with the
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -44,9 +49,9 @@ def agent_url(kind: str) -> Iterator[str]:
             yield url
 
 
-def harness(url: str, jobs: str, tmp: Path) -> tuple[float, int]:
+def harness(url: str, jobs: str, tmp: Path, python: str = sys.executable) -> tuple[float, int]:
     given = [] if jobs == "auto" else ["--jobs", jobs]
-    return timed([sys.executable, "-m", "conformance.command", "agent", "--url", url, "--family", "a2a",
+    return timed([python, "-m", "conformance.command", "agent", "--url", url, "--family", "a2a",
                   *given, *_own_ports(url), "--report-dir", str(tmp / f"r-{jobs}-{time.monotonic_ns()}")],
                  timeout=1800)
 
@@ -63,10 +68,14 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", nargs="+", default=["1", "2", "auto"], help="--jobs settings; auto: none given")
     ap.add_argument("--tck", type=Path, help="a checkout of a2aproject/a2a-tck with its virtualenv in .venv")
+    ap.add_argument("--harness-python", default=sys.executable,
+                    help="the interpreter that runs the harness (default: this one)")
     args = ap.parse_args()
     if args.tck and not (args.tck / "run_tck.py").is_file():
         sys.exit(f"--tck {args.tck}: no run_tck.py there")
     print(load_line("start"), flush=True)
+    print(f"harness: {args.harness_python}; PYTHONDONTWRITEBYTECODE="
+          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}", flush=True)
     with tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
         for kind in args.agent:
             times: dict[str, list[float]] = {}
@@ -79,7 +88,7 @@ def main() -> int:
                         print(f"{kind} round {rnd + 1}: TCK {wall:.1f}s (exit {code})", flush=True)
                 for jobs in args.jobs:
                     with agent_url(kind) as url:
-                        wall, code = harness(url, jobs, Path(tmp))
+                        wall, code = harness(url, jobs, Path(tmp), args.harness_python)
                     times.setdefault(f"jobs {jobs}", []).append(wall)
                     print(f"{kind} round {rnd + 1}: harness --jobs {jobs} {wall:.1f}s (exit {code})", flush=True)
             line = ", ".join(f"{k} median {statistics.median(v):.1f}s ({min(v):.1f}-{max(v):.1f})"
