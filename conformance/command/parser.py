@@ -58,8 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--only", nargs="+", metavar="ID", help="run only the checks of these requirement ids")
         sp.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                         help="parallel test processes (default: automatic, 2 for the cli and agentd families, and "
-                             "the a2a family against an agent whose card declares two bindings or more, when the "
-                             "run selects at least 16 rows and the machine's load is below its CPUs, else 1; "
+                             "for the a2a family one per binding the agent's card declares when it declares two or "
+                             "more, when the run selects at least 16 rows and the machine's load is below its CPUs, "
+                             "else 1; "
                              "never more than the rows selected; the report's run.jobs says why)")
         sp.add_argument("--report-dir", metavar="DIR",
                         help="where to write the report (default reports/<target>/<timestamp>)")

@@ -182,7 +182,8 @@ def command_line(argv: Sequence[str]) -> str:
 #: cores (benchmarks/cli_tiers.py, agentd_family.py): the CLI's 66 ids 45-53 s with two processes against 89-90 s
 #: with one, the agentd family 17 s against 27 s; a run of a few rows pays more for the second worker's start-up
 #: (it imports and collects everything again) than it gains. The a2a family joins them only against an agent whose
-#: card declares two bindings or more (:func:`choose_jobs`): on one binding --jobs 2 was never faster (issue 20).
+#: card declares two bindings or more, with a process per binding (:func:`choose_jobs`): on one binding --jobs 2
+#: was never faster (issue 20).
 AUTO_FAMILIES = ("a2acli", "agentd")
 AUTO_MIN_ROWS = 16
 AUTO_JOBS = 2
@@ -207,7 +208,9 @@ def choose_jobs(family: str, rows: int, load: float | None, cpus: int, bindings:
     one binding a second process's start-up costs more than it saves; against two or more it pays
     (benchmarks/side_by_side.py, 2026-12-03, idle machine: the reference agentd, one binding, 3.8 s in one
     process and 4.3 s in two; the scripted agent and the a2a-sdk agent, three bindings, 18.6 s and 7.1 s in one,
-    11.8 s and 6.1 s in two)."""
+    11.8 s and 6.1 s in two). It takes one process per binding: the checks of a binding wait on the agent's
+    answers, so a third process pays against three (the scripted agent: 9.4 s in two, 7.5 s in three; the
+    a2a-sdk agent 3.6 s and 3.5 s; a soak of 10 runs in three processes moved no row)."""
     if family == "a2a" and (bindings is None or bindings < 2):
         said = "one binding" if bindings == 1 else "bindings not read from its card"
         return Jobs(1, f"automatic: the a2a family against an agent with {said} runs in one process")
@@ -219,9 +222,11 @@ def choose_jobs(family: str, rows: int, load: float | None, cpus: int, bindings:
         return Jobs(1, "automatic: the machine's load is unknown")
     if load >= cpus:
         return Jobs(1, f"automatic: load {load:.2f} is not below the {cpus} CPU(s)")
-    served = f" served over {bindings} bindings" if family == "a2a" else ""
-    return Jobs(AUTO_JOBS, f"automatic: {family} family{served}, {rows} rows selected, load {load:.2f} below "
-                           f"the {cpus} CPU(s)")
+    if family == "a2a" and bindings is not None:
+        return Jobs(bindings, f"automatic: a2a family, one process per binding its card declares ({bindings}), "
+                              f"{rows} rows selected, load {load:.2f} below the {cpus} CPU(s)")
+    return Jobs(AUTO_JOBS, f"automatic: {family} family, {rows} rows selected, load {load:.2f} below the {cpus} "
+                           f"CPU(s)")
 
 
 def workers(jobs: int | None, family: str, scope: Sequence[str] | None, bindings: int | None = None) -> Jobs:
