@@ -8,7 +8,11 @@ that does nothing (``cli --exe /bin/true --only A2ACLI_SEND_001``) and a launche
 pytest spent in its session (its log's "in N s": collection, the check, the report) and the rest (the two
 interpreters' start-up and imports, the command's reading and sealing of the report). Usage::
 
-    python -m benchmarks.fixed_cost [--repeat 5]
+    python -m benchmarks.fixed_cost [--repeat 5] [--harness-python PYTHON]
+
+``--harness-python`` runs the harness with another interpreter (e.g. a virtualenv made by ``pip install .``
+as the README's main job makes it, whose modules pip compiled: with ``PYTHONDONTWRITEBYTECODE`` set, as on the
+project's machines, an editable checkout compiles the harness's modules on every run).
 
 Prints the load average before and after: on a shared machine the figures move with it. Timings are never
 asserted in tests.
@@ -17,6 +21,7 @@ asserted in tests.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -36,9 +41,9 @@ RUNS = {
 }
 
 
-def import_ms(module: str) -> float:
+def import_ms(module: str, python: str = sys.executable) -> float:
     """The cumulative import time of ``module`` in a fresh interpreter, as ``-X importtime`` reports it."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
+    proc = subprocess.run([python, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
                           text=True, timeout=120, check=False)
     for line in proc.stderr.splitlines():
         parts = line.split("|")
@@ -60,12 +65,16 @@ def _line(name: str, values: list[float], unit: str = "s") -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--harness-python", default=sys.executable, help="the interpreter that runs the harness")
     args = ap.parse_args()
     print(load_line("start"), flush=True)
-    front = [sys.executable, "-m", "conformance.command"]
+    print(f"harness: {args.harness_python}; PYTHONDONTWRITEBYTECODE="
+          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}", flush=True)
+    front = [args.harness_python, "-m", "conformance.command"]
     print(_line("--help", [timed([*front, "--help"], timeout=600)[0] for _ in range(args.repeat)]), flush=True)
     for module in ("conformance.command.cli", "conformance.command.agent"):
-        print(_line(f"import {module}", [import_ms(module) for _ in range(args.repeat)], "ms"), flush=True)
+        ms = [import_ms(module, args.harness_python) for _ in range(args.repeat)]
+        print(_line(f"import {module}", ms, "ms"), flush=True)
     with tempfile.TemporaryDirectory(prefix="fixed-cost-") as tmp:
         for name, argv in RUNS.items():
             walls: list[float] = []
