@@ -13,7 +13,10 @@ from typing import Any
 
 from conformance.redact import MARK, MIN_SECRET_LEN, SecretSet, redact_tree
 
-__all__ = ["MARK", "MIN_SECRET_LEN", "Evidence", "EvidenceStore", "SecretSet", "redact_tree", "slug"]
+__all__ = ["EVIDENCE_DIR", "MARK", "MIN_SECRET_LEN", "Evidence", "EvidenceStore", "SecretSet", "redact_tree", "slug"]
+
+#: The report folder's subfolder that holds the evidence, one folder per requirement id.
+EVIDENCE_DIR = "evidence"
 
 
 def slug(text: str, limit: int = 120) -> str:
@@ -31,7 +34,7 @@ class EvidenceStore:
 
     def write(self, requirement: str, name: str, payload: Any) -> str:
         """Write one evidence document; returns its path relative to the report folder."""
-        folder = Path("evidence") / slug(requirement)
+        folder = Path(EVIDENCE_DIR) / slug(requirement)
         (self.root / folder).mkdir(parents=True, exist_ok=True)
         text = json.dumps(self.secrets.redact_obj(payload), indent=2, sort_keys=False, default=str)
         data = (self.secrets.redact(text) + "\n").encode("utf-8")

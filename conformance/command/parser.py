@@ -60,8 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="parallel test processes (default: automatic, 2 for the cli and agentd families, and "
                              "for the a2a family one per binding the agent's card declares when it declares two or "
                              "more, when the run selects at least 16 rows and the machine's load is below its CPUs, "
-                             "else 1; "
-                             "never more than the rows selected; the report's run.jobs says why)")
+                             "else 1; never more than the rows selected; the report's run.jobs says why)")
         sp.add_argument("--report-dir", metavar="DIR",
                         help="where to write the report (default reports/<target>/<timestamp>)")
         sp.add_argument("--timeout", type=float, default=None, metavar="S",

@@ -106,9 +106,13 @@ def pytest_runtest_makereport_ended(item: pytest.Item, call: pytest.CallInfo[Any
         return None  # a blame violation: a failure, shown with its traceback
     sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
     return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "skipped",
-                             (str(item.path), item.location[1] or 0, f"{ended.status}: {ended.message}"),
-                             call.when, sections, duration=call.duration, start=call.start, stop=call.stop,
-                             user_properties=item.user_properties)
+                             _as_skip(item, ended), call.when, sections, duration=call.duration, start=call.start,
+                             stop=call.stop, user_properties=item.user_properties)
+
+
+def _as_skip(item: pytest.Item, ended: Phase) -> tuple[str, int, str]:
+    """How a phase that ended not measured or na shows in pytest's report: a skip with its status and reason."""
+    return (str(item.path), item.location[1] or 0, f"{ended.status}: {ended.message}")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -128,11 +132,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]
     st = item_state(item)
     st.phases[call.when] = phase_result(item, call)
     st.duration += report.duration
-    status, message = st.phases[call.when].status, st.phases[call.when].message
-    if status in (NOT_MEASURED, NA) and report.failed:
-        # Show it as a skip with its reason; the outcome itself travels in conformance_outcomes.
+    if st.phases[call.when].status in (NOT_MEASURED, NA) and report.failed:
+        # Show it as a skip with its reason (a report pytest built: the hook above builds most of them itself);
+        # the outcome itself travels in conformance_outcomes.
         report.outcome = "skipped"
-        report.longrepr = (str(item.path), item.location[1] or 0, f"{status}: {message}")
+        report.longrepr = _as_skip(item, st.phases[call.when])
     if call.when != "teardown":
         return report
     state = item.config.stash[STATE]

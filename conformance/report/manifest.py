@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from conformance.evidence import EVIDENCE_DIR
 from conformance.registry import Registry
 from conformance.report.model import Report
 
@@ -129,7 +130,7 @@ def clear_earlier_run(folder: Path) -> int:
             removed += 1
         except FileNotFoundError:
             continue
-    evidence = folder / "evidence"
+    evidence = folder / EVIDENCE_DIR
     if evidence.is_dir() and not evidence.is_symlink():
         removed += sum(1 for p in evidence.rglob("*") if p.is_file())
         shutil.rmtree(evidence)
