@@ -6,16 +6,8 @@ import sys
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-_CHECKOUT = PACKAGE_DIR.parent
-
-
-def _locate(name: str) -> Path:
-    inside = PACKAGE_DIR / name
-    return inside if inside.is_dir() else _CHECKOUT / name
-
-
-SUITES_DIR = _locate("suites")
-FIXTURES_DIR = _locate("fixtures")
+SUITES_DIR = PACKAGE_DIR / "suites"
+FIXTURES_DIR = PACKAGE_DIR / "fixtures"
 REGISTRY_DATA_DIR = PACKAGE_DIR / "registry" / "data"
 #: Load the plugin exactly once: by the name its pytest11 entry point registers it under, so an
 #: installed copy and the checkout's module are the same plugin (``-p`` finds the entry point first).

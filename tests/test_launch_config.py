@@ -131,7 +131,7 @@ def test_the_guard_knows_every_need_the_checks_pass() -> None:
     """Every need a check passes by keyword when it asks for an instance is one a configuration above has."""
     covered = {key for needs in CONFIGURATIONS.values() for key in needs(_targets())} | {"fresh"}
     passed: dict[str, str] = {}
-    for root in (ROOT / "suites" / "agent" / "agentd", ROOT / "conformance" / "agentd"):
+    for root in (ROOT / "conformance" / "suites" / "agent" / "agentd", ROOT / "conformance" / "agentd"):
         for path in sorted(root.rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Call):
@@ -319,17 +319,21 @@ def own_vocabulary(source: str) -> list[str]:
 
 
 def _sources(*folders: str) -> list[Path]:
-    return [p for f in folders for p in sorted((ROOT / f).rglob("*.py"))]
+    """The modules under ``folders`` (paths from the checkout's root); ``conformance`` means the library and its
+    checks, without the references under ``conformance/fixtures`` (name that folder to get them)."""
+    fixtures = ROOT / "conformance" / "fixtures"
+    return [p for f in folders for p in sorted((ROOT / f).rglob("*.py"))
+            if f == "conformance/fixtures" or not p.is_relative_to(fixtures)]
 
 
 def test_no_module_outside_the_fixtures_takes_the_vocabulary_from_a_fixture() -> None:
-    found = {str(p.relative_to(ROOT)): names for p in _sources("conformance", "suites", "tests", "benchmarks")
+    found = {str(p.relative_to(ROOT)): names for p in _sources("conformance", "tests", "benchmarks")
              if (names := fixture_vocabulary_imports(p.read_text(encoding="utf-8")))}
     assert not found, f"import these from conformance.agentd_page.launch: {found}"
 
 
 def test_the_fixtures_have_no_copy_of_the_vocabulary_and_the_library_imports_no_fixture() -> None:
-    copies = {str(p.relative_to(ROOT)): names for p in _sources("fixtures")
+    copies = {str(p.relative_to(ROOT)): names for p in _sources("conformance/fixtures")
               if (names := own_vocabulary(p.read_text(encoding="utf-8")))}
     assert not copies, f"the fixtures define launch vocabulary of their own: {copies}"
     from conformance.fixtures import reference_agentd
@@ -373,7 +377,7 @@ def test_the_roles_are_spelled_out_once() -> None:
     """The page's ``ROLES`` is the one list of roles: no other module of the library, the checks or the fixtures
     keeps a copy (the made-up one below shows the reader finds one)."""
     page = ROOT / "conformance" / "agentd_page"
-    found = {str(p.relative_to(ROOT)): lines for p in _sources("conformance", "suites", "fixtures")
+    found = {str(p.relative_to(ROOT)): lines for p in _sources("conformance", "conformance/fixtures")
              if p not in (page / "__init__.py", page / "launch.py")
              and (lines := role_tuples(p.read_text(encoding="utf-8")))}
     assert not found, f"use conformance.agentd_page.ROLES: {found}"

@@ -1,9 +1,11 @@
 """The library's layers, as a contract: a package imports only from its own layer or below, so each layer
 can be read, typed and changed knowing only what is under it.
 
-From the top: the command; campaigns, coverage and spec-diff; the pytest plugin; the pipeline; the report and
-baselines; the verdict; the agentd family's and the core family's and the CLI checks' support; the targets;
-the judge; the CLI driver, the wire and the receiver. Beneath them all, the base modules (paths, the
+From the top: the command; campaigns, coverage, spec-diff and the checks themselves (``suites``, run by pytest
+with the plugin); the pytest plugin; the pipeline; the report and baselines; the verdict; the agentd family's
+and the core family's and the CLI checks' support; the targets; the judge; the references the checks are proven
+against (``fixtures``: the targets start them, they answer on the wire); the CLI driver, the wire and the
+receiver. Beneath them all, the base modules (paths, the
 registry, outcomes, evidence, redaction, ...), which import none of the layers. Imports anywhere in a module
 count, also those inside functions (a late import still ties the two).
 """
@@ -19,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 #: Top first; a package may import from its own group and any group below it.
 LAYERS: list[set[str]] = [
     {"command"},
-    {"campaign", "coverage", "specdiff"},
+    {"campaign", "coverage", "specdiff", "suites"},
     {"plugin"},
     {"pipeline"},
     {"report", "baseline"},
@@ -28,11 +30,12 @@ LAYERS: list[set[str]] = [
     {"a2a", "clicheck"},
     {"targets"},
     {"judge"},
+    {"fixtures"},
     {"cli", "wire", "receiver"},
 ]
 #: Below every layer: they import no layer (only one another, the standard library and third parties).
 BASE = {"paths", "yamldoc", "revision", "registry", "outcome", "evidence", "context", "redact", "scrub", "interrupts",
-        "provenance", "allure_labels", "agentd_page", "tls", "fixtures", "pytest_main", "__init__", "__main__"}
+        "provenance", "allure_labels", "agentd_page", "tls", "pytest_main", "__init__", "__main__"}
 RANK = {name: i for i, group in enumerate(LAYERS) for name in group}
 
 
@@ -77,7 +80,9 @@ def test_the_base_imports_no_layer() -> None:
     assert not up, "base modules importing a layer:\n" + "\n".join(up)
 
 
-@pytest.mark.parametrize(("here", "name"), [("wire", "conformance.judge.quoting"), ("cli", "conformance.targets")])
+@pytest.mark.parametrize(("here", "name"), [("wire", "conformance.judge.quoting"), ("cli", "conformance.targets"),
+                                                    ("fixtures", "conformance.targets.kinds"),
+                                                    ("plugin", "conformance.suites.conftest")])
 def test_the_contract_can_fail(here: str, name: str) -> None:
     """The rule above, on a made-up import of a lower layer from a higher one, reports it."""
     assert RANK[_part(name)] < RANK[here]

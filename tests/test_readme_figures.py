@@ -16,8 +16,8 @@ from tests.killmatrix import AGENTD, CLI, CORE, Reference
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-FAMILIES = [("a2acli", "suites/cli", CLI), ("agentd", "suites/agent/agentd", AGENTD),
-            ("a2a", "suites/agent/core", CORE)]
+FAMILIES = [("a2acli", "conformance/suites/cli", CLI), ("agentd", "conformance/suites/agent/agentd", AGENTD),
+            ("a2a", "conformance/suites/agent/core", CORE)]
 
 
 def _row(family: str) -> list[str]:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.agentd_page import ROLES
-from conformance.paths import FIXTURES_DIR, PACKAGE_DIR, SUITES_DIR
+from conformance.paths import PACKAGE_DIR
 
 #: Bump when the recipe below changes in a way the hashes would not see.
 RECIPE = "reference-image/1"
@@ -116,18 +116,12 @@ def requirements() -> list[str]:
 
 def _package_files() -> list[tuple[str, Path]]:
     """Every file of the harness package in the wheel's layout: (path inside site, file on disk)."""
-    roots = [("conformance", PACKAGE_DIR)]
-    if not (PACKAGE_DIR / "suites").is_dir():
-        roots.append(("conformance/suites", SUITES_DIR))
-    if not (PACKAGE_DIR / "fixtures").is_dir():
-        roots.append(("conformance/fixtures", FIXTURES_DIR))
     out: list[tuple[str, Path]] = []
-    for prefix, root in roots:
-        for path in sorted(root.rglob("*")):
-            rel = path.relative_to(root)
-            if "__pycache__" in rel.parts or path.suffix in (".pyc", ".pyo") or not path.is_file():
-                continue
-            out.append((f"{prefix}/{rel.as_posix()}", path))
+    for path in sorted(PACKAGE_DIR.rglob("*")):
+        rel = path.relative_to(PACKAGE_DIR)
+        if "__pycache__" in rel.parts or path.suffix in (".pyc", ".pyo") or not path.is_file():
+            continue
+        out.append((f"conformance/{rel.as_posix()}", path))
     return sorted(out)
 
 
