@@ -3,9 +3,11 @@ shared machine the figures move with it)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -20,3 +22,14 @@ def timed(cmd: list[str], *, timeout: float, cwd: Path | None = None) -> tuple[f
 def load_line(when: str) -> str:
     """``load average at WHEN: 1.00 0.80 0.50``."""
     return f"load average at {when}: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+
+
+@contextlib.contextmanager
+def measuring(harness_python: str) -> Iterator[None]:
+    """Frame a benchmark's figures: the load before, which interpreter runs the harness and whether
+    ``PYTHONDONTWRITEBYTECODE`` makes it compile the harness's modules on every run, then the load after."""
+    print(load_line("start"), flush=True)
+    print(f"harness: {harness_python}; PYTHONDONTWRITEBYTECODE="
+          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}", flush=True)
+    yield
+    print(load_line("end"), flush=True)

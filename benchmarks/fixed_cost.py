@@ -21,7 +21,6 @@ asserted in tests.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import subprocess
@@ -30,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.clock import load_line, timed
+from benchmarks.clock import measuring, timed
 
 RUNS = {
     "cli, one row, /bin/true": ["cli", "--exe", "/bin/true", "--only", "A2ACLI_SEND_001"],
@@ -67,26 +66,23 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--harness-python", default=sys.executable, help="the interpreter that runs the harness")
     args = ap.parse_args()
-    print(load_line("start"), flush=True)
-    print(f"harness: {args.harness_python}; PYTHONDONTWRITEBYTECODE="
-          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}", flush=True)
     front = [args.harness_python, "-m", "conformance.command"]
-    print(_line("--help", [timed([*front, "--help"], timeout=600)[0] for _ in range(args.repeat)]), flush=True)
-    for module in ("conformance.command.cli", "conformance.command.agent"):
-        ms = [import_ms(module, args.harness_python) for _ in range(args.repeat)]
-        print(_line(f"import {module}", ms, "ms"), flush=True)
-    with tempfile.TemporaryDirectory(prefix="fixed-cost-") as tmp:
-        for name, argv in RUNS.items():
-            walls: list[float] = []
-            sessions: list[float] = []
-            for i in range(args.repeat):
-                out = Path(tmp) / f"{len(walls)}-{i}-{time.monotonic_ns()}"
-                walls.append(timed([*front, *argv, "--report-dir", str(out)], timeout=600)[0])
-                sessions.append(session_seconds(out))
-            rest = [w - s for w, s in zip(walls, sessions, strict=True)]
-            print(f"{name}: {_line('wall', walls)}; {_line('pytest session', sessions)}; "
-                  f"{_line('the rest', rest)}", flush=True)
-    print(load_line("end"), flush=True)
+    with measuring(args.harness_python):
+        print(_line("--help", [timed([*front, "--help"], timeout=600)[0] for _ in range(args.repeat)]), flush=True)
+        for module in ("conformance.command.cli", "conformance.command.agent"):
+            ms = [import_ms(module, args.harness_python) for _ in range(args.repeat)]
+            print(_line(f"import {module}", ms, "ms"), flush=True)
+        with tempfile.TemporaryDirectory(prefix="fixed-cost-") as tmp:
+            for name, argv in RUNS.items():
+                walls: list[float] = []
+                sessions: list[float] = []
+                for i in range(args.repeat):
+                    out = Path(tmp) / f"{len(walls)}-{i}-{time.monotonic_ns()}"
+                    walls.append(timed([*front, *argv, "--report-dir", str(out)], timeout=600)[0])
+                    sessions.append(session_seconds(out))
+                rest = [w - s for w, s in zip(walls, sessions, strict=True)]
+                print(f"{name}: {_line('wall', walls)}; {_line('pytest session', sessions)}; "
+                      f"{_line('the rest', rest)}", flush=True)
     return 0
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import statistics
 import sys
 import tempfile
@@ -32,7 +31,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from benchmarks.clock import load_line, timed
+from benchmarks.clock import measuring, timed
 from conformance.fixtures.plain_sdk_agent.server import PlainSdkAgent
 from tests.served import REFERENCE_AGENTD, SCRIPTED_CORE, served
 from tests.test_references_front_door import _own_ports
@@ -73,10 +72,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.tck and not (args.tck / "run_tck.py").is_file():
         sys.exit(f"--tck {args.tck}: no run_tck.py there")
-    print(load_line("start"), flush=True)
-    print(f"harness: {args.harness_python}; PYTHONDONTWRITEBYTECODE="
-          f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}", flush=True)
-    with tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
+    with measuring(args.harness_python), tempfile.TemporaryDirectory(prefix="side-by-side-") as tmp:
         for kind in args.agent:
             times: dict[str, list[float]] = {}
             for rnd in range(args.rounds):
@@ -99,7 +95,6 @@ def main() -> int:
                     if k != "tck":
                         print(f"{kind}: ratio harness {k} / TCK = "
                               f"{statistics.median(v) / statistics.median(times['tck']):.2f}", flush=True)
-    print(load_line("end"), flush=True)
     return 0
 
 

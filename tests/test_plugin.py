@@ -23,6 +23,18 @@ from conformance.paths import PACKAGE_DIR, PLUGIN_ARGS
 ROOT = PACKAGE_DIR.parent
 SECRET = "sk-test-7f3a9c1e5b"
 
+
+def _checks(*checks: tuple[str, str, str]) -> str:
+    """The source of checks that take no fixture and end in one statement, each given as (the requirement it is
+    marked with, its name, the statement)."""
+    return "".join(f'\n\n@pytest.mark.requirement("{rid}")\ndef {name}():\n    {statement}\n'
+                   for rid, name, statement in checks)
+
+
+#: Checks more than one module below holds: one that ends ``not_measured``, one that ends ``na``.
+NOT_MEASURED = ("A2ACLI_TASK_POLL_003", "test_not_measured", 'not_measured("the agent never reached INPUT_REQUIRED")')
+NA = ("A2ACLI_SKILL_001", "test_na", 'na("the tool ships no skill")')
+
 CHECKS = '''
 import pytest
 from conformance.outcome import fail, na, not_measured
@@ -42,32 +54,13 @@ def broken_teardown():
 @pytest.mark.requirement("A2ACLI_SEND_001")
 def test_passes(evidence):
     evidence.add("argv", ["a2a", "send", "hi"])
-
-
-@pytest.mark.requirement("A2ACLI_SEND_004")
-def test_fails():
-    assert 1 == 2, "expected the artifact text, got nothing"
-
-
-@pytest.mark.requirement("A2ACLI_SEND_005")
-def test_fail_helper():
-    fail("media type was ignored: 'text/plain'")
-
-
-@pytest.mark.requirement("A2ACLI_TASK_POLL_003")
-def test_not_measured():
-    not_measured("the agent never reached INPUT_REQUIRED")
-
-
-@pytest.mark.requirement("A2ACLI_SKILL_001")
-def test_na_conditional():
-    na("the tool ships no skill")
-
-
-@pytest.mark.requirement("A2ACLI_EXIT_001")
-def test_na_gating():
-    na("claimed not applicable")
-
+''' + _checks(
+    ("A2ACLI_SEND_004", "test_fails", 'assert 1 == 2, "expected the artifact text, got nothing"'),
+    ("A2ACLI_SEND_005", "test_fail_helper", "fail(\"media type was ignored: 'text/plain'\")"),
+    NOT_MEASURED,
+    NA,
+    ("A2ACLI_EXIT_001", "test_na_gating", 'na("claimed not applicable")'),
+) + '''
 
 @pytest.mark.requirement("A2ACLI_EXIT_002")
 def test_fixture_crash(broken_fixture):
@@ -392,17 +385,7 @@ from conformance.outcome import na, not_measured
 @pytest.fixture
 def unmeasurable():
     not_measured("the fixture found no task to poll")
-
-
-@pytest.mark.requirement("A2ACLI_TASK_POLL_003")
-def test_not_measured():
-    not_measured("the agent never reached INPUT_REQUIRED")
-
-
-@pytest.mark.requirement("A2ACLI_SKILL_001")
-def test_na():
-    na("the tool ships no skill")
-
+''' + _checks(NOT_MEASURED, NA) + '''
 
 @pytest.mark.requirement("A2ACLI_TASK_POLL_001")
 def test_in_setup(unmeasurable):
@@ -413,17 +396,8 @@ def test_in_setup(unmeasurable):
 @pytest.mark.depends_on("A2ACLI_CARD_GET_001")
 def test_blocked():
     blocked_by("A2ACLI_CARD_GET_001", "the tool never fetched the card")
-
-
-@pytest.mark.requirement("A2ACLI_SEND_005")
-def test_self_blocked():
-    blocked_by("A2ACLI_SEND_005", "claims its own row")
-
-
-@pytest.mark.requirement("A2ACLI_OUT_001")
-def test_fails():
-    assert 1 == 2, "the artifact was dropped"
-''')
+''' + _checks(("A2ACLI_SEND_005", "test_self_blocked", 'blocked_by("A2ACLI_SEND_005", "claims its own row")'),
+                  ("A2ACLI_OUT_001", "test_fails", 'assert 1 == 2, "the artifact was dropped"')))
     report = pytester.path / "report"
     result = pytester.runpytest_subprocess(*_args(report))
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]

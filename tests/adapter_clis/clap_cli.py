@@ -35,6 +35,17 @@ class ClapParser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def _add(parser: argparse.ArgumentParser, *specs: str) -> None:
+    """Add one argument for each spec: ``"NAME <METAVAR>"`` takes a value (a positional unless NAME starts with
+    ``-``), a bare ``"--NAME"`` is a switch."""
+    for spec in specs:
+        name, _, metavar = spec.partition(" ")
+        if metavar:
+            parser.add_argument(name, metavar=metavar)
+        else:
+            parser.add_argument(name, action="store_true")
+
+
 def build() -> ClapParser:
     top = ClapParser(prog=PROG, description="A2A client (clap-style grammar)")
     top.add_argument("-V", "--version", action="version", version=f"{PROG} 0.3.1")
@@ -45,65 +56,38 @@ def build() -> ClapParser:
     top.add_argument("--key", metavar="<KEY>", help="API key")
     top.add_argument("-H", "--param", action="append", metavar="<K:V>", help="Service parameter (repeatable)")
     top.add_argument("--protocol-version", metavar="<V>", help="A2A version to ask for")
-    top.add_argument("--debug", action="store_true")
-    top.add_argument("--verbose", action="store_true")
-    top.add_argument("--insecure", action="store_true")
-    top.add_argument("--env-file", metavar="<PATH>")
+    _add(top, "--debug", "--verbose", "--insecure", "--env-file <PATH>")
     cmds = top.add_subparsers(dest="cmd", metavar="<COMMAND>", parser_class=ClapParser)
     helpc = cmds.add_parser("help", help="Print this message or the help of the given subcommand(s)")
     helpc.add_argument("topic", nargs="*")
 
-    msg = cmds.add_parser("message", help="Messages").add_subparsers(dest="sub", metavar="<COMMAND>",
-                                                                     parser_class=ClapParser)
-    send = msg.add_parser("send", help="Send a message")
-    send.add_argument("text", nargs="?", metavar="<TEXT>")
-    send.add_argument("--attach", metavar="<PATH>")
-    send.add_argument("--mime", metavar="<TYPE>")
-    send.add_argument("--data", metavar="<PATH>")
-    send.add_argument("--context", metavar="<ID>")
-    send.add_argument("--task", metavar="<ID>")
-    send.add_argument("--metadata", metavar="<JSON>")
-    send.add_argument("--stream", action="store_true")
-    send.add_argument("--detach", action="store_true")
-
-    card = cmds.add_parser("card", help="Agent cards").add_subparsers(dest="sub", metavar="<COMMAND>",
-                                                                     parser_class=ClapParser)
-    cget = card.add_parser("get", help="Fetch a card")
-    cget.add_argument("--validate", action="store_true")
-    cget.add_argument("--extended", action="store_true")
-
-    task = cmds.add_parser("task", help="Tasks").add_subparsers(dest="sub", metavar="<COMMAND>",
-                                                               parser_class=ClapParser)
-    tget = task.add_parser("get", help="Get a task")
-    tget.add_argument("id", metavar="<ID>")
-    tget.add_argument("--history", metavar="<N>")
-    tget.add_argument("--wait", action="store_true")
-    tget.add_argument("--interval", metavar="<DURATION>")
-    tget.add_argument("--timeout", metavar="<DURATION>")
-    task.add_parser("cancel", help="Cancel a task").add_argument("id", metavar="<ID>")
-    tlist = task.add_parser("list", help="List tasks")
-    tlist.add_argument("--state", metavar="<STATE>")
-    tlist.add_argument("--context", metavar="<ID>")
-    tlist.add_argument("--limit", metavar="<N>")
-    task.add_parser("subscribe", help="Follow a task").add_argument("id", metavar="<ID>")
-
-    push = cmds.add_parser("push-config", help="Push configs").add_subparsers(dest="sub", metavar="<COMMAND>",
-                                                                             parser_class=ClapParser)
-    create = push.add_parser("create", help="Create a push config")
-    create.add_argument("task_id", metavar="<TASK>")
-    create.add_argument("url", metavar="<URL>")
-    create.add_argument("--secret", metavar="<TOKEN>")
-    create.add_argument("--scheme", metavar="<SCHEME>")
-    create.add_argument("--credentials", metavar="<CREDENTIALS>")
-    for name in ("get", "delete"):
-        p = push.add_parser(name, help=f"{name.capitalize()} a push config")
-        p.add_argument("task_id", metavar="<TASK>")
-        p.add_argument("config_id", metavar="<CONFIG>")
-    push.add_parser("list", help="List push configs").add_argument("task_id", metavar="<TASK>")
-
-    cfg = cmds.add_parser("config", help="Settings").add_subparsers(dest="sub", metavar="<COMMAND>",
+    def group(name: str, help_text: str) -> argparse._SubParsersAction[ClapParser]:
+        """A command whose own subcommands are added to what this returns."""
+        return cmds.add_parser(name, help=help_text).add_subparsers(dest="sub", metavar="<COMMAND>",
                                                                     parser_class=ClapParser)
-    cfg.add_parser("show", help="Show the effective settings")
+
+    send = group("message", "Messages").add_parser("send", help="Send a message")
+    send.add_argument("text", nargs="?", metavar="<TEXT>")
+    _add(send, "--attach <PATH>", "--mime <TYPE>", "--data <PATH>", "--context <ID>", "--task <ID>",
+         "--metadata <JSON>", "--stream", "--detach")
+
+    _add(group("card", "Agent cards").add_parser("get", help="Fetch a card"), "--validate", "--extended")
+
+    task = group("task", "Tasks")
+    _add(task.add_parser("get", help="Get a task"),
+         "id <ID>", "--history <N>", "--wait", "--interval <DURATION>", "--timeout <DURATION>")
+    _add(task.add_parser("cancel", help="Cancel a task"), "id <ID>")
+    _add(task.add_parser("list", help="List tasks"), "--state <STATE>", "--context <ID>", "--limit <N>")
+    _add(task.add_parser("subscribe", help="Follow a task"), "id <ID>")
+
+    push = group("push-config", "Push configs")
+    _add(push.add_parser("create", help="Create a push config"),
+         "task_id <TASK>", "url <URL>", "--secret <TOKEN>", "--scheme <SCHEME>", "--credentials <CREDENTIALS>")
+    for name in ("get", "delete"):
+        _add(push.add_parser(name, help=f"{name.capitalize()} a push config"), "task_id <TASK>", "config_id <CONFIG>")
+    _add(push.add_parser("list", help="List push configs"), "task_id <TASK>")
+
+    group("config", "Settings").add_parser("show", help="Show the effective settings")
     return top
 
 
