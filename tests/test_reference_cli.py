@@ -476,6 +476,38 @@ def test_interrupt_while_waiting_keeps_the_task_id(agent: Agent) -> None:
     assert f"task get --wait {tid}" in err + rest
 
 
+#: The reference CLI with its wire's clean-up stuck, as when an interrupt lands inside the HTTP library between
+#: its taking a lock and the block that gives it back: the next wait on that lock never ends.
+STUCK_CLEANUP = """
+import threading
+from conformance.fixtures.reference_cli import main, wire
+taken = threading.Lock()
+taken.acquire()
+wire.Wire.close = lambda self: taken.acquire()
+main.run_module()
+"""
+
+
+def test_an_interrupt_whose_clean_up_hangs_still_ends_the_cli(agent: Agent) -> None:
+    """The way out after Ctrl-C is bounded (``INTERRUPT_GRACE_S``): what was printed is handed on, the process
+    ends with 130 and says the clean-up did not finish."""
+    proc = subprocess.Popen([sys.executable, "-c", STUCK_CLEANUP, "send", "slow", "-a", agent.base,
+                             "--poll-interval", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=cli_env(), cwd=REPO, start_new_session=True)
+    try:
+        err = read_until(proc.stderr, "waiting", 15)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, rest = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+    assert proc.returncode == 130, (out, err + rest)
+    tid = err.split("task ", 1)[1].split(" ", 1)[0]
+    assert f"Task-Id: {tid}" in out
+    assert "clean-up did not finish" in rest
+
+
 def test_debug_logs_the_wire_with_credentials_redacted(agent: Agent) -> None:
     r = run_cli(
         "task",
