@@ -57,13 +57,14 @@ def _yes(value: bool | None) -> str:
 
 
 def _verdict(record: RecordBreakdown, row: str, shipped: bool | None, overridable: bool | None, note: str,
-             detail: str = "") -> None:
+             runs: dict[str, CliResult]) -> None:
     """Record the breakdown row (with a short ``note``), then end the check: fail unless the default is
-    both shipped and overridable; not measured when a side could not be observed."""
+    both shipped and overridable, showing each of the ``runs`` under its label; not measured when a side
+    could not be observed."""
     record(row, shipped=shipped, overridable=overridable, note=note)
     assert shipped is not False and overridable is not False, (
         f"{row}: expected shipped and overridable; shipped={_yes(shipped)}, overridable={_yes(overridable)} — "
-        f"{note}" + (f"; {detail}" if detail else ""))
+        f"{note}; " + "; ".join(f"{label}: {shown(r)}" for label, r in runs.items()))
     if shipped is None or overridable is None:
         not_measured(f"{row}: shipped={_yes(shipped)}, overridable={_yes(overridable)} — {note}")
 
@@ -72,6 +73,19 @@ def _provisional(record: RecordBreakdown, row: str, shipped: bool | None, flag: 
     """Record the default's side before the override runs: a missing override flag ends the check in
     the run itself (a fail, DEFAULT_001 names every override), and the row must already say so."""
     record(row, shipped=shipped, overridable=False, note=f"{flag}: missing or rejected (see the evidence)")
+
+
+def _send(cli: Cli, a: ScriptedAgent, *flag: str) -> CliResult:
+    """``send`` a message to ``a`` with ``flag`` (none: with the tool's defaults)."""
+    return cli.run("send", "--text", "hi", *card_ref(a), *flag)
+
+
+def _override(cli: Cli, record: RecordBreakdown, row: str, a: ScriptedAgent, shipped: bool | None,
+              *flag: str) -> CliResult:
+    """Record the default's side (:func:`_provisional`), then ``send`` to ``a`` again with the overriding
+    ``flag`` (the option, then its value if it takes one)."""
+    _provisional(record, row, shipped, flag[0])
+    return _send(cli, a, *flag)
 
 
 def _unmeasured(record: RecordBreakdown, row: str, by: str, why: str) -> NoReturn:
@@ -103,19 +117,17 @@ def test_default_transport_is_card_order_and_flag_overrides(cli: Cli, agent: Age
         if why is not None:
             _unmeasured(record_breakdown, row, TWO_TRANSPORTS, f"the tool does not speak {binding}: {why}")
     a = agent(Script(card=CardSpec(interfaces=(Interface("HTTP+JSON"), Interface("JSONRPC")))))
-    r1 = cli.run("send", "--text", "hi", *card_ref(a))
+    r1 = _send(cli, a)
     _sent_or_blocked(record_breakdown, row, a, r1)
     default_used = sorted({q.binding for q in a.a2a_requests()})
     shipped = default_used == ["HTTP+JSON"]
-    _provisional(record_breakdown, row, shipped, "--transport")
     a.clear_requests()
-    r2 = cli.run("send", "--text", "hi", *card_ref(a), "--transport", "JSONRPC")
+    r2 = _override(cli, record_breakdown, row, a, shipped, "--transport", "JSONRPC")
     flag_used = sorted({q.binding for q in a.a2a_requests()})
     overridable = flag_used == ["JSONRPC"]
     _verdict(record_breakdown, row, shipped, overridable,
              f"card order HTTP+JSON, JSONRPC: default used {default_used}; --transport JSONRPC used {flag_used} "
-             f"(exit {r2.exit_code})",
-             f"default: {shown(r1)}; --transport JSONRPC: {shown(r2)}")
+             f"(exit {r2.exit_code})", {"default": r1, "--transport JSONRPC": r2})
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="task_completion_wait_by_default")
@@ -127,20 +139,19 @@ def test_default_send_waits_and_async_returns_early(cli: Cli, agent: AgentMaker,
     --async that still blocks."""
     row = "task_completion_wait_by_default"
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 1.0)))))
-    r1 = cli.run("send", "--text", "hi", *card_ref(a))
+    r1 = _send(cli, a)
     _task_or_blocked(record_breakdown, row, a, r1)
     at_return = a.tasks[0].state()
     said = state_matches(r1.stdout_text, "TASK_STATE_COMPLETED")
     shipped = False if at_return != "TASK_STATE_COMPLETED" else (True if said else None)
-    _provisional(record_breakdown, row, shipped, "--async")
     a.update_script(send=TaskFlow(states=(("TASK_STATE_WORKING", 0.0), ("TASK_STATE_COMPLETED", 6.0))))
-    r2 = cli.run("send", "--text", "hi", *card_ref(a), "--async")
+    r2 = _override(cli, record_breakdown, row, a, shipped, "--async")
     later = a.tasks[1].state() if len(a.tasks) > 1 else None
     overridable = r2.exit_code == 0 and later == "TASK_STATE_WORKING"
     _verdict(record_breakdown, row, shipped, overridable,
              f"plain send returned with the task {at_return} (output {'names' if said else 'does not name'} "
              f"COMPLETED); --async returned with the task {later} (exit {r2.exit_code})",
-             f"plain send: {shown(r1)}; --async: {shown(r2)}")
+             {"plain send": r1, "--async": r2})
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="output_human_readable_text")
@@ -151,7 +162,7 @@ def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMake
     JSON); ``-o json`` prints one JSON document. Catches a JSON default or an ignored --output."""
     row = "output_human_readable_text"
     a = agent(Script())
-    r1 = cli.run("send", "--text", "hi", *card_ref(a))
+    r1 = _send(cli, a)
     _task_or_blocked(record_breakdown, row, a, r1)
     first_id = a.tasks[0].id
     try:
@@ -163,8 +174,7 @@ def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMake
     doc = parse_text_floor(without_escapes(r1.stdout_text))
     shipped = (r1.exit_code == 0 and not is_json and not doc.problems
                and doc.label_of_value(first_id) is not None)
-    _provisional(record_breakdown, row, shipped, "--output")
-    r2 = cli.run("send", "--text", "hi", *card_ref(a), "--output", "json")
+    r2 = _override(cli, record_breakdown, row, a, shipped, "--output", "json")
     parsed, problem = parse_json_document(r2.stdout_text)
     if several_documents(problem):
         _unmeasured(record_breakdown, row, ONE_DOCUMENT_ROW, str(problem))
@@ -174,7 +184,7 @@ def test_default_output_is_text_and_flag_selects_json(cli: Cli, agent: AgentMake
              f"default output {'is JSON' if is_json else 'is not JSON'}, "
              f"{len(doc.problems)} text-floor problem(s), task id {id_seen} "
              f"(exit {r1.exit_code}); --output json: {problem or 'one JSON document'} (exit {r2.exit_code})",
-             f"default: {shown(r1)}; --output json: {shown(r2)}")
+             {"default": r1, "--output json": r2})
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="detail_level_concise")
@@ -186,20 +196,18 @@ def test_default_detail_is_concise_and_verbose_adds_detail(cli: Cli, agent: Agen
     row = "detail_level_concise"
     a = agent(Script(send=TaskFlow(states=(("TASK_STATE_COMPLETED", 0.0, "all done"),),
                                    artifacts=_SLOW_TASK.artifacts)))
-    r1 = cli.run("send", "--text", "hi", *card_ref(a))
+    r1 = _send(cli, a)
     _task_or_blocked(record_breakdown, row, a, r1)
     ids = [t.id for t in a.tasks]
     concise = r1.stdout_text.replace(ids[0], "<id>")
-    _provisional(record_breakdown, row, None, "--verbose")
-    r2 = cli.run("send", "--text", "hi", *card_ref(a), "--verbose")
+    r2 = _override(cli, record_breakdown, row, a, None, "--verbose")
     ids = [t.id for t in a.tasks]
     verbose = r2.stdout_text.replace(ids[-1], "<id>")
     shipped = r1.exit_code == 0 and bool(concise.strip()) and len(concise) < len(verbose)
     overridable = r2.exit_code == 0 and concise != verbose and len(verbose) > len(concise)
     _verdict(record_breakdown, row, shipped, overridable,
              f"default stdout {len(concise)} chars, --verbose stdout {len(verbose)} chars "
-             f"(default exit {r1.exit_code}, --verbose exit {r2.exit_code})",
-             f"default: {shown(r1)}; --verbose: {shown(r2)}")
+             f"(default exit {r1.exit_code}, --verbose exit {r2.exit_code})", {"default": r1, "--verbose": r2})
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="protocol_version_highest_mutual")
@@ -212,20 +220,19 @@ def test_default_version_is_highest_mutual_and_flag_overrides(cli: Cli, agent: A
     row = "protocol_version_highest_mutual"
     a = agent(Script(card=CardSpec(interfaces=(Interface("JSONRPC", protocol_version="1.1"),)),
                      versions=("1.0", "1.1")))
-    r1 = cli.run("send", "--text", "hi", *card_ref(a))
+    r1 = _send(cli, a)
     _sent_or_blocked(record_breakdown, row, a, r1)
     default_versions = sorted({str(q.a2a_version) for q in a.a2a_requests()})
     shipped = len(default_versions) == 1 and default_versions[0] in ("1.0", "1.1")
-    _provisional(record_breakdown, row, shipped, "--a2a-version")
     a.clear_requests()
     other = "1.1" if default_versions == ["1.0"] else "1.0"
-    r2 = cli.run("send", "--text", "hi", *card_ref(a), "--a2a-version", other)
+    r2 = _override(cli, record_breakdown, row, a, shipped, "--a2a-version", other)
     flag_versions = sorted({str(q.a2a_version) for q in a.a2a_requests()})
     overridable = r2.exit_code == 0 and flag_versions == [other]
     _verdict(record_breakdown, row, shipped, overridable,
              f"card declares 1.1: default signalled {default_versions} (exit {r1.exit_code}); "
              f"--a2a-version {other} signalled {flag_versions} (exit {r2.exit_code})",
-             f"default: {shown(r1)}; --a2a-version {other}: {shown(r2)}")
+             {"default": r1, f"--a2a-version {other}": r2})
 
 
 @pytest.mark.requirement("A2ACLI_DEFAULT_001", part="transport_security_tls_on")
@@ -237,12 +244,11 @@ def test_default_verifies_tls_and_insecure_disables_with_warning(cli: Cli, agent
     Catches verification off by default, a missing --insecure, and a silent one."""
     row = "transport_security_tls_on"
     a = agent(Script(), tls=TLSConfig.generate(tmp_path / "tls"))
-    r1 = cli.run("send", "--text", "hi", *card_ref(a))
+    r1 = _send(cli, a)
     reached = len(a.a2a_requests())
     # reaching the agent unverified is a "no" on its own; a refusal is a "yes" only once --insecure shows
     # the agent was reachable (a send that never works proves nothing)
-    _provisional(record_breakdown, row, False if reached else None, "--insecure")
-    r2 = cli.run("send", "--text", "hi", *card_ref(a), "--insecure")
+    r2 = _override(cli, record_breakdown, row, a, False if reached else None, "--insecure")
     reached_insecure = len(a.a2a_requests()) - reached
     # the row asks for a warning; that diagnostics go to stderr is OUT_001's (a warning on stdout still warns)
     where = [name for name, text in (("stderr", r2.stderr_text), ("stdout", r2.stdout_text))
@@ -255,4 +261,4 @@ def test_default_verifies_tls_and_insecure_disables_with_warning(cli: Cli, agent
         _unmeasured(record_breakdown, row, "A2ACLI_SEND_001", f"the tool reached the TLS agent in neither run ({note})")
     shipped = not reached and r1.exit_code not in (0, None)
     overridable = r2.exit_code == 0 and reached_insecure > 0 and warned
-    _verdict(record_breakdown, row, shipped, overridable, note, f"no flag: {shown(r1)}; --insecure: {shown(r2)}")
+    _verdict(record_breakdown, row, shipped, overridable, note, {"no flag": r1, "--insecure": r2})

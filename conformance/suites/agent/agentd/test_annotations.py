@@ -7,6 +7,7 @@ a webhook body.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -43,7 +44,7 @@ from conformance.receiver import Receiver
 from conformance.targets.instances import AgentTargets, Instance
 from conformance.targets.pool import way_back
 from conformance.wire import Recorder
-from conformance.wire.jsonrpc import JsonRpcClient
+from conformance.wire.jsonrpc import JsonRpcClient, RpcReply
 
 #: Every check here is about how the declared task-annotations extension behaves (blocked by
 #: AGENTD_DECL_002 when it is not declared); tasks are made with commands (AGENTD_DECL_001), and the
@@ -89,6 +90,15 @@ def _first_task_frame(reply: Any, what: str) -> dict[str, Any]:
     return task
 
 
+def _task_result(reply: RpcReply, method: str) -> dict[str, Any]:
+    """The Task ``method`` (GetTask, CancelTask) answered; fails when it answered anything else."""
+    task = ok_result(reply, method)
+    if not isinstance(task, dict):
+        fail(f"{method} answered {quote(task)}, not a task")
+    out: dict[str, Any] = task
+    return out
+
+
 #: One Task answer: where it came from, the Task, and whether the answer echoed task-annotations (the
 #: server's word that the request activated it).
 Answer = tuple[str, dict[str, Any], bool]
@@ -114,10 +124,7 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[Answer]:
                       until=lambda e: True)
     add("SendStreamingMessage", _first_task_frame(stream, "SendStreamingMessage"), stream)
     got = c.call("GetTask", {"id": held["id"]}, headers=h)
-    task = ok_result(got, "GetTask")
-    if not isinstance(task, dict):
-        fail(f"GetTask answered {quote(task)}, not a task")
-    add("GetTask", task, got)
+    add("GetTask", _task_result(got, "GetTask"), got)
     listed_reply = c.call("ListTasks", {"contextId": held["contextId"]}, headers=h)
     listed = ok_result(listed_reply, "ListTasks")
     tasks = listed.get("tasks") if isinstance(listed, dict) else None
@@ -128,10 +135,7 @@ def task_answers(c: JsonRpcClient, uris: tuple[str, ...]) -> list[Answer]:
     sub = c.stream("SubscribeToTask", {"id": held["id"]}, headers=h, deadline=5.0, until=lambda e: True)
     add("SubscribeToTask", _first_task_frame(sub, "SubscribeToTask"), sub)
     cancel = c.call("CancelTask", {"id": held["id"]}, headers=h)
-    canceled = ok_result(cancel, "CancelTask")
-    if not isinstance(canceled, dict):
-        fail(f"CancelTask answered {quote(canceled)}, not a task")
-    add("CancelTask", canceled, cancel)
+    add("CancelTask", _task_result(cancel, "CancelTask"), cancel)
     return out
 
 
@@ -323,11 +327,15 @@ def test_principal_names_who_started_the_task(agent_targets: AgentTargets, recor
         fail(f"tasks of different callers name the same principal: {seen}")
 
 
-def _gate_annotations(agent_targets: AgentTargets, recorder: Recorder) -> dict[str, Any]:
-    """The annotations of a run stopped at the standard instance's input-required gate."""
+def _expect_gate_member(agent_targets: AgentTargets, recorder: Recorder, member: str, configured: Any,
+                        show: Callable[[Any], str], gate: str) -> None:
+    """The annotations of a run stopped at the standard instance's input-required gate hold ``member`` as
+    ``configured``; fail showing (with ``show``) what they hold and what the ``gate`` does."""
     inst = declaring(agent_targets, ANNOTATIONS, COMMAND, **standard())
     with rpc_client(inst, recorder=recorder) as c:
-        return _ann(_ask_task(c), "the input-required task")
+        ann = _ann(_ask_task(c), "the input-required task")
+    if ann.get(member) != configured:
+        fail(f"{member} is {show(ann.get(member))}, {gate} {show(configured)}")
 
 
 @pytest.mark.requirement("AGENTD_ANN_007")
@@ -335,18 +343,14 @@ def _gate_annotations(agent_targets: AgentTargets, recorder: Recorder) -> dict[s
 def test_input_required_task_carries_the_ask_schema(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A run stopped at an input-required gate carries askSchema, the JSON Schema of the answer the
     gate asks for (the one configured). Catches ``no-ask-schema``."""
-    ann = _gate_annotations(agent_targets, recorder)
-    if ann.get("askSchema") != ASK_SCHEMA:
-        fail(f"askSchema is {quote(ann.get('askSchema'))}, the gate asks for {quote(ASK_SCHEMA)}")
+    _expect_gate_member(agent_targets, recorder, "askSchema", ASK_SCHEMA, quote, "the gate asks for")
 
 
 @pytest.mark.requirement("AGENTD_ANN_008")
 @READS_ANNOTATIONS
 def test_input_gate_names_where_it_is_announced(agent_targets: AgentTargets, recorder: Recorder) -> None:
     """A gate announced on a channel carries askChannel naming it. Catches ``no-ask-channel``."""
-    ann = _gate_annotations(agent_targets, recorder)
-    if ann.get("askChannel") != ASK_CHANNEL:
-        fail(f"askChannel is {ann.get('askChannel')!r}, the gate is announced on {ASK_CHANNEL!r}")
+    _expect_gate_member(agent_targets, recorder, "askChannel", ASK_CHANNEL, repr, "the gate is announced on")
 
 
 @pytest.mark.requirement("AGENTD_ANN_009")

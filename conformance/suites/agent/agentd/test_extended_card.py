@@ -6,8 +6,9 @@ GetExtendedAgentCard narrowed to this instance and this caller.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import pytest
 
@@ -104,6 +105,17 @@ def _schemed(agent_targets: AgentTargets, recorder: Recorder) -> Instance:
 #: names, is blocked by it (:func:`_extended`); :data:`EXTENDED` marks such a check.
 EXTENDED_ROW: Final = "AGENTD_CARD_007"
 EXTENDED = pytest.mark.depends_on(EXTENDED_ROW)
+#: Runs a check with introspection off and on (the narrowing of ops and kinds depends on it).
+BY_INTROSPECTION = pytest.mark.parametrize("introspection", [pytest.param(False, id="introspection-off"),
+                                                             pytest.param(True, id="introspection-on")])
+
+Check = TypeVar("Check", bound=Callable[..., object])
+
+
+def _extended_per_role(check: Check) -> Check:
+    """Marks a check of one role's extended card: run once per ``role``, and :data:`EXTENDED`."""
+    marked: Check = EXTENDED(pytest.mark.parametrize("role", ROLES)(check))
+    return marked
 
 
 def _extended(inst: Instance, role: str, recorder: Recorder) -> dict[str, Any]:
@@ -313,8 +325,7 @@ def test_extended_card_unsupported_without_a_scheme(agent_targets: AgentTargets,
 # ---- narrowed to this instance and this caller ------------------------------------------------------
 @pytest.mark.requirement("AGENTD_CARD_010")
 @EXTENDED
-@pytest.mark.parametrize("introspection", [pytest.param(False, id="introspection-off"),
-                                           pytest.param(True, id="introspection-on")])
+@BY_INTROSPECTION
 def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: AgentTargets, introspection: bool,
                                                         recorder: Recorder) -> None:
     """The extended ops list holds only ops this instance serves (no introspection ops while it is
@@ -353,8 +364,7 @@ def test_extended_ops_are_what_this_caller_may_run_here(agent_targets: AgentTarg
 
 
 @pytest.mark.requirement("AGENTD_CARD_011")
-@EXTENDED
-@pytest.mark.parametrize("role", ROLES)
+@_extended_per_role
 def test_extended_commands_are_the_callers_workflow_commands(agent_targets: AgentTargets, role: str,
                                                               recorder: Recorder) -> None:
     """``commands`` lists exactly the workflow-declared commands this caller may send (operator: all;
@@ -380,8 +390,7 @@ def test_extended_commands_are_the_callers_workflow_commands(agent_targets: Agen
 
 
 @pytest.mark.requirement("AGENTD_CARD_012")
-@EXTENDED
-@pytest.mark.parametrize("role", ROLES)
+@_extended_per_role
 def test_settable_only_for_callers_of_admin_set(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """``settable`` (the paths admin.set accepts) is given to the operator, who may run admin.set, as
     a list of paths, and to nobody else. Who may run admin.set is the page's table: it is operator-only,
@@ -399,8 +408,7 @@ def test_settable_only_for_callers_of_admin_set(agent_targets: AgentTargets, rol
 
 
 @pytest.mark.requirement("AGENTD_CARD_013")
-@EXTENDED
-@pytest.mark.parametrize("role", ROLES)
+@_extended_per_role
 def test_extended_events_declaration_gives_the_ring(agent_targets: AgentTargets, role: str, recorder: Recorder) -> None:
     """The extended events declaration gives ``ring``: the number of events the feed keeps (the
     instance is configured to keep 37). Catches ring-wrong."""
@@ -419,8 +427,7 @@ def _kind_audience() -> dict[str, str]:
 
 @pytest.mark.requirement("AGENTD_CARD_014")
 @EXTENDED
-@pytest.mark.parametrize("introspection", [pytest.param(False, id="introspection-off"),
-                                           pytest.param(True, id="introspection-on")])
+@BY_INTROSPECTION
 def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: AgentTargets, introspection: bool,
                                                            recorder: Recorder) -> None:
     """``kinds`` is the vocabulary this caller's feed can carry: the operator every kind (audit only
@@ -443,8 +450,7 @@ def test_extended_kinds_are_what_this_callers_feed_carries(agent_targets: AgentT
 
 
 @pytest.mark.requirement("AGENTD_CARD_015")
-@EXTENDED
-@pytest.mark.parametrize("role", ROLES)
+@_extended_per_role
 def test_workflow_skills_only_for_runnable_workflows(agent_targets: AgentTargets, role: str,
                                                      recorder: Recorder) -> None:
     """The extended card adds a ``workflow:<name>`` skill for each workflow this caller may run and

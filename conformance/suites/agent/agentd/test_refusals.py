@@ -405,21 +405,36 @@ def _probed(instance: Instance, recorder: Recorder,
     return out
 
 
-def _judge_seen(seen: list[Seen], problems: list[str], *, unrefused_by: str | None = None) -> None:
+#: The row a check is blocked by when an input was not refused at all: one row for every input, or the
+#: row owning that this input is refused at all (:func:`_owner_of`).
+Unrefused = str | Callable[[Seen], str]
+
+
+def _unrefused(seen: list[Seen], by: Unrefused) -> None:
+    """Be blocked by ``by`` when an input was not refused at all (that row's check fails on it; what a
+    refusal carries or leaves cannot be seen there)."""
+    answered = [x for x in seen if x.refused is None]
+    if answered:
+        x = answered[0]
+        more = f" (and {len(answered) - 1} more)" if len(answered) > 1 else ""
+        blocked_by(by if isinstance(by, str) else by(x), f"{x.what} was not refused: {x.answer}{more}")
+
+
+def _judge_seen(seen: list[Seen], problems: list[str], *, unrefused_by: Unrefused | None = None) -> None:
     """Fail on ``problems``; then, with ``unrefused_by``, be blocked by that row when an input was not
-    refused at all (that row's check fails on it; what a refusal carries or leaves cannot be seen there)."""
+    refused at all (:func:`_unrefused`)."""
     if problems:
         fail("; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else ""))
-    answered = [x for x in seen if x.refused is None]
-    if unrefused_by is not None and answered:
-        blocked_by(unrefused_by, f"{answered[0].what} was not refused: {answered[0].answer}"
-                                 + (f" (and {len(answered) - 1} more)" if len(answered) > 1 else ""))
+    if unrefused_by is not None:
+        _unrefused(seen, unrefused_by)
 
 
-def _left_behind(seen: list[Seen], *, tasks: bool) -> list[str]:
-    """For each refused input: the tasks (``tasks``) or the effects it left behind."""
-    return [f"{x.what} was refused, yet: {'; '.join(x.tasks if tasks else x.effects)}"
-            for x in seen if x.refused is not None and (x.tasks if tasks else x.effects)]
+def _nothing_left_behind(seen: list[Seen], *, tasks: bool, unrefused_by: Unrefused) -> None:
+    """Fail naming, for each refused input, the tasks (``tasks``) or the effects it left behind; then be
+    blocked by ``unrefused_by`` when an input was not refused at all."""
+    _judge_seen(seen, [f"{x.what} was refused, yet: {'; '.join(x.tasks if tasks else x.effects)}"
+                       for x in seen if x.refused is not None and (x.tasks if tasks else x.effects)],
+                unrefused_by=unrefused_by)
 
 
 def _envelopes(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
@@ -455,6 +470,11 @@ def _envelope_run(agent_targets: AgentTargets, recorder: Recorder, run_context: 
     return _observed("envelopes", inst, recorder, make)
 
 
+#: The row whose check judges that a malformed command envelope is refused at all: a check of what such a
+#: refusal leaves behind is blocked by it when an envelope was not refused.
+ENVELOPE_ROW = "AGENTD_REFUSE_008"
+
+
 @pytest.mark.requirement("AGENTD_REFUSE_008")
 def test_malformed_command_envelopes_are_refused(agent_targets: AgentTargets, recorder: Recorder,
                                                  run_context: RunContext) -> None:
@@ -470,21 +490,19 @@ def test_malformed_command_envelopes_are_refused(agent_targets: AgentTargets, re
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_014")
-@pytest.mark.depends_on("AGENTD_REFUSE_008")
+@pytest.mark.depends_on(ENVELOPE_ROW)
 def test_refused_malformed_envelopes_run_nothing(agent_targets: AgentTargets, recorder: Recorder,
                                                  run_context: RunContext) -> None:
     """A refused malformed command envelope leaves no event or setting behind."""
-    seen = _envelope_run(agent_targets, recorder, run_context)
-    _judge_seen(seen, _left_behind(seen, tasks=False), unrefused_by="AGENTD_REFUSE_008")
+    _nothing_left_behind(_envelope_run(agent_targets, recorder, run_context), tasks=False, unrefused_by=ENVELOPE_ROW)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_015")
-@pytest.mark.depends_on("AGENTD_REFUSE_008")
+@pytest.mark.depends_on(ENVELOPE_ROW)
 def test_refused_malformed_envelopes_create_no_task(agent_targets: AgentTargets, recorder: Recorder,
                                                     run_context: RunContext) -> None:
     """A refused malformed command envelope leaves no task behind."""
-    seen = _envelope_run(agent_targets, recorder, run_context)
-    _judge_seen(seen, _left_behind(seen, tasks=True), unrefused_by="AGENTD_REFUSE_008")
+    _nothing_left_behind(_envelope_run(agent_targets, recorder, run_context), tasks=True, unrefused_by=ENVELOPE_ROW)
 
 
 def _admin_set_args(b: Bundles) -> st.SearchStrategy[dict[str, Any]]:
@@ -554,13 +572,9 @@ def _arguments_run(agent_targets: AgentTargets, recorder: Recorder, run_context:
     return _observed("arguments", inst, recorder, make)
 
 
-def _unrefused(seen: list[Seen]) -> None:
-    """Be blocked by the owner (:func:`_owner`) of the first input that was not refused at all."""
-    answered = [x for x in seen if x.refused is None]
-    if answered:
-        x = answered[0]
-        more = f" (and {len(answered) - 1} more)" if len(answered) > 1 else ""
-        blocked_by(x.extra["owner"], f"{x.what} was not refused: {x.answer}{more}")
+def _owner_of(x: Seen) -> str:
+    """The row owning that the arguments ``x`` records are refused at all (:func:`_owner`)."""
+    return str(x.extra["owner"])
 
 
 @pytest.mark.requirement("AGENTD_CMD_003")
@@ -575,8 +589,7 @@ def test_malformed_arguments_are_refused(agent_targets: AgentTargets, recorder: 
                 if x.refused is None and x.extra["owner"] == OFF_SCHEMA]
     problems += [f"{x.what}: refused for {x.refused.view.reason!r}, not for its arguments" for x in seen
                  if x.refused is not None and x.refused.view.reason in _OTHER_CAUSES]
-    _judge_seen(seen, problems)
-    _unrefused(seen)
+    _judge_seen(seen, problems, unrefused_by=_owner_of)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_008")
@@ -588,8 +601,7 @@ def test_malformed_arguments_are_refused_with_invalid_command_args(agent_targets
     problems = [f"{x.what}: refused with {x.refused.view.code} {x.refused.view.reason!r}, expected -32602 "
                 f"INVALID_COMMAND_ARGS" for x in seen if x.refused is not None
                 and (x.refused.view.code, x.refused.view.reason) != (-32602, "INVALID_COMMAND_ARGS")]
-    _judge_seen(seen, problems)
-    _unrefused(seen)
+    _judge_seen(seen, problems, unrefused_by=_owner_of)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_013")
@@ -602,7 +614,7 @@ def test_malformed_arguments_are_refused_with_field_violations(agent_targets: Ag
     through (AGENTD_CMD_003's or _004's fail) blocks this check, as it may not have checked the
     arguments its BadRequests leave out."""
     seen = _arguments_run(agent_targets, recorder, run_context)
-    _unrefused(seen)
+    _unrefused(seen, _owner_of)
     problems = []
     for x in seen:
         if x.refused is None:
@@ -619,9 +631,7 @@ def test_malformed_arguments_are_refused_with_field_violations(agent_targets: Ag
 def test_refused_malformed_arguments_run_nothing(agent_targets: AgentTargets, recorder: Recorder,
                                                  run_context: RunContext) -> None:
     """A refused admin.set with malformed arguments leaves the setting and the feed untouched."""
-    seen = _arguments_run(agent_targets, recorder, run_context)
-    _judge_seen(seen, _left_behind(seen, tasks=False))
-    _unrefused(seen)
+    _nothing_left_behind(_arguments_run(agent_targets, recorder, run_context), tasks=False, unrefused_by=_owner_of)
 
 
 @pytest.mark.requirement("AGENTD_REFUSE_015")
@@ -629,9 +639,7 @@ def test_refused_malformed_arguments_run_nothing(agent_targets: AgentTargets, re
 def test_refused_malformed_arguments_create_no_task(agent_targets: AgentTargets, recorder: Recorder,
                                                     run_context: RunContext) -> None:
     """A refused admin.set with malformed arguments leaves no task behind."""
-    seen = _arguments_run(agent_targets, recorder, run_context)
-    _judge_seen(seen, _left_behind(seen, tasks=True))
-    _unrefused(seen)
+    _nothing_left_behind(_arguments_run(agent_targets, recorder, run_context), tasks=True, unrefused_by=_owner_of)
 
 
 _MUTATIONS: dict[str, st.SearchStrategy[Any]] = {
@@ -780,4 +788,4 @@ def test_a_command_refused_for_its_header_runs_nothing(agent_targets: AgentTarge
     """A marked admin.set refused for a generated header not naming the command URI changes nothing:
     no event, no setting. One that was not refused is AGENTD_REFUSE_003's (this row is blocked by it)."""
     seen = [x for x in _header_run(agent_targets, recorder) if not x.extra["named"]]
-    _judge_seen(seen, _left_behind(seen, tasks=False), unrefused_by="AGENTD_REFUSE_003")
+    _nothing_left_behind(seen, tasks=False, unrefused_by="AGENTD_REFUSE_003")
