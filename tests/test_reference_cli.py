@@ -187,9 +187,9 @@ def closed_port() -> int:
     return port
 
 
-def start_cli(*args: str) -> subprocess.Popen[str]:
+def start_cli(*args: str, cli: list[str] = CLI) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [*CLI, *args],
+        [*cli, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -460,8 +460,10 @@ def test_task_cancel_reports_the_resulting_state(agent: Agent) -> None:
 # ------------------------------------------------------------------ interrupt, debug, defects
 
 
-def test_interrupt_while_waiting_keeps_the_task_id(agent: Agent) -> None:
-    proc = start_cli("send", "slow", "-a", agent.base, "--poll-interval", "30")
+def interrupt_a_wait(agent: Agent, cli: list[str] = CLI) -> tuple[str, str, str]:
+    """Start ``cli`` sending a message whose task stays working, SIGINT it once it says it is waiting; the taskId
+    it printed, its stdout, and its stderr. Its exit status must be 130."""
+    proc = start_cli("send", "slow", "-a", agent.base, "--poll-interval", "30", cli=cli)
     try:
         err = read_until(proc.stderr, "waiting", 15)
         os.killpg(proc.pid, signal.SIGINT)
@@ -471,9 +473,13 @@ def test_interrupt_while_waiting_keeps_the_task_id(agent: Agent) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
     assert proc.returncode == 130, (out, err + rest)
-    tid = err.split("task ", 1)[1].split(" ", 1)[0]
+    return err.split("task ", 1)[1].split(" ", 1)[0], out, err + rest
+
+
+def test_interrupt_while_waiting_keeps_the_task_id(agent: Agent) -> None:
+    tid, out, err = interrupt_a_wait(agent)
     assert f"Task-Id: {tid}" in out
-    assert f"task get --wait {tid}" in err + rest
+    assert f"task get --wait {tid}" in err
 
 
 #: The reference CLI with its wire's clean-up stuck, as when an interrupt lands inside the HTTP library between
@@ -491,21 +497,9 @@ main.run_module()
 def test_an_interrupt_whose_clean_up_hangs_still_ends_the_cli(agent: Agent) -> None:
     """The way out after Ctrl-C is bounded (``INTERRUPT_GRACE_S``): what was printed is handed on, the process
     ends with 130 and says the clean-up did not finish."""
-    proc = subprocess.Popen([sys.executable, "-c", STUCK_CLEANUP, "send", "slow", "-a", agent.base,
-                             "--poll-interval", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=cli_env(), cwd=REPO, start_new_session=True)
-    try:
-        err = read_until(proc.stderr, "waiting", 15)
-        os.killpg(proc.pid, signal.SIGINT)
-        out, rest = proc.communicate(timeout=15)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-    assert proc.returncode == 130, (out, err + rest)
-    tid = err.split("task ", 1)[1].split(" ", 1)[0]
+    tid, out, err = interrupt_a_wait(agent, [sys.executable, "-c", STUCK_CLEANUP])
     assert f"Task-Id: {tid}" in out
-    assert "clean-up did not finish" in rest
+    assert "clean-up did not finish" in err
 
 
 def test_debug_logs_the_wire_with_credentials_redacted(agent: Agent) -> None:
