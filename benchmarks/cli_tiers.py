@@ -34,7 +34,8 @@ def run_once(jobs: str, exe: str | None, tiers: list[int], python: str = sys.exe
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         report = Path(tmp) / "report"
         given = [] if jobs == "auto" else ["--jobs", jobs]
-        cmd = [python, "-m", "conformance.command", "cli", "--report-dir", str(report), *given, "--only", *ids]
+        cmd = [python, "-P", "-m", "conformance.command", "cli", "--report-dir", str(report), *given, "--only",
+               *ids]
         if exe:
             cmd += ["--exe", exe]
         t0 = time.monotonic()

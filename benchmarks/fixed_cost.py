@@ -42,7 +42,7 @@ RUNS = {
 
 def import_ms(module: str, python: str = sys.executable) -> float:
     """The cumulative import time of ``module`` in a fresh interpreter, as ``-X importtime`` reports it."""
-    proc = subprocess.run([python, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
+    proc = subprocess.run([python, "-P", "-X", "importtime", "-c", f"import {module}"], capture_output=True,
                           text=True, timeout=120, check=False)
     for line in proc.stderr.splitlines():
         parts = line.split("|")
@@ -66,7 +66,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--harness-python", default=sys.executable, help="the interpreter that runs the harness")
     args = ap.parse_args()
-    front = [args.harness_python, "-m", "conformance.command"]
+    front = [args.harness_python, "-P", "-m", "conformance.command"]  # -P: that install, not the checkout
     with measuring(args.harness_python):
         print(_line("--help", [timed([*front, "--help"], timeout=600)[0] for _ in range(args.repeat)]), flush=True)
         for module in ("conformance.command.cli", "conformance.command.agent"):

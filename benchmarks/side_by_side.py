@@ -50,7 +50,7 @@ def agent_url(kind: str) -> Iterator[str]:
 
 def harness(url: str, jobs: str, tmp: Path, python: str = sys.executable) -> tuple[float, int]:
     given = [] if jobs == "auto" else ["--jobs", jobs]
-    return timed([python, "-m", "conformance.command", "agent", "--url", url, "--family", "a2a",
+    return timed([python, "-P", "-m", "conformance.command", "agent", "--url", url, "--family", "a2a",
                   *given, *_own_ports(url), "--report-dir", str(tmp / f"r-{jobs}-{time.monotonic_ns()}")],
                  timeout=1800)
 

@@ -25,12 +25,12 @@ from tests.test_command import run
 ROWS = [f"R{i}" for i in range(40)]
 
 
-@pytest.mark.parametrize("family", ["a2acli", "agentd"])
-def test_a_large_run_of_a_waiting_family_on_an_idle_machine_gets_two_processes(family: str) -> None:
+@pytest.mark.parametrize(("family", "n"), [("a2acli", 3), ("agentd", 2)])
+def test_a_large_run_of_a_waiting_family_on_an_idle_machine_gets_its_processes(family: str, n: int) -> None:
     choice = choose_jobs(family, AUTO_MIN_ROWS, 0.3, 2)
-    assert choice.n == AUTO_JOBS == 2
+    assert choice.n == AUTO_JOBS[family] == n
     assert family in choice.why and "16 rows" in choice.why and "0.30" in choice.why, choice.why
-    assert choose_jobs(family, 66, 1.99, 2).n == 2
+    assert choose_jobs(family, 66, 1.99, 2).n == n
 
 
 @pytest.mark.parametrize("family", ["a2acli", "agentd"])
@@ -121,16 +121,16 @@ def test_a_small_run_without_jobs_records_one_process_and_why(tmp_path: Path) ->
 
 
 def test_a_tier_run_without_jobs_records_the_number_it_used(tmp_path: Path) -> None:
-    """39 rows: two processes or one, as the machine's load allows at the start; whichever, the report says
+    """39 rows: three processes or one, as the machine's load allows at the start; whichever, the report says
     it, with the reason, and the run used that many."""
     report = tmp_path / "report"
     r = run("cli", "--exe", "/bin/true", "--report-dir", str(report), "--tier", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     jobs = _jobs_of(report)
-    assert re.fullmatch(r"2 \(automatic: a2acli family, 39 rows selected, load \d+\.\d\d below the \d+ CPU\(s\)\)"
+    assert re.fullmatch(r"3 \(automatic: a2acli family, 39 rows selected, load \d+\.\d\d below the \d+ CPU\(s\)\)"
                         r"|1 \(automatic: load \d+\.\d\d is not below the \d+ CPU\(s\)\)", jobs), jobs
     assert f"--jobs {jobs}" in r.stderr.splitlines()[0], r.stderr
-    assert _used_xdist(report) == (jobs[0] == "2"), (jobs, (report / "pytest.log").read_text(encoding="utf-8")[:800])
+    assert _used_xdist(report) == (jobs[0] == "3"), (jobs, (report / "pytest.log").read_text(encoding="utf-8")[:800])
 
 
 def test_an_a2a_run_by_url_chooses_by_the_bindings_its_card_declares(tmp_path: Path) -> None:

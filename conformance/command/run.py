@@ -29,10 +29,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from types import MappingProxyType
+from typing import Final, NamedTuple
 
 from conformance.baseline import (
     BaselineError,
@@ -178,15 +179,18 @@ def command_line(argv: Sequence[str]) -> str:
 
 
 #: Without ``--jobs``: the families whose checks wait enough (on the CLI under test, on the agentd reference's
-#: configurations) for a second process to pay, and the least rows a run must select for it to. Measured on 2
-#: cores (benchmarks/cli_tiers.py, agentd_family.py): the CLI's 66 ids 45-53 s with two processes against 89-90 s
-#: with one, the agentd family 17 s against 27 s; a run of a few rows pays more for the second worker's start-up
-#: (it imports and collects everything again) than it gains. The a2a family joins them only against an agent whose
-#: card declares two bindings or more, with a process per binding (:func:`choose_jobs`): on one binding --jobs 2
-#: was never faster (issue 20).
-AUTO_FAMILIES = ("a2acli", "agentd")
+#: configurations) for more processes to pay, how many each takes, and the least rows a run must select for it to.
+#: Measured on 2 cores (benchmarks/cli_tiers.py, agentd_family.py): the CLI's 66 ids 45-53 s with two processes
+#: against 89-90 s with one, and 37-41 s with three against 50-53 s with two (2026-12-04); the agentd family 17 s
+#: in two against 27 s in one. Three for the CLI waited until a soak at three moved no row: the one failure seen
+#: before was the reference CLI's, an interrupt left httpcore's pool lock taken (benchmarks/interrupt_race.py),
+#: and its way out is now bounded. A run of a few rows pays more for another worker's start-up (it imports and
+#: collects everything again) than it gains. The a2a family joins them only against an agent whose card declares
+#: two bindings or more, with a process per binding (:func:`choose_jobs`): on one binding --jobs 2 was never
+#: faster (issue 20).
+AUTO_JOBS: Final[Mapping[str, int]] = MappingProxyType({"a2acli": 3, "agentd": 2})
+AUTO_FAMILIES = tuple(AUTO_JOBS)
 AUTO_MIN_ROWS = 16
-AUTO_JOBS = 2
 
 
 class Jobs(NamedTuple):
@@ -201,8 +205,8 @@ class Jobs(NamedTuple):
 
 def choose_jobs(family: str, rows: int, load: float | None, cpus: int, bindings: int | None = None) -> Jobs:
     """The automatic number of test processes (no ``--jobs``) for a run of ``rows`` rows of ``family`` on a
-    machine whose 1-minute load is ``load`` (None: unknown) with ``cpus`` CPUs: :data:`AUTO_JOBS` for a family
-    of :data:`AUTO_FAMILIES` when the run has at least :data:`AUTO_MIN_ROWS` rows and the load is below the
+    machine whose 1-minute load is ``load`` (None: unknown) with ``cpus`` CPUs: the family's :data:`AUTO_JOBS` for
+    a family of :data:`AUTO_FAMILIES` when the run has at least :data:`AUTO_MIN_ROWS` rows and the load is below the
     CPUs (a busy machine gives the second process no CPU to run on); else 1. The a2a family's checks run once
     per binding the agent's card declares (``bindings``: None when the command did not read the card): against
     one binding a second process's start-up costs more than it saves; against two or more it pays
@@ -225,8 +229,8 @@ def choose_jobs(family: str, rows: int, load: float | None, cpus: int, bindings:
     if family == "a2a" and bindings is not None:
         return Jobs(bindings, f"automatic: a2a family, one process per binding its card declares ({bindings}), "
                               f"{rows} rows selected, load {load:.2f} below the {cpus} CPU(s)")
-    return Jobs(AUTO_JOBS, f"automatic: {family} family, {rows} rows selected, load {load:.2f} below the {cpus} "
-                           f"CPU(s)")
+    return Jobs(AUTO_JOBS[family], f"automatic: {family} family, {rows} rows selected, load {load:.2f} below the "
+                                   f"{cpus} CPU(s)")
 
 
 def workers(jobs: int | None, family: str, scope: Sequence[str] | None, bindings: int | None = None) -> Jobs:
