@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from a2a.types.a2a_pb2 import AgentCard
 
 from conformance.agentd.cards import declared_uris
-from conformance.agentd.footing import CARD_ROW, LISTENER_ROW, card_of
+from conformance.agentd.rows import CARD_ROW, LISTENER_ROW, card_of
 from conformance.agentd_page import (
     EXTENSIONS,
     HEADER,

@@ -1,4 +1,5 @@
-"""What an agentd check stands on, and the rows that govern it (the blame rule, DESIGN.md §2.8).
+"""What an agentd check stands on, and the rows that govern it (the blame rule, DESIGN.md §2.8; the rows and
+the card as they govern it are :mod:`conformance.agentd.rows`, named here too).
 
 Every check that talks to the target stands on the card (:data:`CARD_ROW`) and on the JSON-RPC listener
 (:data:`LISTENER_ROW`); a check about how a *declared* extension behaves stands on the row that declares
@@ -13,44 +14,29 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn
 from urllib.parse import urlsplit
 
 from conformance.agentd.cards import declaration, declared_uris
+from conformance.agentd.clients import ext, rpc_client
+from conformance.agentd.commands import send_command
+from conformance.agentd.echo import echo_of, render_echo
+from conformance.agentd.rows import BASE_ROWS as BASE_ROWS
+from conformance.agentd.rows import CARD_ROW as CARD_ROW
+from conformance.agentd.rows import COMMAND_ROW as COMMAND_ROW
+from conformance.agentd.rows import CORE_ROW as CORE_ROW
+from conformance.agentd.rows import DECLARED_BY as DECLARED_BY
+from conformance.agentd.rows import FEED_ROW as FEED_ROW
+from conformance.agentd.rows import LIST_ROW as LIST_ROW
+from conformance.agentd.rows import LISTENER_ROW as LISTENER_ROW
+from conformance.agentd.rows import card_of as card_of
 from conformance.agentd_page import (
     ANNOTATIONS,
     COMMAND,
     EVENTS,
 )
-from conformance.judge import blocked_by
+from conformance.judge import blocked_by, quote
 from conformance.outcome import NotMeasured, not_measured
+from conformance.wire import Recorder
 
 if TYPE_CHECKING:
     from conformance.targets.instances import AgentTargets, Instance
-
-#: The row that fails when an extension is not declared; a check about how a *declared* extension
-#: behaves is ``not_measured``, blocked by it (DESIGN.md §2.8). The events extension is declared
-#: exactly while the feed is on (AGENTD_DECL_003): a card without it is a daemon with the feed off, or
-#: not agentd, and the events rows cannot be measured on it.
-DECLARED_BY: Final[Mapping[str, str]] = {
-    COMMAND: "AGENTD_DECL_001", ANNOTATIONS: "AGENTD_DECL_002", EVENTS: "AGENTD_DECL_003",
-}
-#: The row whose own text demands a readable public card ("the public card always declares ...").
-CARD_ROW: Final = "AGENTD_DECL_001"
-#: The row whose own text demands a JSON-RPC listener answering the core method names.
-LISTENER_ROW: Final = "AGENTD_DECL_013"
-#: What every check that talks to the target stands on: the card and the listener.
-BASE_ROWS: Final = (CARD_ROW, LISTENER_ROW)
-#: The row whose own text says a client naming no extension gets the whole core protocol: a check that
-#: sends core requests without A2A-Extensions (to make a task, to look at the operator's view) stands
-#: on it (:func:`core_answers`).
-CORE_ROW: Final = "AGENTD_DECL_005"
-#: The row whose own text says a command is run (not answered as a conversation turn): a check that sends
-#: commands stands on it (:func:`commands_run`).
-COMMAND_ROW: Final = "AGENTD_CMD_001"
-#: The row whose own text says the events extension is declared exactly while the feed is on: a check that
-#: takes the card's word for whether the feed is on stands on it (:func:`feed_contradiction`).
-FEED_ROW: Final = "AGENTD_DECL_003"
-#: The row whose own text says every URI of a comma-separated A2A-Extensions line is activated: a check
-#: that names several extensions on one line stands on it (:func:`lists_read`).
-LIST_ROW: Final = "AGENTD_NEG_001"
-
 
 def deps(*uris: str) -> tuple[str, ...]:
     """The ``depends_on`` ids of a check that talks to the target and needs ``uris`` declared (and, for the
@@ -67,10 +53,6 @@ def core_answers(instance: Instance) -> None:
     """Blocked by :data:`CORE_ROW` when the operator's ListTasks naming no extension is refused with
     -32008 (a required extension not activated): every core request such a check sends without the
     header would be. Asked once per instance."""
-    from conformance.agentd.clients import rpc_client
-    from conformance.judge import quote
-    from conformance.wire import Recorder
-
     if instance.url not in _CORE_NEEDS:
         with rpc_client(instance, "operator", recorder=Recorder()) as c:
             reply = c.call("ListTasks", {"pageSize": 1})
@@ -91,11 +73,6 @@ def commands_run(instance: Instance) -> None:
     marker, is answered, but not as a command: with something other than a Message (a read's reply kind;
     its parts and document are other rows'), e.g. a conversation turn's Task. A refusal says nothing here
     (an instance whose caller has no credential, say): the check goes on. Asked once per instance."""
-    from conformance.agentd.clients import rpc_client
-    from conformance.agentd.commands import send_command
-    from conformance.judge import quote
-    from conformance.wire import Recorder
-
     if instance.url not in _COMMANDS_RUN:
         with rpc_client(instance, "operator", recorder=Recorder()) as c:
             reply = send_command(c, "status")
@@ -136,10 +113,6 @@ def list_unread(instance: Instance) -> str | None:
     alone (echoed, or annotating a listed task) but not on the list is a line not read past its first
     URI, :data:`LIST_ROW`'s statement. No activation even alone, or a refusal of the list, shows nothing
     of how the list is read. Asked once per instance."""
-    from conformance.agentd.clients import ext, rpc_client
-    from conformance.agentd.echo import echo_of, render_echo
-    from conformance.wire import Recorder
-
     if instance.url not in _LISTS_READ:
         def activated(reply: Any) -> bool:
             tasks = reply.result.get("tasks") if isinstance(reply.result, dict) else None
@@ -163,15 +136,6 @@ def lists_read(instance: Instance) -> None:
     seen = list_unread(instance)
     if seen is not None:
         blocked_by(LIST_ROW, seen)
-
-
-def card_of(instance: Instance) -> dict[str, Any]:
-    """The card the resolver found for ``instance``; blocked by :data:`CARD_ROW` when there is none."""
-    loc = instance.location
-    if loc.card is None:
-        blocked_by(CARD_ROW, f"the agent card could not be read: {loc.error}")
-    card: dict[str, Any] = loc.card
-    return card
 
 
 def require_declared(card: Mapping[str, Any], uri: str, where: str = "the card") -> dict[str, Any]:
