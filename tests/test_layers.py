@@ -7,7 +7,8 @@ and the core family's and the CLI checks' support; the targets; the judge; the r
 against (``fixtures``: the targets start them, they answer on the wire); the CLI driver, the wire and the
 receiver. Beneath them all, the base modules (paths, the
 registry, outcomes, evidence, redaction, ...), which import none of the layers. Imports anywhere in a module
-count, also those inside functions (a late import still ties the two).
+count, also those inside functions (a late import still ties the two). Within the layers, outside the references,
+no modules import one another round a circle.
 """
 
 from __future__ import annotations
@@ -86,3 +87,70 @@ def test_the_base_imports_no_layer() -> None:
 def test_the_contract_can_fail(here: str, name: str) -> None:
     """The rule above, on a made-up import of a lower layer from a higher one, reports it."""
     assert RANK[_part(name)] < RANK[here]
+
+
+# ---- no circle of imports among the library's modules ------------------------------------------------------------
+
+def module_imports(folder: Path = PACKAGE, skip: str = "fixtures") -> dict[str, set[str]]:
+    """Module → the package's modules it imports (anywhere in it, late imports too; ``from pkg import name``
+    counts as importing ``pkg.name`` when that is a module, else ``pkg``), for every module under ``folder``
+    except those of the ``skip`` subpackage (the references, whose packages re-export their parts)."""
+    modules: dict[str, Path] = {}
+    for path in folder.rglob("*.py"):
+        parts = path.relative_to(folder.parent).with_suffix("").parts
+        if len(parts) > 1 and parts[1] == skip:
+            continue
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    edges: dict[str, set[str]] = {m: set() for m in modules}
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                wanted = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                          for a in node.names]
+            elif isinstance(node, ast.Import):
+                wanted = [a.name for a in node.names]
+            else:
+                continue
+            edges[module] |= {w for w in wanted if w in modules and w != module}
+    return edges
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import one another round a circle (strongly connected, more than one)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = [stack.pop()]
+            while group[-1] != v:
+                group.append(stack.pop())
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_modules_of_the_library_or_the_checks_import_each_other_round_a_circle() -> None:
+    """Not even through an import inside a function: a module can be read knowing only what it imports."""
+    found = circles(module_imports())
+    assert not found, "modules importing each other round a circle:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_a_circle_is_found() -> None:
+    """The rule above, on made-up imports: a circle of three through a late import is reported, a chain is not."""
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
