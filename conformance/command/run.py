@@ -181,7 +181,7 @@ def command_line(argv: Sequence[str]) -> str:
 #: Without ``--jobs``: the families whose checks wait enough (on the CLI under test, on the agentd reference's
 #: configurations) for more processes to pay, how many each takes, and the least rows a run must select for it to.
 #: Measured on 2 cores (benchmarks/cli_tiers.py, agentd_family.py): the CLI's 66 ids 45-53 s with two processes
-#: against 89-90 s with one, and 37-41 s with three against 50-53 s with two (2026-12-04); the agentd family 17 s
+#: against 89-90 s with one, and 37-42 s with three against 50-53 s with two (2026-12-04); the agentd family 17 s
 #: in two against 27 s in one. Three for the CLI waited until a soak at three moved no row: the one failure seen
 #: before was the reference CLI's, an interrupt left httpcore's pool lock taken (benchmarks/interrupt_race.py),
 #: and its way out is now bounded. A run of a few rows pays more for another worker's start-up (it imports and
